@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError } from 'commander';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig, parseConfig } from './config/load';
+import type { Config } from './config/schema';
+import { startServer } from './http/server';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('a port number 0-65535');
+  return n;
+}
+
+interface ServeOptions {
+  config?: string;
+  data?: string;
+  port?: number;
+  host?: string;
+}
+
+/** Config file (or defaults), then environment (PORT), then command-line flags: the later wins. */
+export function resolveServeConfig(opts: ServeOptions, env: NodeJS.ProcessEnv = process.env): Config {
+  const config = opts.config ? loadConfig(opts.config, env) : parseConfig({}, 'defaults', process.cwd(), env);
+  if (env.PORT !== undefined && opts.port === undefined) config.server.port = port(env.PORT);
+  if (opts.port !== undefined) config.server.port = opts.port;
+  if (opts.host) config.server.host = opts.host;
+  if (opts.data) config.data = resolve(opts.data);
+  return config;
+}
+
+const program = new Command('tilemirror').description('A cloud map API made available offline.');
+
+program
+  .command('serve')
+  .description('serve the mirrored stores of the data directory')
+  .option('-c, --config <file>', 'configuration file (YAML or JSON)')
+  .option('-d, --data <dir>', 'data directory holding the stores (overrides the config)')
+  .option('-p, --port <n>', 'port to listen on (default 8080, or $PORT)', port)
+  .option('-H, --host <host>', 'address to bind (default 127.0.0.1)')
+  .action(async (opts: ServeOptions) => {
+    const config = resolveServeConfig(opts);
+    if (config.keys.length === 0) console.error('warning: no API keys configured: every request will be answered 403');
+    const server = await startServer(config);
+    const stop = (): void => {
+      void server.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+program
+  .command('sample')
+  .description('build the bundled sample stores (deterministic, offline)')
+  .option('-d, --data <dir>', 'data directory', 'mirror')
+  .option('-f, --force', 'rebuild even when the stores are up to date')
+  .action(async (opts: { data: string; force?: boolean }) => {
+    // Loaded lazily: sharp and the Natural Earth data are only needed here.
+    const { buildSample } = await import('./sample/index.js');
+    await buildSample(resolve(opts.data), { force: opts.force, log: (m: string) => console.log(m) });
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+  process.exit(err instanceof ConfigError ? 2 : 1);
+});

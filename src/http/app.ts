@@ -1,0 +1,106 @@
+import express from 'express';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema';
+import type { Catalog } from '../store/catalog';
+import { Dispatcher, redactKey } from './dispatch';
+import { textReply } from './reply';
+import { matchRoute, type Route } from './route-table';
+import { routes } from './routes';
+
+/** Longest request URI answered; the spec names 8192 bytes (414 above). */
+export const MAX_URI_BYTES = 8192;
+
+function splitUrl(url: string): [string, string] {
+  const q = url.indexOf('?');
+  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
+}
+
+/** The Express app: static viewer assets, the route table, and a plain 404 for anything else. */
+export function createApp(dispatcher: Dispatcher, table: readonly Route[]): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const maplibreDist = dirname(require.resolve('maplibre-gl/dist/maplibre-gl.mjs'));
+  // The viewer's library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
+  app.use('/assets/maplibre-gl', express.static(maplibreDist, { maxAge: '1d', index: false, fallthrough: true }));
+  app.use((req, res, next) => {
+    const [path, query] = splitUrl(req.originalUrl);
+    const found = matchRoute(table, path);
+    if (!found) return next();
+    dispatcher.run(found.route, 'badEncoding' in found ? undefined : found.params, req, res, path, query);
+  });
+  app.use((req: express.Request, res: express.Response) => {
+    dispatcher.send(req, res, textReply(404, 'Not found'), { 'Access-Control-Allow-Origin': '*' });
+  });
+  // Express reaches here only for errors of its own (e.g. a static file read failing): answer, never crash.
+  app.use((err: Error, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.locals.error = err;
+    dispatcher.send(req, res, dispatcher.errorReply(err, req));
+  });
+  return app;
+}
+
+/**
+ * The request listener: size and method checks, then the precompiled fast dispatcher for the hot tile routes,
+ * then Express for everything else. Every request is logged once, with the key redacted.
+ */
+export function createListener(config: Config, catalog: Catalog, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  const dispatcher = new Dispatcher(config, catalog, log);
+  const app = createApp(dispatcher, routes);
+  const hot = routes.filter((r) => r.hot);
+  const logRequests = config.server.requestLog;
+  return (req, res) => {
+    if (logRequests) {
+      const start = process.hrtime.bigint();
+      res.once('finish', () => {
+        log.info(
+          { method: req.method, url: redactKey(req.url ?? ''), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 },
+          'request',
+        );
+      });
+    }
+    const url = req.url ?? '/';
+    if (Buffer.byteLength(url) > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return dispatcher.send(req, res, textReply(405, 'Method not allowed: this API is read-only (GET, HEAD)', { Allow: 'GET, HEAD' }));
+    }
+    const [path, query] = splitUrl(url);
+    for (const r of hot) {
+      if (!r.regex.test(path)) continue;
+      const found = matchRoute([r], path);
+      if (found) return dispatcher.run(found.route, 'badEncoding' in found ? undefined : found.params, req, res, path, query);
+    }
+    app(req, res);
+  };
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts serving on the configured host and port (port 0 picks a free one). */
+export function listen(config: Config, catalog: Catalog, log: Logger): Promise<RunningServer> {
+  // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
+  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, createListener(config, catalog, log));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.server.port, config.server.host, () => {
+      const addr = server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
+      const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+      resolve({
+        server,
+        url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema';
+import type { Catalog } from '../store/catalog';
+import { KeyRing } from './auth';
+import { baseUrlOf } from './base-url';
+import { sendReply, type CachePolicy } from './headers';
+import { HttpError, textReply, type Reply } from './reply';
+import type { Params, RequestContext, Route } from './route-table';
+
+/**
+ * Runs one matched route: key check, handler, errors, and the reply. The Express app and the fast tile
+ * dispatcher both end here, so auth, headers and error answers are the same code on both paths.
+ */
+export class Dispatcher {
+  private readonly keys: KeyRing;
+  private readonly policy: CachePolicy;
+
+  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger) {
+    this.keys = new KeyRing(config.keys);
+    this.policy = config.cache;
+  }
+
+  run(route: Route, params: Params | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
+    const query = new URLSearchParams(rawQuery);
+    let cors: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+    if (!route.public) {
+      const auth = this.keys.check(query.get('key'), {
+        origin: req.headers.origin,
+        referer: req.headers.referer,
+        'user-agent': req.headers['user-agent'],
+      });
+      if (!auth.ok) return this.send(req, res, textReply(403, auth.message), cors);
+      if (auth.allowOrigin !== '*') cors = { 'Access-Control-Allow-Origin': auth.allowOrigin, Vary: 'Origin' };
+    }
+    if (route.deprecated) {
+      cors = { ...cors, Deprecation: 'true', Link: `<${route.deprecated.successor}>; rel="successor-version"` };
+    }
+    if (!params) return this.send(req, res, textReply(400, 'Invalid percent-encoding in the path'), cors);
+    const ctx: RequestContext = {
+      catalog: this.catalog,
+      config: this.config,
+      key: query.get('key') ?? '',
+      baseUrl: baseUrlOf(req, this.config.server.publicUrl, this.config.server.trustProxy),
+      query,
+      headers: req.headers,
+      path,
+    };
+    let result: Reply | Promise<Reply>;
+    try {
+      result = route.handler(ctx, params);
+    } catch (err) {
+      return this.send(req, res, this.errorReply(err, req), cors);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (reply) => this.send(req, res, reply, cors),
+        (err: unknown) => this.send(req, res, this.errorReply(err, req), cors),
+      );
+    } else {
+      this.send(req, res, result, cors);
+    }
+  }
+
+  /** Expected errors answer with their status; anything else is logged and answered 500 without details. */
+  errorReply(err: unknown, req: IncomingMessage): Reply {
+    if (err instanceof HttpError) return textReply(err.status, err.message, err.headers);
+    this.log.error({ err, url: redactKey(req.url ?? '') }, 'handler failed');
+    return textReply(500, 'Internal error');
+  }
+
+  send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>): void {
+    if (res.headersSent || res.destroyed) return;
+    sendReply(req, res, reply, this.policy, extra);
+  }
+}
+
+/** Keys never reach a log line. */
+export function redactKey(url: string): string {
+  return url.replace(/([?&]key=)[^&#]*/gi, '$1***');
+}

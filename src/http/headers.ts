@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Reply } from './reply';
+
+export interface CachePolicy {
+  tilesMaxAge: number;
+  documentsMaxAge: number;
+}
+
+/** Accept-Encoding allows gzip (and does not refuse it with q=0). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  const m = /(?:^|,)\s*(gzip|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?/i.exec(value);
+  return !!m && (m[2] === undefined || Number(m[2]) > 0);
+}
+
+function cacheControl(reply: Reply, policy: CachePolicy): string {
+  if (reply.cache === 'tile') return `public, max-age=${policy.tilesMaxAge}`;
+  if (reply.cache === 'document') return `public, max-age=${policy.documentsMaxAge}, must-revalidate`;
+  return 'no-cache';
+}
+
+/** True when an If-None-Match header lists the tag (or `*`); weak and strong forms compare equal. */
+function matchesEtag(header: string | undefined, tag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim().replace(/^W\//, '');
+    return v === '*' || v === tag;
+  });
+}
+
+const MIN_COMPRESS = 512;
+
+/**
+ * Writes a Reply: Content-Type, Cache-Control, ETag (304 on If-None-Match), gzip negotiation, HEAD.
+ * One function for the Express app and the fast tile path, so both answer alike.
+ */
+export function sendReply(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: Reply,
+  policy: CachePolicy,
+  extraHeaders?: Record<string, string>,
+): void {
+  let body = reply.body;
+  const gzipOk = acceptsGzip(req.headers['accept-encoding']);
+  let encoded = false;
+  if (body && reply.gzipped) {
+    if (gzipOk) encoded = true;
+    else body = gunzipSync(body);
+  } else if (body && reply.compressible && gzipOk && body.length >= MIN_COMPRESS) {
+    body = gzipSync(body, { level: 6 });
+    encoded = true;
+  }
+  const baseTag = reply.etag ?? createHash('sha1').update(reply.body ?? '').digest('base64url').slice(0, 20);
+  const tag = `"${baseTag}${encoded ? '-gz' : ''}"`;
+
+  const headers: Record<string, string | number> = {
+    'Cache-Control': cacheControl(reply, policy),
+    ETag: tag,
+    ...extraHeaders,
+    ...reply.headers,
+  };
+  if (reply.gzipped || reply.compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
+
+  if (reply.status === 200 && matchesEtag(req.headers['if-none-match'], tag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  if (reply.type) headers['Content-Type'] = reply.type;
+  if (encoded) headers['Content-Encoding'] = 'gzip';
+  if (reply.status === 204 || reply.status === 304 || !body) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  headers['Content-Length'] = body.length;
+  res.writeHead(reply.status, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,55 @@
+// A handler's answer, described as data so handlers can be tested without a socket and so the
+// Express app and the fast tile dispatcher send it through the same code (headers.ts).
+
+/** How long a client may cache the answer: tiles long, documents briefly, errors not at all. */
+export type CacheClass = 'tile' | 'document' | 'none';
+
+export interface Reply {
+  status: number;
+  body?: Buffer;
+  type?: string;
+  /** The body is gzip-encoded as stored (vector tiles); it is decompressed for clients that do not accept gzip. */
+  gzipped?: boolean;
+  /** A text document worth compressing when the client accepts gzip. */
+  compressible?: boolean;
+  cache: CacheClass;
+  /** Entity tag without quotes; derived from the body when absent. */
+  etag?: string;
+  headers?: Record<string, string>;
+}
+
+/** An error a handler throws to answer with a status and a short plain-text message. */
+export class HttpError extends Error {
+  constructor(readonly status: number, message: string, readonly headers?: Record<string, string>) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string): HttpError => new HttpError(400, message);
+export const notFound = (message: string): HttpError => new HttpError(404, message);
+
+export function textReply(status: number, message: string, headers?: Record<string, string>): Reply {
+  return { status, body: Buffer.from(`${message}\n`), type: 'text/plain; charset=utf-8', cache: 'none', headers };
+}
+
+export function jsonReply(value: unknown, etag?: string): Reply {
+  return {
+    status: 200,
+    body: Buffer.from(JSON.stringify(value)),
+    type: 'application/json; charset=utf-8',
+    compressible: true,
+    cache: 'document',
+    etag,
+  };
+}
+
+export function documentReply(body: Buffer | string, type: string, etag?: string): Reply {
+  return {
+    status: 200,
+    body: typeof body === 'string' ? Buffer.from(body) : body,
+    type,
+    compressible: !type.startsWith('image/'),
+    cache: 'document',
+    etag,
+  };
+}

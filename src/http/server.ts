@@ -1,0 +1,29 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from '../config/schema';
+import { Catalog } from '../store/catalog';
+import { listen, type RunningServer } from './app';
+
+export interface Tilemirror extends RunningServer {
+  catalog: Catalog;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.logLevel, base: undefined });
+}
+
+/** Opens the catalog of the data directory and serves it until `close()`. */
+export async function startServer(config: Config, log: Logger = createLogger(config)): Promise<Tilemirror> {
+  const catalog = new Catalog(config.data, {
+    onError: (file, err) => log.warn({ file, err: err.message }, 'store skipped'),
+  }).watch();
+  const running = await listen(config, catalog, log);
+  log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');
+  return {
+    ...running,
+    catalog,
+    close: async () => {
+      await running.close();
+      catalog.close();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { MbtilesStore } from './mbtiles';
+import type { ResourceKind, TilesetInfo } from './types';
+
+/** Sub-folders of the data directory, one per resource kind; the file name (without .mbtiles) is the id. */
+export const KIND_DIRS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.~-]*$/;
+
+function signatureOf(file: string): string | undefined {
+  try {
+    const s = statSync(file, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CatalogOptions {
+  /** Reports a store that cannot be opened (it is skipped, the others serve). */
+  onError?: (file: string, error: Error) => void;
+  /** How often the directory is re-read even without a file-system event (ms). */
+  rescanMs?: number;
+}
+
+/**
+ * Knows which stores the data directory holds and keeps one open read-only store per file.
+ * A store published by rename (a new inode) is noticed by a directory watch or the periodic rescan and
+ * reopened; the previous version keeps serving until the new one is open, then it is closed.
+ */
+export class Catalog {
+  private readonly stores = new Map<string, MbtilesStore>();
+  private readonly watchers: FSWatcher[] = [];
+  private timer?: NodeJS.Timeout;
+  private pending?: NodeJS.Timeout;
+  private lastScan = 0;
+
+  constructor(readonly dataDir: string, private readonly options: CatalogOptions = {}) {
+    this.scan();
+  }
+
+  /** Starts watching the data directory; without it the catalog only changes on `scan()` or a lookup miss. */
+  watch(): this {
+    for (const kind of KIND_DIRS) {
+      const dir = join(this.dataDir, kind);
+      if (!existsSync(dir)) continue;
+      try {
+        const w = watch(dir, () => this.scheduleScan());
+        w.on('error', () => undefined);
+        this.watchers.push(w);
+      } catch {
+        // Some file systems cannot be watched; the periodic rescan covers them.
+      }
+    }
+    this.timer = setInterval(() => this.scan(), this.options.rescanMs ?? 2000);
+    this.timer.unref();
+    return this;
+  }
+
+  private scheduleScan(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.scan();
+    }, 50);
+    this.pending.unref();
+  }
+
+  /** Re-reads the data directory: opens new or replaced stores, closes removed ones. */
+  scan(): void {
+    this.lastScan = Date.now();
+    const seen = new Set<string>();
+    for (const kind of KIND_DIRS) {
+      const dir = join(this.dataDir, kind);
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (!name.endsWith('.mbtiles')) continue;
+        const id = name.slice(0, -'.mbtiles'.length);
+        if (!ID_PATTERN.test(id)) continue;
+        const key = `${kind}/${id}`;
+        const file = join(dir, name);
+        const signature = signatureOf(file);
+        if (!signature) continue;
+        seen.add(key);
+        const current = this.stores.get(key);
+        if (current?.signature === signature) continue;
+        try {
+          const store = new MbtilesStore(file, kind, id, signature);
+          this.stores.set(key, store);
+          current?.close();
+        } catch (err) {
+          // A store being written or a broken file: keep serving the previous version, if any.
+          this.options.onError?.(file, err as Error);
+        }
+      }
+    }
+    for (const [key, store] of this.stores) {
+      if (!seen.has(key)) {
+        this.stores.delete(key);
+        store.close();
+      }
+    }
+  }
+
+  get(kind: ResourceKind, id: string): MbtilesStore | undefined {
+    const store = this.stores.get(`${kind}/${id}`);
+    // A miss may be a store published a moment ago; look again, but at most once a second.
+    if (!store && Date.now() - this.lastScan > 1000) {
+      this.scan();
+      return this.stores.get(`${kind}/${id}`);
+    }
+    return store;
+  }
+
+  list(kind?: ResourceKind): TilesetInfo[] {
+    const infos = [...this.stores.values()].map((s) => s.info).filter((i) => !kind || i.kind === kind);
+    return infos.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
+  }
+
+  close(): void {
+    for (const w of this.watchers) w.close();
+    if (this.timer) clearInterval(this.timer);
+    if (this.pending) clearTimeout(this.pending);
+    for (const s of this.stores.values()) s.close();
+    this.stores.clear();
+  }
+}

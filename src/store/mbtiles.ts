@@ -1,0 +1,170 @@
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { META } from './schema';
+import type { Bounds, Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
+
+const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
+const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
+
+export interface StoredDocument {
+  contentType: string;
+  data: Buffer;
+}
+
+function numberList(value: string | undefined, length: number): number[] | undefined {
+  if (!value) return undefined;
+  const parts = value.split(',').map((s) => Number(s.trim()));
+  return parts.length === length && parts.every(Number.isFinite) ? parts : undefined;
+}
+
+function toFormat(value: string | undefined): TileFormat {
+  const v = (value ?? 'png').toLowerCase();
+  if (v === 'jpeg') return 'jpg';
+  return (FORMATS as readonly string[]).includes(v) ? (v as TileFormat) : 'png';
+}
+
+/**
+ * A read-only view of one store file. Every read is a prepared statement on a read-only connection:
+ * better-sqlite3 answers synchronously, so a read never interleaves with a close.
+ */
+export class MbtilesStore {
+  readonly info: TilesetInfo;
+  private readonly db: Database.Database;
+  private readonly mainPyramid: string;
+  private readonly mainTile: Database.Statement<[number, number, number], { tile_data: Buffer | null }>;
+  private readonly extraTile?: Database.Statement<[string, number, number, number], { tile_data: Buffer | null }>;
+  private readonly documentStmt?: Database.Statement<[string], { content_type: string; data: Buffer }>;
+
+  constructor(
+    readonly file: string,
+    kind: ResourceKind,
+    id: string,
+    /** Identifies this version of the file (inode, size, mtime): part of every ETag. */
+    readonly signature: string,
+  ) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    const tables = new Set(
+      this.db
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+        .all()
+        .map((r) => r.name),
+    );
+    if (!tables.has('tiles') || !tables.has('metadata')) {
+      this.db.close();
+      throw new Error(`${file} is not an MBTiles file (no tiles or metadata table)`);
+    }
+    const meta = new Map(
+      this.db
+        .prepare<[], { name: string; value: string | null }>('SELECT name, value FROM metadata')
+        .all()
+        .map((r) => [r.name, r.value ?? ''] as const),
+    );
+    const pyramids = tables.has('tilemirror_pyramids') ? this.readPyramids() : [this.pyramidFromMetadata(meta)];
+    this.mainPyramid = pyramids[0].name;
+    this.mainTile = this.db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
+    if (tables.has('tilemirror_tiles')) {
+      this.extraTile = this.db.prepare(
+        'SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?',
+      );
+    }
+    if (tables.has('tilemirror_documents')) {
+      this.documentStmt = this.db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
+    }
+    this.info = this.describe(kind, id, meta, pyramids);
+  }
+
+  private readPyramids(): Pyramid[] {
+    type Row = { name: string; tile_size: number; scale: number; format: string; minzoom: number; maxzoom: number; bounds: string };
+    const rows = this.db.prepare<[], Row>('SELECT * FROM tilemirror_pyramids ORDER BY ord').all();
+    if (rows.length === 0) throw new Error(`${this.file}: tilemirror_pyramids is empty`);
+    return rows.map((r) => ({
+      name: r.name,
+      tileSize: r.tile_size,
+      scale: r.scale,
+      format: toFormat(r.format),
+      minzoom: r.minzoom,
+      maxzoom: r.maxzoom,
+      bounds: JSON.parse(r.bounds) as Bounds,
+    }));
+  }
+
+  /** A plain MBTiles file (e.g. written by @mapbox/mbtiles or GDAL): one pyramid described by its metadata. */
+  private pyramidFromMetadata(meta: Map<string, string>): Pyramid {
+    let minzoom = Number(meta.get('minzoom'));
+    let maxzoom = Number(meta.get('maxzoom'));
+    if (!Number.isInteger(minzoom) || !Number.isInteger(maxzoom) || meta.get('minzoom') === '' || meta.get('maxzoom') === '') {
+      const row = this.db
+        .prepare<[], { lo: number | null; hi: number | null }>('SELECT MIN(zoom_level) AS lo, MAX(zoom_level) AS hi FROM tiles')
+        .get();
+      minzoom = row?.lo ?? 0;
+      maxzoom = row?.hi ?? 0;
+    }
+    const tileSize = Number(meta.get(META.tileSize)) || 256;
+    return {
+      name: 'main',
+      tileSize,
+      scale: 1,
+      format: toFormat(meta.get('format')),
+      minzoom,
+      maxzoom,
+      bounds: (numberList(meta.get('bounds'), 4) as Bounds | undefined) ?? WORLD,
+    };
+  }
+
+  private describe(kind: ResourceKind, id: string, meta: Map<string, string>, pyramids: Pyramid[]): TilesetInfo {
+    const main = pyramids[0];
+    const center = numberList(meta.get('center'), 3) as [number, number, number] | undefined;
+    let vectorLayers: VectorLayer[] | undefined;
+    const json = meta.get('json');
+    if (json) {
+      try {
+        const parsed = JSON.parse(json) as { vector_layers?: VectorLayer[] };
+        if (Array.isArray(parsed.vector_layers)) vectorLayers = parsed.vector_layers;
+      } catch {
+        // A broken `json` row only loses the layer list; the tiles still serve.
+      }
+    }
+    let image: { width: number; height: number } | undefined;
+    const imageMeta = meta.get(META.image);
+    if (imageMeta) image = JSON.parse(imageMeta) as { width: number; height: number };
+    const [w, s, e, n] = main.bounds;
+    return {
+      kind,
+      id,
+      name: meta.get('name') || id,
+      description: meta.get('description') ?? '',
+      attribution: meta.get('attribution') ?? '',
+      type: meta.get('type') || 'baselayer',
+      format: main.format,
+      minzoom: main.minzoom,
+      maxzoom: main.maxzoom,
+      bounds: main.bounds,
+      center: center ?? [(w + e) / 2, (s + n) / 2, Math.min(main.maxzoom, Math.max(main.minzoom, 2))],
+      pyramids,
+      vectorLayers,
+      image,
+      version: createHash('sha1').update(this.signature).digest('base64url').slice(0, 16),
+    };
+  }
+
+  pyramid(name: string): Pyramid | undefined {
+    return this.info.pyramids.find((p) => p.name === name);
+  }
+
+  /** A tile addressed in XYZ; undefined when the store has none. */
+  tile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
+    const row = 2 ** z - 1 - y;
+    const found =
+      pyramid === this.mainPyramid ? this.mainTile.get(z, x, row) : this.extraTile?.get(pyramid, z, x, row);
+    return found?.tile_data ?? undefined;
+  }
+
+  document(path: string): StoredDocument | undefined {
+    const row = this.documentStmt?.get(path);
+    return row ? { contentType: row.content_type, data: row.data } : undefined;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

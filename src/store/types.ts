@@ -1,0 +1,62 @@
+// Plain descriptions of what a store holds. Builders (ogc/) and routes (http/) work from these,
+// never from SQLite rows, so document builders stay pure and testable.
+
+/** Media formats a tile can be stored or served in. `pbf` is a (usually gzip-compressed) Mapbox Vector Tile. */
+export type TileFormat = 'png' | 'jpg' | 'webp' | 'pbf' | 'basis';
+
+/** What kind of resource a store mirrors; it decides the URL space it is served under. */
+export type ResourceKind = 'tiles' | 'maps' | 'images';
+
+/** West, south, east, north in WGS 84 degrees. */
+export type Bounds = [number, number, number, number];
+
+export interface VectorLayer {
+  id: string;
+  description?: string;
+  minzoom?: number;
+  maxzoom?: number;
+  fields: Record<string, string>;
+}
+
+/**
+ * One pyramid of tiles in a store. A tile set has one; a map has one per tile size
+ * (`512` is the map's main pyramid, `256` the one under `/maps/{id}/256/`) and may add `@2x` ones.
+ */
+export interface Pyramid {
+  /** Key of the pyramid inside its store: '512', '256', '512@2x', ... ; the main pyramid of a tile set is 'main'. */
+  name: string;
+  /** Edge of one tile in CSS pixels (what the tile matrix set is built for): 256 or 512. */
+  tileSize: number;
+  /** Pixel ratio of the stored images: 1, or 2 for @2x (a 256 px @2x tile is a 512 px image). */
+  scale: number;
+  format: TileFormat;
+  minzoom: number;
+  maxzoom: number;
+  bounds: Bounds;
+}
+
+/** The description of one served resource (a tile set, a map or an image), read from its store's metadata. */
+export interface TilesetInfo {
+  kind: ResourceKind;
+  id: string;
+  name: string;
+  description: string;
+  attribution: string;
+  /** MBTiles `type`: baselayer or overlay. */
+  type: string;
+  /** Format of the main pyramid. */
+  format: TileFormat;
+  minzoom: number;
+  maxzoom: number;
+  bounds: Bounds;
+  /** lon, lat, zoom */
+  center: [number, number, number];
+  /** Pyramids held by the store; the first is the main one (the MBTiles `tiles` table). */
+  pyramids: Pyramid[];
+  /** For `pbf` tile sets: the layers as in MBTiles metadata `json`. */
+  vectorLayers?: VectorLayer[];
+  /** For images: pixel size of the whole image at maxzoom (image.json). */
+  image?: { width: number; height: number };
+  /** A content version for ETags of generated documents: changes whenever the store file changes. */
+  version: string;
+}

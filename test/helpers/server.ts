@@ -1,0 +1,29 @@
+import { resolve } from 'node:path';
+import { parseConfig } from '../../src/config/load';
+import { startServer as start, type Tilemirror } from '../../src/http/server';
+
+export const SAMPLE_DIR = resolve(__dirname, '../../mirror');
+export const KEY = 'demo';
+
+export interface TestServer {
+  url: string;
+  close(): Promise<void>;
+  server: Tilemirror;
+}
+
+/**
+ * Starts the real server in this process on a free loopback port: the sample data directory and key `demo`
+ * unless told otherwise. `config` is merged over that (same shape as the YAML file).
+ */
+export async function startServer(opts: { dataDir?: string; config?: Record<string, unknown> } = {}): Promise<TestServer> {
+  const raw: Record<string, unknown> = {
+    server: { host: '127.0.0.1', port: 0, requestLog: false },
+    data: opts.dataDir ?? SAMPLE_DIR,
+    keys: [{ key: KEY, plan: 'paid' }],
+    logLevel: 'silent',
+    ...opts.config,
+  };
+  const config = parseConfig(raw, 'test', process.cwd(), {});
+  const server = await start(config);
+  return { url: server.url, close: () => server.close(), server };
+}
