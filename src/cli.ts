@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
+import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
@@ -16,6 +17,7 @@ interface ServeOptions {
   data?: string;
   port?: number;
   host?: string;
+  workers?: number;
 }
 
 /** Config file (or defaults), then environment (PORT), then command-line flags: the later wins. */
@@ -37,8 +39,24 @@ program
   .option('-d, --data <dir>', 'data directory holding the stores (overrides the config)')
   .option('-p, --port <n>', 'port to listen on (default 8080, or $PORT)', port)
   .option('-H, --host <host>', 'address to bind (default 127.0.0.1)')
+  .option('-w, --workers <n>', 'worker processes sharing the port (default 1; one per core is usual)', port)
   .action(async (opts: ServeOptions) => {
     const config = resolveServeConfig(opts);
+    const workers = opts.workers ?? 1;
+    if (workers > 1 && cluster.isPrimary) {
+      // Each worker opens its own read-only catalog; the primary only forks and restarts them.
+      for (let i = 0; i < workers; i++) cluster.fork();
+      cluster.on('exit', (worker, code, signal) => {
+        if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) cluster.fork();
+      });
+      const stopAll = (): void => {
+        for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+        process.exit(0);
+      };
+      process.once('SIGINT', stopAll);
+      process.once('SIGTERM', stopAll);
+      return;
+    }
     if (config.keys.length === 0) console.error('warning: no API keys configured: every request will be answered 403');
     const server = await startServer(config);
     const stop = (): void => {

@@ -1,0 +1,67 @@
+import type { TilesetInfo } from '../store/types';
+
+// The embeddable viewer page: MapLibre GL JS from this server's /assets (node_modules), never an external URL.
+
+const esc = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/** JSON for a <script> block: `<` escaped so no string can close the script element. */
+const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c');
+
+export interface ViewerInput {
+  title: string;
+  /** Absolute URL of a style.json, or an inline style object. */
+  style: string | object;
+  center: [number, number, number];
+  bounds?: [number, number, number, number];
+}
+
+export function viewerPage(input: ViewerInput): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(input.title)}</title>
+<link rel="stylesheet" href="/assets/maplibre-gl/maplibre-gl.css">
+<style>html,body,#map{margin:0;padding:0;width:100%;height:100%}</style>
+</head>
+<body>
+<div id="map"></div>
+<script type="module">
+import { Map, NavigationControl, ScaleControl } from '/assets/maplibre-gl/maplibre-gl.mjs';
+const options = ${scriptJson({ style: input.style, center: input.center.slice(0, 2), zoom: input.center[2] })};
+const map = new Map({ container: 'map', hash: true, attributionControl: { compact: false }, ...options });
+map.addControl(new NavigationControl());
+map.addControl(new ScaleControl());
+window.map = map;
+</script>
+</body>
+</html>
+`;
+}
+
+const PALETTE = ['#e41a1c', '#377eb8', '#4daf4a', '#984ea3', '#ff7f00', '#a65628', '#f781bf', '#999999'];
+
+/**
+ * A style that shows a tile set: raster tiles as a raster layer; vector tiles as fill, line and circle layers
+ * for every layer of `vector_layers`, each in its own colour.
+ */
+export function autoStyle(info: TilesetInfo, tileJsonUrl: string): object {
+  const source = info.format === 'pbf' ? { type: 'vector', url: tileJsonUrl } : { type: 'raster', url: tileJsonUrl, tileSize: info.pyramids[0].tileSize };
+  const layers: object[] = [{ id: 'background', type: 'background', paint: { 'background-color': '#f8f4f0' } }];
+  if (info.format === 'pbf') {
+    (info.vectorLayers ?? []).forEach((l, i) => {
+      const color = PALETTE[i % PALETTE.length];
+      const common = { source: 'tileset', 'source-layer': l.id };
+      layers.push(
+        { id: `${l.id}-fill`, type: 'fill', ...common, filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'fill-color': color, 'fill-opacity': 0.25 } },
+        { id: `${l.id}-line`, type: 'line', ...common, filter: ['!=', ['geometry-type'], 'Point'], paint: { 'line-color': color, 'line-width': 1 } },
+        { id: `${l.id}-point`, type: 'circle', ...common, filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-color': color, 'circle-radius': 3 } },
+      );
+    });
+  } else {
+    layers.push({ id: 'tileset', type: 'raster', source: 'tileset' });
+  }
+  return { version: 8, name: info.name, sources: { tileset: source }, layers };
+}
