@@ -1,0 +1,304 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import {
+  buildWmtsCapabilities,
+  findWmtsLayer,
+  isWmtsTileMatrixSetOf,
+  wmtsLayersFor,
+  wmtsTileMatrixSetOf,
+} from '../../src/ogc/wmts';
+import type { WmtsLayer } from '../../src/ogc/wmts';
+import type { Bounds, TilesetInfo } from '../../src/store/types';
+
+const SWISS: Bounds = [5.9, 45.8, 10.5, 47.8];
+const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
+const BASE = 'http://127.0.0.1:8080';
+const KEY = 'k3y&x=1';
+const KEY_ENC = 'k3y%26x%3D1';
+
+function info(over: Partial<TilesetInfo>): TilesetInfo {
+  return {
+    kind: 'maps',
+    id: 'sample',
+    name: 'Sample',
+    description: 'A sample map',
+    attribution: '© someone',
+    type: 'baselayer',
+    format: 'png',
+    minzoom: 0,
+    maxzoom: 5,
+    bounds: SWISS,
+    center: [8, 47, 3],
+    version: 'v1',
+    pyramids: [],
+    ...over,
+  };
+}
+
+const map = info({
+  name: 'Sample "map" <with> & \'quotes\'',
+  description: 'Desc & <b>',
+  pyramids: [
+    { name: '512', tileSize: 512, scale: 1, format: 'png', minzoom: 0, maxzoom: 5, bounds: SWISS },
+    { name: '256', tileSize: 256, scale: 1, format: 'png', minzoom: 0, maxzoom: 6, bounds: SWISS },
+    { name: '512@2x', tileSize: 512, scale: 2, format: 'png', minzoom: 0, maxzoom: 5, bounds: SWISS },
+  ],
+});
+const vector = info({
+  kind: 'tiles',
+  id: 'v3',
+  name: 'Vector',
+  format: 'pbf',
+  pyramids: [{ name: 'main', tileSize: 512, scale: 1, format: 'pbf', minzoom: 0, maxzoom: 5, bounds: WORLD }],
+});
+const image = info({
+  kind: 'images',
+  id: 'scan',
+  name: 'Scan',
+  description: '',
+  format: 'jpg',
+  pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'jpg', minzoom: 0, maxzoom: 3, bounds: [-180, 60, -4, 85] }],
+});
+const satellite = info({
+  kind: 'tiles',
+  id: 'satellite',
+  name: 'Satellite',
+  format: 'webp',
+  pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'webp', minzoom: 8, maxzoom: 10, bounds: SWISS }],
+});
+
+const layers: WmtsLayer[] = [...wmtsLayersFor(map), ...wmtsLayersFor(vector), ...wmtsLayersFor(image)];
+const CAPS_URL = `${BASE}/wmts/1.0.0/WMTSCapabilities.xml?key=${KEY_ENC}`;
+const xml = buildWmtsCapabilities({ baseUrl: BASE, key: KEY, title: 'tilemirror "WMTS" <&>', layers, capabilitiesUrl: CAPS_URL });
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  parseTagValue: false,
+  isArray: (name, jpath) =>
+    ['Layer', 'TileMatrixLimits', 'ows:Operation', 'ows:Get'].includes(name) ||
+    jpath === 'Capabilities.Contents.TileMatrixSet' ||
+    jpath === 'Capabilities.Contents.TileMatrixSet.TileMatrix',
+});
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed XML tree is untyped by nature
+const doc: any = parser.parse(xml);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const caps: any = doc.Capabilities;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const layerNamed = (id: string): any => caps.Contents.Layer.find((l: { 'ows:Identifier': string }) => l['ows:Identifier'] === id);
+
+describe('wmtsLayersFor', () => {
+  test('one layer per scale-1 pyramid with distinct identifiers', () => {
+    expect(wmtsLayersFor(map).map((l) => [l.identifier, l.title, l.tileSize])).toEqual([
+      ['maps/sample', map.name, 512],
+      ['maps/sample/256', `${map.name} (256 px)`, 256],
+    ]);
+    expect(wmtsLayersFor(vector).map((l) => l.identifier)).toEqual(['tiles/v3']);
+    expect(wmtsLayersFor(image).map((l) => l.identifier)).toEqual(['images/scan']);
+  });
+  test('tile matrix set membership', () => {
+    const [l512, l256] = wmtsLayersFor(map);
+    expect(wmtsTileMatrixSetOf(l512)).toBe('GoogleMapsCompatible512-z0-5');
+    expect(wmtsTileMatrixSetOf(l256)).toBe('GoogleMapsCompatible256-z0-6');
+    expect(isWmtsTileMatrixSetOf(l512, 'GoogleMapsCompatible512-z0-5')).toBe(true);
+    expect(isWmtsTileMatrixSetOf(l512, 'GoogleMapsCompatible256-z0-6')).toBe(false);
+    expect(isWmtsTileMatrixSetOf(l256, 'googlemapscompatible256-z0-6')).toBe(false);
+    expect(findWmtsLayer(map, 'maps/sample/256')?.pyramidName).toBe('256');
+    expect(findWmtsLayer(map, 'maps/other')).toBeUndefined();
+  });
+});
+
+describe('capabilities document', () => {
+  test('root, namespaces, service identification', () => {
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+    expect(caps['@_xmlns']).toBe('http://www.opengis.net/wmts/1.0');
+    expect(caps['@_xmlns:ows']).toBe('http://www.opengis.net/ows/1.1');
+    expect(caps['@_xmlns:xlink']).toBe('http://www.w3.org/1999/xlink');
+    expect(caps['@_version']).toBe('1.0.0');
+    expect(caps['@_xsi:schemaLocation']).toBe(
+      'http://www.opengis.net/wmts/1.0 http://schemas.opengis.net/wmts/1.0/wmtsGetCapabilities_response.xsd',
+    );
+    expect(caps['ows:ServiceIdentification']).toEqual({
+      'ows:Title': 'tilemirror "WMTS" <&>',
+      'ows:ServiceType': 'OGC WMTS',
+      'ows:ServiceTypeVersion': '1.0.0',
+    });
+    expect(caps.ServiceMetadataURL['@_xlink:href']).toBe(CAPS_URL);
+  });
+
+  test('user text is escaped, never raw', () => {
+    expect(xml).toContain('<ows:Title>Sample &quot;map&quot; &lt;with&gt; &amp; &apos;quotes&apos;</ows:Title>');
+    expect(xml).toContain('<ows:Abstract>Desc &amp; &lt;b&gt;</ows:Abstract>');
+    expect(xml).not.toContain('<with>');
+    expect(layerNamed('maps/sample')['ows:Title']).toBe(map.name);
+    // An empty description produces no Abstract element.
+    expect(layerNamed('images/scan')['ows:Abstract']).toBeUndefined();
+  });
+
+  test('control characters are dropped', () => {
+    const x = buildWmtsCapabilities({ baseUrl: BASE, key: KEY, title: 'a\u0001b\u000bc', layers: [], capabilitiesUrl: CAPS_URL });
+    expect(x).toContain('<ows:Title>abc</ows:Title>');
+  });
+
+  test('operations: KVP for both, RESTful GetCapabilities', () => {
+    const ops = caps['ows:OperationsMetadata']['ows:Operation'];
+    expect(ops.map((o: { '@_name': string }) => o['@_name'])).toEqual(['GetCapabilities', 'GetTile']);
+    const kvp = `${BASE}/wmts?key=${KEY_ENC}&`;
+    const getCaps = ops[0]['ows:DCP']['ows:HTTP']['ows:Get'];
+    expect(getCaps.map((g: Record<string, unknown>) => g['@_xlink:href'])).toEqual([kvp, CAPS_URL]);
+    expect(getCaps[0]['ows:Constraint']).toEqual({ '@_name': 'GetEncoding', 'ows:AllowedValues': { 'ows:Value': 'KVP' } });
+    expect(getCaps[1]['ows:Constraint']['ows:AllowedValues']['ows:Value']).toBe('RESTful');
+    const getTile = ops[1]['ows:DCP']['ows:HTTP']['ows:Get'];
+    expect(getTile).toHaveLength(1);
+    expect(getTile[0]['@_xlink:href']).toBe(kvp);
+  });
+
+  test('512 map layer', () => {
+    const l = layerNamed('maps/sample');
+    expect(l['ows:WGS84BoundingBox']).toEqual({
+      '@_crs': 'urn:ogc:def:crs:OGC:2:84',
+      'ows:LowerCorner': '5.9 45.8',
+      'ows:UpperCorner': '10.5 47.8',
+    });
+    expect(l.Style).toEqual({ '@_isDefault': 'true', 'ows:Identifier': 'default' });
+    expect(l.Format).toBe('image/png');
+    expect(l.TileMatrixSetLink.TileMatrixSet).toBe('GoogleMapsCompatible512-z0-5');
+    const lim = l.TileMatrixSetLink.TileMatrixSetLimits.TileMatrixLimits;
+    expect(lim.map((x: { TileMatrix: string }) => x.TileMatrix)).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect(lim[3]).toEqual({ TileMatrix: '3', MinTileRow: '2', MaxTileRow: '2', MinTileCol: '4', MaxTileCol: '4' });
+    expect(l.ResourceURL).toEqual({
+      '@_format': 'image/png',
+      '@_resourceType': 'tile',
+      '@_template': `${BASE}/maps/sample/{TileMatrix}/{TileCol}/{TileRow}.png?key=${KEY_ENC}`,
+    });
+  });
+
+  test('256 map layer, tile set and image templates', () => {
+    expect(layerNamed('maps/sample/256').ResourceURL['@_template']).toBe(
+      `${BASE}/maps/sample/256/{TileMatrix}/{TileCol}/{TileRow}.png?key=${KEY_ENC}`,
+    );
+    expect(layerNamed('maps/sample/256').TileMatrixSetLink.TileMatrixSet).toBe('GoogleMapsCompatible256-z0-6');
+    const v = layerNamed('tiles/v3');
+    expect(v.Format).toBe('application/vnd.mapbox-vector-tile');
+    expect(v.ResourceURL['@_template']).toBe(`${BASE}/tiles/v3/{TileMatrix}/{TileCol}/{TileRow}?key=${KEY_ENC}`);
+    expect(v.TileMatrixSetLink.TileMatrixSetLimits.TileMatrixLimits[5]).toEqual({
+      TileMatrix: '5',
+      MinTileRow: '0',
+      MaxTileRow: '31',
+      MinTileCol: '0',
+      MaxTileCol: '31',
+    });
+    const i = layerNamed('images/scan');
+    expect(i.Format).toBe('image/jpeg');
+    expect(i.ResourceURL['@_format']).toBe('image/jpeg');
+    expect(i.ResourceURL['@_template']).toBe(`${BASE}/images/scan/{TileMatrix}/{TileCol}/{TileRow}?key=${KEY_ENC}`);
+  });
+
+  test('one tile matrix set per (size, zoom range), exact numbers', () => {
+    const sets = caps.Contents.TileMatrixSet;
+    expect(sets.map((s: { 'ows:Identifier': string }) => s['ows:Identifier'])).toEqual([
+      'GoogleMapsCompatible512-z0-5',
+      'GoogleMapsCompatible256-z0-6',
+      'GoogleMapsCompatible256-z0-3',
+    ]);
+    const [s512, s256] = sets;
+    expect(s512['ows:SupportedCRS']).toBe('urn:ogc:def:crs:EPSG::3857');
+    expect(s512.WellKnownScaleSet).toBeUndefined();
+    expect(s256.WellKnownScaleSet).toBe('urn:ogc:def:wkss:OGC:1.0:GoogleMapsCompatible');
+    expect(s256.TileMatrix[0]).toEqual({
+      'ows:Identifier': '0',
+      ScaleDenominator: '559082264.0287178',
+      TopLeftCorner: '-20037508.342789244 20037508.342789244',
+      TileWidth: '256',
+      TileHeight: '256',
+      MatrixWidth: '1',
+      MatrixHeight: '1',
+    });
+    expect(s512.TileMatrix[0].ScaleDenominator).toBe('279541132.0143589');
+    expect(s512.TileMatrix[0].TileWidth).toBe('512');
+    expect(s512.TileMatrix[5]).toMatchObject({ 'ows:Identifier': '5', MatrixWidth: '32', MatrixHeight: '32' });
+    expect(s256.TileMatrix).toHaveLength(7);
+  });
+
+  test('every URL is absolute and carries the key', () => {
+    const urls = [...xml.matchAll(/(?:href|template)="([^"]*)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
+    expect(urls.length).toBeGreaterThan(5);
+    for (const u of urls) {
+      expect(u.startsWith(`${BASE}/`)).toBe(true);
+      expect(new URL(u.replace(/[{}]/g, '')).searchParams.get('key')).toBe(KEY);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Schema validation with xmllint, offline. The WMTS 1.0 XSDs ship in Debian's python3-mapproxy with
+// relative imports of OWS 1.1 and XLink, so `xmllint --nonet --schema` needs no catalog.
+// The official 2009 schema types Min/MaxTileRow/Col as positiveInteger although the standard says
+// they run from 0 (OGC never fixed it: GeoWebCache#250, #411). Every layer that touches row or
+// column 0 trips on that, so the full document is checked against a copy with only those four types
+// relaxed to nonNegativeInteger, and a layer away from row/col 0 against the untouched schema.
+
+const SCHEMA_DIR = process.env.WMTS_SCHEMA_DIR ?? '/usr/share/python3-mapproxy/test/schemas';
+const XSD = 'wmts/1.0/wmtsGetCapabilities_response.xsd';
+const xmllintOk = spawnSync('xmllint', ['--version']).status === 0 && fs.existsSync(path.join(SCHEMA_DIR, XSD));
+const inCi = process.env.CI === 'true';
+const schemaTest = xmllintOk || inCi ? test : test.skip;
+
+function validate(doc: string, schemaRoot: string): { ok: boolean; out: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmts-caps-'));
+  const file = path.join(dir, 'caps.xml');
+  fs.writeFileSync(file, doc);
+  const r = spawnSync('xmllint', ['--nonet', '--noout', '--schema', path.join(schemaRoot, XSD), file], { encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
+}
+
+let relaxedRoot = '';
+beforeAll(() => {
+  if (!xmllintOk) return;
+  relaxedRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'wmts-xsd-'));
+  fs.cpSync(SCHEMA_DIR, relaxedRoot, { recursive: true });
+  const file = path.join(relaxedRoot, XSD);
+  const src = fs.readFileSync(file, 'utf8');
+  const relaxed = src.replace(/(name="(?:Min|Max)Tile(?:Row|Col)" type=")positiveInteger"/g, '$1nonNegativeInteger"');
+  expect(relaxed.match(/nonNegativeInteger/g)).toHaveLength(4);
+  fs.writeFileSync(file, relaxed);
+});
+afterAll(() => {
+  if (relaxedRoot) fs.rmSync(relaxedRoot, { recursive: true, force: true });
+});
+
+describe('XSD validation (xmllint)', () => {
+  schemaTest('xmllint and the WMTS schemas are installed', () => {
+    expect(xmllintOk).toBe(true);
+  });
+
+  schemaTest('full document validates (tile indices from 0 allowed)', () => {
+    const r = validate(xml, relaxedRoot);
+    expect(r.out).toContain('validates');
+    expect(r.ok).toBe(true);
+  });
+
+  schemaTest('the untouched 2009 schema only objects to index 0 in limits', () => {
+    const r = validate(xml, SCHEMA_DIR);
+    const errors = r.out.split('\n').filter((l) => l.includes('error'));
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) expect(e).toMatch(/(Min|Max)Tile(Row|Col).*positiveInteger/);
+  });
+
+  schemaTest('a layer away from row/col 0 validates against the untouched schema', () => {
+    const doc = buildWmtsCapabilities({
+      baseUrl: BASE,
+      key: KEY,
+      title: 'Satellite',
+      layers: wmtsLayersFor(satellite),
+      capabilitiesUrl: CAPS_URL,
+    });
+    const r = validate(doc, SCHEMA_DIR);
+    expect(r.out).toContain('validates');
+    expect(r.ok).toBe(true);
+  });
+});
