@@ -1,3 +1,4 @@
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { parseConfig } from '../../src/config/load';
 import { startServer as start, type Tilemirror } from '../../src/http/server';
@@ -26,4 +27,16 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
   const config = parseConfig(raw, 'test', process.cwd(), {});
   const server = await start(config);
   return { url: server.url, close: () => server.close(), server };
+}
+
+/** GET without any decoding by the client: the bytes and headers exactly as the server sent them. */
+export function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolvePromise, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }

@@ -24,7 +24,7 @@ export const routes: Route[] = [
   // Maps
   route('/maps/:mapId/', viewer('maps')),
   route('/maps/:mapId/style.json', mapStyle),
-  route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@2x)].:format`, mapTile, { hot: true }),
+  route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@\\d+x)].:format`, mapTile, { hot: true }),
   route('/maps/:mapId/[:size(256)/]tiles.json', tileJson('maps')),
   route('/maps/:mapId/tiles', ogcTilesetLanding('maps')),
   route('/maps/:mapId/tileMatrixSet', tileMatrixSet('maps')),

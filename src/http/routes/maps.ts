@@ -13,6 +13,7 @@ export function mapTile(ctx: RequestContext, p: Params): Reply | Promise<Reply> 
   const store = requireStore(ctx, 'maps', p.mapId);
   const format = formatFromExtension(p.format ?? '');
   if (!format || !MAP_FORMATS.includes(format)) throw badRequest(`Invalid format: ${p.format ?? ''} (use png, jpg, webp or basis)`);
+  if (p.scale !== undefined && p.scale !== '@2x') throw badRequest(`Invalid scale: ${p.scale} (only @2x)`);
   const a = parseTileAddress(p.z, p.x, p.y);
   const tileSize = p.size ? 256 : 512;
   const scale = p.scale ? 2 : 1;

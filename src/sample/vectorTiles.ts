@@ -1,0 +1,115 @@
+// The sample vector tile set: Natural Earth 1:50m countries, their land borders and coastlines,
+// cut with geojson-vt (extent 4096, buffer 64), encoded with vt-pbf and gzip-compressed.
+
+import zlib from 'node:zlib';
+import type { Feature, FeatureCollection, Geometry, Position } from 'geojson';
+import type { VectorLayer } from '../store/types';
+import { naturalEarth } from './naturalEarth';
+import type { TileEntry } from './storeFile';
+
+// geojson-vt and vt-pbf ship no types: the little used of them is typed here.
+interface VtTile {
+  features: unknown[];
+}
+interface VtIndex {
+  getTile(z: number, x: number, y: number): VtTile | null;
+}
+type GeojsonVt = (data: FeatureCollection, options: Record<string, unknown>) => VtIndex;
+interface VtPbf {
+  fromGeojsonVt(layers: Record<string, VtTile>, options: { version: number; extent: number }): Uint8Array;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const geojsonvt: GeojsonVt = require('geojson-vt');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const vtpbf: VtPbf = require('vt-pbf');
+
+export const VECTOR_EXTENT = 4096;
+export const VECTOR_BUFFER = 64;
+
+export function sampleVectorLayers(maxzoom: number): VectorLayer[] {
+  return [
+    {
+      id: 'countries',
+      description: 'Countries and territories (Natural Earth 1:50m); id is the ISO 3166-1 numeric code where one exists',
+      minzoom: 0,
+      maxzoom,
+      fields: { id: 'String', name: 'String' },
+    },
+    { id: 'coastline', description: 'Coastlines (outer edges of the countries)', minzoom: 0, maxzoom, fields: {} },
+    {
+      id: 'boundaries',
+      description: 'Land borders between two countries',
+      minzoom: 0,
+      maxzoom,
+      fields: { kind: 'String' },
+    },
+  ];
+}
+
+function collection(features: Feature[]): FeatureCollection {
+  return { type: 'FeatureCollection', features };
+}
+
+function lines(ls: Position[][], properties: Record<string, string>): FeatureCollection {
+  return collection(
+    ls.map((coordinates): Feature => ({ type: 'Feature', properties, geometry: { type: 'LineString', coordinates } })),
+  );
+}
+
+export interface VectorResult {
+  tiles: TileEntry[];
+  /** Tiles inside the bounds that hold no feature and are therefore not stored, per zoom. */
+  empty: number[];
+}
+
+export function buildVectorTiles(maxzoom: number): VectorResult {
+  const ne = naturalEarth('50m');
+  const countries = collection(
+    ne.countries.map((c): Feature => {
+      const properties: Record<string, string> = c.iso === undefined ? { name: c.name } : { id: c.iso, name: c.name };
+      const f: Feature = { type: 'Feature', properties, geometry: c.geometry as Geometry };
+      if (c.iso !== undefined) f.id = Number(c.iso);
+      return f;
+    }),
+  );
+  const options = {
+    maxZoom: maxzoom,
+    indexMaxZoom: maxzoom,
+    indexMaxPoints: 0,
+    extent: VECTOR_EXTENT,
+    buffer: VECTOR_BUFFER,
+    tolerance: 3,
+  };
+  const layers: [string, VtIndex][] = [
+    ['countries', geojsonvt(countries, options)],
+    ['coastline', geojsonvt(lines(ne.coasts, {}), options)],
+    ['boundaries', geojsonvt(lines(ne.borders, { kind: 'country' }), options)],
+  ];
+  const tiles: TileEntry[] = [];
+  const empty: number[] = [];
+  for (let z = 0; z <= maxzoom; z++) {
+    const n = 2 ** z;
+    empty.push(0);
+    for (let x = 0; x < n; x++) {
+      for (let y = 0; y < n; y++) {
+        const present: Record<string, VtTile> = {};
+        let any = false;
+        for (const [name, index] of layers) {
+          const t = index.getTile(z, x, y);
+          if (t && t.features.length > 0) {
+            present[name] = t;
+            any = true;
+          }
+        }
+        if (!any) {
+          empty[z]++;
+          continue;
+        }
+        const pbf = vtpbf.fromGeojsonVt(present, { version: 2, extent: VECTOR_EXTENT });
+        const data = zlib.gzipSync(Buffer.from(pbf.buffer, pbf.byteOffset, pbf.byteLength), { level: 9 });
+        tiles.push({ pyramid: 'main', z, x, y, data });
+      }
+    }
+  }
+  return { tiles, empty };
+}
