@@ -12,6 +12,8 @@ export const EARTH_RADIUS = 6378137;
 export const ORIGIN_SHIFT = 20037508.342789244;
 /** Latitude at which the Web Mercator square ends. */
 export const MAX_LAT = 85.0511287798066;
+/** The whole Web Mercator square in degrees. */
+export const WORLD_BOUNDS: Bounds = [-180, -MAX_LAT, 180, MAX_LAT];
 /** Highest zoom any part of tilemirror accepts: at 30, 2^z still fits a safe integer comfortably. */
 export const MAX_ZOOM = 30;
 /** The "standardized rendering pixel size" of WMTS and OGC 2D-TMS, 0.28 mm. Using 96 dpi instead breaks GDAL. */
@@ -52,14 +54,28 @@ export function lonLatToTile(lon: number, lat: number, z: number): [number, numb
   return [x, y];
 }
 
-function tileXToLon(x: number, z: number): number {
-  return (x / 2 ** z) * 360 - 180;
+// "World pixels": the square world of `worldSize` pixels at some zoom, x eastwards from the antimeridian,
+// y southwards from the top edge (tile coordinates are world pixels with worldSize = 2^z).
+
+export function pixelXToLon(x: number, worldSize: number): number {
+  return (x / worldSize) * 360 - 180;
 }
 
-function tileYToLat(y: number, z: number): number {
-  const n = Math.PI - (2 * Math.PI * y) / 2 ** z;
+export function pixelYToLat(y: number, worldSize: number): number {
+  const n = Math.PI - (2 * Math.PI * y) / worldSize;
   return (180 / Math.PI) * Math.atan(Math.sinh(n));
 }
+
+export function lonToPixelX(lon: number, worldSize: number): number {
+  return ((lon + 180) / 360) * worldSize;
+}
+
+/** Latitude to world pixel y, clamped to ±maxLat (drawing code passes more than MAX_LAT to overshoot the edge). */
+export function latToPixelY(lat: number, worldSize: number, maxLat = MAX_LAT): number {
+  const s = Math.sin((clamp(lat, -maxLat, maxLat) * Math.PI) / 180);
+  return (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * worldSize;
+}
+
 
 /** [west, south, east, north] in degrees of tile z/x/y. */
 export function tileBoundsLonLat(z: number, x: number, y: number): Bounds {
@@ -131,6 +147,5 @@ export function imageBounds(width: number, height: number, maxzoom: number, tile
   const worldPx = tileSize * 2 ** maxzoom;
   const fx = Math.min(width / worldPx, 1);
   const fy = Math.min(height / worldPx, 1);
-  // Pixel fractions are the same as tile fractions at zoom 0, so reuse the tile formulas there.
-  return [tileXToLon(0, 0), tileYToLat(fy, 0), tileXToLon(fx, 0), tileYToLat(0, 0)];
+  return [pixelXToLon(0, 1), pixelYToLat(fy, 1), pixelXToLon(fx, 1), pixelYToLat(0, 1)];
 }

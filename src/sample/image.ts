@@ -9,7 +9,7 @@
 import sharp from 'sharp';
 import type { Position } from 'geojson';
 import type { Bounds } from '../store/types';
-import { MAX_LAT, xToLon, yToLat } from './mercator';
+import { imageBounds } from '../geo/mercator';
 import { naturalEarth, rings, wrapOffsets } from './naturalEarth';
 import { COLORS } from './style';
 import { mapLimit, type TileEntry } from './storeFile';
@@ -46,8 +46,7 @@ export function imageSizeAtZoom(width: number, height: number, z: number, maxzoo
  * show an image pyramid on a Web Mercator plane).
  */
 export function imageFootprint(width: number, height: number, maxzoom: number, tileSize = IMAGE_TILE_SIZE): Bounds {
-  const size = tileSize * 2 ** maxzoom;
-  return [-180, yToLat(Math.min(height, size), size), xToLon(Math.min(width, size), size), MAX_LAT];
+  return imageBounds(width, height, maxzoom, tileSize);
 }
 
 function pictureSvg(): string {

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { StoreHeader } from '../store/writer';
 import type { Pyramid } from '../store/types';
-import { WORLD_BOUNDS } from './mercator';
+import { WORLD_BOUNDS } from '../geo/mercator';
 import { renderMapTiles } from './mapRaster';
 import { buildVectorTiles, sampleVectorLayers } from './vectorTiles';
 import { buildTerrainTiles, TERRAIN_BOUNDS, TERRAIN_MAXZOOM, TERRAIN_MINZOOM, TERRAIN_TILE_SIZE } from './terrain';
@@ -22,7 +22,7 @@ export { COLORS, sampleStyle } from './style';
 export { SAMPLE_VERSION_KEY } from './storeFile';
 
 /** Bump whenever the content of any sample store changes: stores of another version are rebuilt. */
-export const SAMPLE_VERSION = '1';
+export const SAMPLE_VERSION = '2';
 
 export const SAMPLE_MAX_ZOOM = 5;
 

@@ -7,7 +7,10 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Position } from 'geojson';
-import { latToY, lonToX } from './mercator';
+import { latToPixelY, lonToPixelX } from '../geo/mercator';
+
+// Polygons reaching the poles are drawn past the world's edge (89.9°) so no seam shows along it.
+const DRAW_MAX_LAT = 89.9;
 import { naturalEarth, rings, wrapOffsets } from './naturalEarth';
 import { COLORS } from './style';
 import { mapLimit, type TileEntry } from './storeFile';
@@ -36,8 +39,8 @@ function project(line: Position[], size: number): Shape[] {
     const pts: number[] = [];
     const box: Rect = [Infinity, Infinity, -Infinity, -Infinity];
     for (let i = 0; i < line.length; i++) {
-      const x = lonToX(line[i][0] + off, size);
-      const y = latToY(line[i][1], size);
+      const x = lonToPixelX(line[i][0] + off, size);
+      const y = latToPixelY(line[i][1], size, DRAW_MAX_LAT);
       const n = pts.length;
       if (n > 0 && i < line.length - 1 && Math.abs(x - pts[n - 2]) < 0.35 && Math.abs(y - pts[n - 1]) < 0.35) continue;
       pts.push(x, y);

@@ -9,7 +9,7 @@
 
 import sharp from 'sharp';
 import type { Bounds } from '../store/types';
-import { tileRange, xToLon, yToLat } from './mercator';
+import { pixelXToLon as xToLon, pixelYToLat as yToLat, tileRange } from '../geo/mercator';
 import { mapLimit, type TileEntry } from './storeFile';
 
 export const TERRAIN_BOUNDS: Bounds = [5.9, 45.8, 10.5, 47.8];
@@ -107,7 +107,7 @@ export function terrainTileRgb(z: number, x: number, y: number, tileSize = TERRA
 export async function buildTerrainTiles(maxzoom = TERRAIN_MAXZOOM): Promise<TileEntry[]> {
   const coords: [number, number, number][] = [];
   for (let z = TERRAIN_MINZOOM; z <= maxzoom; z++) {
-    const [x0, y0, x1, y1] = tileRange(TERRAIN_BOUNDS, z);
+    const { minX: x0, minY: y0, maxX: x1, maxY: y1 } = tileRange(TERRAIN_BOUNDS, z);
     for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) coords.push([z, x, y]);
   }
   return mapLimit(coords, 4, async ([z, x, y]) => {
