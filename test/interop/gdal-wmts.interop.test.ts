@@ -1,0 +1,133 @@
+// GDAL's WMTS driver (GDAL 3.6, Debian gdal-bin) against the real server: gdal_translate a tile's footprint
+// from the capabilities and compare the pixels with the tile stored in the .mbtiles file.
+//
+// GDAL takes the layer's RESTful ResourceURL when the capabilities offer one and falls back to the KVP
+// GetTile of OperationsMetadata only when there is none (wmtsdataset.cpp: GetOperationKVPURL is used when
+// osURLTileTemplate is empty); it has no option to prefer KVP. The KVP route is therefore driven from a
+// copy of the served capabilities with the ResourceURLs removed: the KVP URL inside is still the server's.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  GDAL_CHECK,
+  clientGate,
+  fetchText,
+  gdalinfo,
+  gdalTranslateTile,
+  expectSamePixels,
+  layerMatrixSet,
+  makeTempDir,
+  pickTile,
+  readMetadata,
+  readStoredTile,
+  startInteropServer,
+  storePath,
+  summarizeCapabilities,
+  type InteropServer,
+  type TileAddress,
+} from './helpers';
+
+const MAP_STORE = storePath('maps/sample.mbtiles');
+const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
+
+describe('GDAL WMTS driver reads the served WMTS', () => {
+  const available = clientGate('GDAL WMTS driver', GDAL_CHECK);
+  let server: InteropServer;
+  let tmp: { dir: string; cleanup: () => void };
+  let mapMax: number;
+
+  beforeAll(async () => {
+    server = await startInteropServer();
+    tmp = makeTempDir('gdal-wmts');
+    mapMax = Number(readMetadata(MAP_STORE).maxzoom);
+  });
+  afterAll(async () => {
+    await server?.close();
+    tmp?.cleanup();
+  });
+
+  const mapCaps = () => `${server.url}/maps/sample/WMTSCapabilities.xml?key=demo`;
+  let n = 0;
+  const out = (label: string) => path.join(tmp.dir, `${++n}-${label.replace(/[^\w.-]+/g, '_')}.png`);
+
+  async function expectTileViaWmts(
+    source: string,
+    tile: TileAddress,
+    tileSize: number,
+    store: string,
+    pyramid: string | undefined,
+    label: string,
+  ): Promise<void> {
+    const file = out(label);
+    await gdalTranslateTile(source, tile, tileSize, file);
+    await expectSamePixels(file, readStoredTile(store, tile, pyramid), `${label} (tile ${tile.z}/${tile.x}/${tile.y})`);
+  }
+
+  test('gdalinfo opens maps/sample: EPSG:3857, RGBA, one overview per lower zoom', async () => {
+    if (!available()) return;
+    const info = await gdalinfo(`WMTS:${mapCaps()},layer=maps/sample`, [], tmp.dir);
+    expect(info.coordinateSystem?.wkt).toMatch(/Pseudo-Mercator|3857/);
+    expect(info.bands.length).toBeGreaterThanOrEqual(3);
+    // Full resolution is the max zoom of the 512 px pyramid: pixel size = 2*pi*R / 512 / 2^maxzoom.
+    expect(info.geoTransform[1]).toBeCloseTo((2 * Math.PI * 6378137) / 512 / 2 ** mapMax, 6);
+    expect(info.bands[0].overviews?.length).toBe(mapMax);
+  });
+
+  test('REST (ResourceURL), layer maps/sample, 512 px: a tile at the max zoom and one from an overview', async () => {
+    if (!available()) return;
+    const src = `WMTS:${mapCaps()},layer=maps/sample`;
+    await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'rest-512-max');
+    const low = Math.max(0, mapMax - 2);
+    await expectTileViaWmts(src, pickTile(MAP_STORE, low), 512, MAP_STORE, undefined, 'rest-512-overview');
+  });
+
+  test('REST (ResourceURL), layer maps/sample/256, 256 px', async () => {
+    if (!available()) return;
+    const src = `WMTS:${mapCaps()},layer=maps/sample/256`;
+    await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax, { pyramid: '256' }), 256, MAP_STORE, '256', 'rest-256');
+  });
+
+  test('KVP only: capabilities without ResourceURL make GDAL use the KVP GetTile of OperationsMetadata', async () => {
+    if (!available()) return;
+    const xml = await fetchText(mapCaps());
+    const caps = summarizeCapabilities(xml);
+    expect(caps.layers.find((l) => l.identifier === 'maps/sample')).toBeDefined();
+    expect(xml).toMatch(/<(?:ows:)?Operation[^>]+name="GetTile"/);
+    const kvpOnly = xml.replace(/<(?:\w+:)?ResourceURL\b[^>]*?(?:\/>|>[\s\S]*?<\/(?:\w+:)?ResourceURL>)/g, '');
+    expect(kvpOnly).not.toMatch(/ResourceURL/);
+    const file = path.join(tmp.dir, 'kvp-only-capabilities.xml');
+    writeFileSync(file, kvpOnly);
+
+    const tile = pickTile(MAP_STORE, mapMax);
+    await expectTileViaWmts(`WMTS:${file},layer=maps/sample`, tile, 512, MAP_STORE, undefined, 'kvp-512');
+    const t256 = pickTile(MAP_STORE, Math.max(0, mapMax - 1), { pyramid: '256' });
+    await expectTileViaWmts(`WMTS:${file},layer=maps/sample/256`, t256, 256, MAP_STORE, '256', 'kvp-256');
+  });
+
+  test('service-wide capabilities by KVP GetCapabilities (/wmts?SERVICE=WMTS&REQUEST=GetCapabilities)', async () => {
+    if (!available()) return;
+    const src = `WMTS:${server.url}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&key=demo,layer=maps/sample`;
+    await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'service-kvp-caps');
+  });
+
+  test('service-wide RESTful capabilities (/wmts/1.0.0/WMTSCapabilities.xml), terrain layer', async () => {
+    if (!available()) return;
+    const xml = await fetchText(`${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo`);
+    const caps = summarizeCapabilities(xml);
+    for (const id of ['maps/sample', 'maps/sample/256', 'tiles/sample-terrain']) {
+      expect(caps.layers.map((l) => l.identifier)).toContain(id);
+    }
+    const set = layerMatrixSet(caps, 'maps/sample', 512);
+    const src = `WMTS:${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo,layer=maps/sample,tilematrixset=${set.identifier}`;
+    await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'service-rest-caps');
+  });
+
+  test('terrain-RGB tile set (tiles/sample-terrain, 256 px, limited bounds): exact RGB at the max zoom', async () => {
+    if (!available()) return;
+    const meta = readMetadata(TERRAIN_STORE);
+    const max = Number(meta.maxzoom);
+    const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];
+    const src = `WMTS:${server.url}/tiles/sample-terrain/WMTSCapabilities.xml?key=demo,layer=tiles/sample-terrain`;
+    const tile = pickTile(TERRAIN_STORE, max, { inside: bounds });
+    await expectTileViaWmts(src, tile, 256, TERRAIN_STORE, undefined, 'terrain');
+  });
+});

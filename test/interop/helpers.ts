@@ -1,0 +1,589 @@
+// Shared helpers of the interop suite: real clients (GDAL, OWSLib, OpenLayers, xmllint) run against the
+// real server, and what they fetch is compared pixel by pixel with the tile stored in the .mbtiles file.
+//
+// Clients run as child processes, always asynchronously: the server under test lives in the jest
+// process, so a synchronous spawn would block the event loop the server answers from.
+import { execFile, execFileSync } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import sharp from 'sharp';
+import { XMLParser } from 'fast-xml-parser';
+import { startServer } from '../helpers/server';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** The data directory the server serves and the stored tiles are read from (override: TILEMIRROR_TEST_MIRROR). */
+export const MIRROR_DIR = process.env.TILEMIRROR_TEST_MIRROR ?? path.join(REPO_ROOT, 'mirror');
+export const SYSTEM_PYTHON = '/usr/bin/python3';
+export const API_KEY = 'demo';
+
+/** Half the width of the Web Mercator world in metres (EPSG:3857). */
+export const MERCATOR_HALF = 20037508.342789244;
+
+// ---------------------------------------------------------------------------------------------
+// Clients: present, missing, required
+// ---------------------------------------------------------------------------------------------
+
+/** On CI (or when asked) a missing client fails the run instead of skipping its tests. */
+export function clientsRequired(): boolean {
+  const flag = process.env.TILEMIRROR_REQUIRE_CLIENTS;
+  return process.env.CI === 'true' || (flag !== undefined && flag !== '' && flag !== '0' && flag !== 'false');
+}
+
+/** Full path of an executable found on PATH (or an absolute path that is executable), else undefined. */
+export function which(bin: string): string | undefined {
+  const candidates = bin.includes('/') ? [bin] : (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, bin));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+
+/** True when the system python imports every module (Debian's python3-* only import under /usr/bin/python3). */
+export async function pythonHasModules(modules: string[]): Promise<boolean> {
+  if (!which(SYSTEM_PYTHON)) return false;
+  const r = await run(SYSTEM_PYTHON, ['-c', modules.map((m) => `import ${m}`).join('; ')], { timeoutMs: 30_000 });
+  return r.code === 0;
+}
+
+export interface ClientCheck {
+  /** Executables that must be on PATH. */
+  bins?: string[];
+  /** Modules the system python must import. */
+  pythonModules?: string[];
+  /** Debian packages that provide them, for the message. */
+  packages: string[];
+}
+
+/** Names of what is missing for a client, empty when it can run. */
+export async function missingParts(check: ClientCheck): Promise<string[]> {
+  const missing = (check.bins ?? []).filter((b) => !which(b));
+  if (check.pythonModules?.length && !(await pythonHasModules(check.pythonModules))) {
+    missing.push(`python modules ${check.pythonModules.join(', ')} under ${SYSTEM_PYTHON}`);
+  }
+  return missing;
+}
+
+/**
+ * Decides once, in beforeAll, whether a client's tests run. Returns a function each test calls first:
+ * it returns false (test body should return) when the client is missing and may be skipped, and throws
+ * when the client is missing but required (CI=true or TILEMIRROR_REQUIRE_CLIENTS).
+ */
+export function clientGate(name: string, check: ClientCheck): () => boolean {
+  let missing: string[] | undefined;
+  beforeAll(async () => {
+    missing = await missingParts(check);
+    if (missing.length && !clientsRequired()) {
+      // eslint-disable-next-line no-console
+      console.warn(
+        `SKIPPED ${name}: missing ${missing.join(', ')}. Install the Debian packages ${check.packages.join(' ')} ` +
+          `(bash test/run.sh does), or set TILEMIRROR_REQUIRE_CLIENTS=1 to make this a failure.`,
+      );
+    }
+  }, 60_000);
+  return () => {
+    if (missing === undefined) throw new Error(`clientGate(${name}): beforeAll did not run`);
+    if (!missing.length) return true;
+    if (clientsRequired()) {
+      throw new Error(
+        `${name} is required (CI=true or TILEMIRROR_REQUIRE_CLIENTS) but missing: ${missing.join(', ')}; ` +
+          `install the Debian packages ${check.packages.join(' ')}`,
+      );
+    }
+    return false;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+// ---------------------------------------------------------------------------------------------
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The command line, for failure messages. */
+  command: string;
+}
+
+export async function run(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  const command = [cmd, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      {
+        env: opts.env ?? process.env,
+        cwd: opts.cwd,
+        timeout: opts.timeoutMs ?? 45_000,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        const e = error as (Error & { code?: number | string; signal?: NodeJS.Signals }) | null;
+        resolve({
+          code: e ? (typeof e.code === 'number' ? e.code : -1) : 0,
+          signal: e?.signal ?? null,
+          stdout,
+          stderr: e && typeof e.code !== 'number' ? `${stderr}\n${e.message}` : stderr,
+          command,
+        });
+      },
+    );
+  });
+}
+
+/** Throws with the command, exit status and output when a client exits non-zero. */
+export function assertOk(r: RunResult): RunResult {
+  if (r.code !== 0) {
+    throw new Error(
+      `command failed (exit ${r.code}${r.signal ? `, signal ${r.signal}` : ''}): ${r.command}\n` +
+        `--- stdout ---\n${r.stdout.slice(-4000)}\n--- stderr ---\n${r.stderr.slice(-4000)}`,
+    );
+  }
+  return r;
+}
+
+/** Environment for clients: no proxy for the local server, GDAL without its on-disk tile cache or .aux.xml files. */
+export function clientEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY']) delete env[k];
+  env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
+  env.GDAL_ENABLE_WMS_CACHE = 'NO';
+  env.GDAL_PAM_ENABLED = 'NO';
+  env.GDAL_HTTP_TIMEOUT = '30';
+  env.CPL_VSIL_CURL_ALLOWED_EXTENSIONS = '';
+  env.GDAL_DISABLE_READDIR_ON_OPEN = 'EMPTY_DIR';
+  return { ...env, ...extra };
+}
+
+/** A private temporary directory, removed by the returned cleanup. */
+export function makeTempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), `tilemirror-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored tiles (MBTiles: tile_row counted from the south)
+// ---------------------------------------------------------------------------------------------
+
+export interface TileAddress {
+  z: number;
+  x: number;
+  /** XYZ row, counted from the north (as WMTS TileRow and OGC API tileRow). */
+  y: number;
+}
+
+export function tmsRow(z: number, y: number): number {
+  return 2 ** z - 1 - y;
+}
+
+/** Absolute path of a store of the bundled sample, e.g. storePath('maps/sample.mbtiles'). */
+export function storePath(rel: string): string {
+  return path.join(MIRROR_DIR, rel);
+}
+
+function openReadOnly(file: string): Database.Database {
+  return new Database(file, { readonly: true, fileMustExist: true });
+}
+
+/** Name of the pyramid held in the MBTiles `tiles` table (tilemirror's first pyramid), if the store says. */
+function mainPyramidName(db: Database.Database): string | undefined {
+  try {
+    const row = db.prepare('SELECT name FROM tilemirror_pyramids ORDER BY ord LIMIT 1').get() as { name: string } | undefined;
+    return row?.name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** SQL source of the tiles of one pyramid: the MBTiles `tiles` table for the main one, tilemirror_tiles otherwise. */
+function pyramidSource(db: Database.Database, pyramid?: string): { where: string; params: unknown[] } {
+  if (pyramid === undefined || pyramid === mainPyramidName(db)) return { where: 'tiles WHERE', params: [] };
+  return { where: 'tilemirror_tiles WHERE pyramid = ? AND', params: [pyramid] };
+}
+
+/** The bytes of one stored tile, read straight from the store file (XYZ address). */
+export function readStoredTile(file: string, t: TileAddress, pyramid?: string): Buffer {
+  const db = openReadOnly(file);
+  try {
+    const src = pyramidSource(db, pyramid);
+    const row = db
+      .prepare(`SELECT tile_data FROM ${src.where} zoom_level = ? AND tile_column = ? AND tile_row = ?`)
+      .get(...src.params, t.z, t.x, tmsRow(t.z, t.y)) as { tile_data: Buffer } | undefined;
+    if (!row) throw new Error(`no tile ${t.z}/${t.x}/${t.y} (pyramid ${pyramid ?? 'main'}) in ${file}`);
+    return row.tile_data;
+  } finally {
+    db.close();
+  }
+}
+
+/** MBTiles `metadata` as a map. */
+export function readMetadata(file: string): Record<string, string> {
+  const db = openReadOnly(file);
+  try {
+    const rows = db.prepare('SELECT name, value FROM metadata').all() as { name: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.name, r.value]));
+  } finally {
+    db.close();
+  }
+}
+
+/** Web Mercator bounds of an XYZ tile: [minX, minY, maxX, maxY] in metres. */
+export function tileBounds3857(t: TileAddress): [number, number, number, number] {
+  const size = (2 * MERCATOR_HALF) / 2 ** t.z;
+  const minX = -MERCATOR_HALF + t.x * size;
+  const maxY = MERCATOR_HALF - t.y * size;
+  return [minX, maxY - size, minX + size, maxY];
+}
+
+/** WGS 84 bounds [west, south, east, north] of an XYZ tile. */
+export function tileBoundsLonLat(t: TileAddress): [number, number, number, number] {
+  const n = 2 ** t.z;
+  const lon = (x: number) => (x / n) * 360 - 180;
+  const lat = (y: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / n))) * 180) / Math.PI;
+  return [lon(t.x), lat(t.y + 1), lon(t.x + 1), lat(t.y)];
+}
+
+/**
+ * A stored tile worth comparing: at zoom z, not on the edge of the world, inside `inside` (lon/lat bounds)
+ * when given, and the largest one there (most detail, so a wrong tile cannot pass by accident).
+ */
+export function pickTile(file: string, z: number, opts: { pyramid?: string; inside?: [number, number, number, number] } = {}): TileAddress {
+  const db = openReadOnly(file);
+  try {
+    const src = pyramidSource(db, opts.pyramid);
+    const rows = db
+      .prepare(`SELECT tile_column AS x, tile_row AS r, length(tile_data) AS n FROM ${src.where} zoom_level = ? ORDER BY n DESC, x, r`)
+      .all(...src.params, z) as { x: number; r: number; n: number }[];
+    const n = 2 ** z;
+    const candidates = rows
+      .map((row) => ({ z, x: row.x, y: tmsRow(z, row.r) }))
+      .filter((t) => n < 4 || (t.x > 0 && t.x < n - 1 && t.y > 0 && t.y < n - 1))
+      .filter((t) => {
+        if (!opts.inside) return true;
+        const [w, s, e, no] = tileBoundsLonLat(t);
+        const [bw, bs, be, bn] = opts.inside;
+        return w >= bw && e <= be && s >= bs && no <= bn;
+      });
+    if (!candidates.length) throw new Error(`no suitable tile at z${z} (pyramid ${opts.pyramid ?? 'main'}) in ${file}`);
+    return candidates[0];
+  } finally {
+    db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pixels
+// ---------------------------------------------------------------------------------------------
+
+export interface RGBA {
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/** Decodes any image sharp reads into raw 8-bit RGBA (alpha 255 added where the image has none). */
+export async function decodeRGBA(input: Buffer | string): Promise<RGBA> {
+  const { data, info } = await sharp(input).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) throw new Error(`expected 4 channels after ensureAlpha, got ${info.channels}`);
+  return { width: info.width, height: info.height, data };
+}
+
+export interface PixelDiff {
+  sameSize: boolean;
+  size: string;
+  /** Number of pixels whose RGBA differs by more than the tolerance in some channel. */
+  differing: number;
+  /** Largest channel difference found. */
+  maxDelta: number;
+  firstDifference?: string;
+}
+
+export function comparePixels(actual: RGBA, expected: RGBA, tolerance = 0): PixelDiff {
+  const size = `${actual.width}x${actual.height} vs expected ${expected.width}x${expected.height}`;
+  if (actual.width !== expected.width || actual.height !== expected.height) {
+    return { sameSize: false, size, differing: -1, maxDelta: -1 };
+  }
+  let differing = 0;
+  let maxDelta = 0;
+  let firstDifference: string | undefined;
+  for (let i = 0; i < expected.data.length; i += 4) {
+    let worst = 0;
+    for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(actual.data[i + c] - expected.data[i + c]));
+    if (worst > maxDelta) maxDelta = worst;
+    if (worst > tolerance) {
+      differing++;
+      if (!firstDifference) {
+        const p = i / 4;
+        firstDifference =
+          `pixel (${p % expected.width}, ${Math.floor(p / expected.width)}): ` +
+          `got [${[...actual.data.subarray(i, i + 4)].join(',')}] expected [${[...expected.data.subarray(i, i + 4)].join(',')}]`;
+      }
+    }
+  }
+  return { sameSize: true, size, differing, maxDelta, firstDifference };
+}
+
+/** Asserts that an image a client produced has exactly the stored tile's pixels (within `tolerance` per channel). */
+export async function expectSamePixels(actual: Buffer | string, expected: Buffer, label: string, tolerance = 0): Promise<void> {
+  const [a, e] = await Promise.all([decodeRGBA(actual), decodeRGBA(expected)]);
+  if (isUniform(e)) throw new Error(`${label}: the stored tile is a single colour, a useless reference (pick another tile)`);
+  const d = comparePixels(a, e, tolerance);
+  if (!d.sameSize || d.differing !== 0) {
+    throw new Error(
+      `${label}: pixels differ from the stored tile: size ${d.size}` +
+        (d.sameSize ? `, ${d.differing} pixel(s) off by up to ${d.maxDelta}; first at ${d.firstDifference}` : ''),
+    );
+  }
+}
+
+export function isUniform(img: RGBA): boolean {
+  const first = img.data.readUInt32LE(0);
+  for (let i = 4; i < img.data.length; i += 4) if (img.data.readUInt32LE(i) !== first) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+// ---------------------------------------------------------------------------------------------
+
+/** Appends the API key (and other parameters) to a path or URL. */
+export function withKey(url: string, params: Record<string, string> = {}): string {
+  const u = new URL(url);
+  if (!u.searchParams.has('key')) u.searchParams.set('key', API_KEY);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+export async function fetchOk(url: string): Promise<{ body: Buffer; contentType: string }> {
+  const res = await fetch(url);
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) {
+    throw new Error(`GET ${url} -> ${res.status} ${res.headers.get('content-type') ?? ''}: ${body.toString('utf8', 0, 500)}`);
+  }
+  return { body, contentType: res.headers.get('content-type') ?? '' };
+}
+
+export async function fetchText(url: string): Promise<string> {
+  return (await fetchOk(url)).body.toString('utf8');
+}
+
+export async function fetchJson<T = unknown>(url: string): Promise<T> {
+  const { body, contentType } = await fetchOk(url);
+  if (!/json/.test(contentType)) throw new Error(`GET ${url}: expected a JSON media type, got '${contentType}'`);
+  return JSON.parse(body.toString('utf8')) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// WMTS capabilities, read just enough to find identifiers (the clients under test do the real parsing)
+// ---------------------------------------------------------------------------------------------
+
+export interface CapsTileMatrix {
+  identifier: string;
+  scaleDenominator: number;
+  tileWidth: number;
+  tileHeight: number;
+}
+export interface CapsMatrixSet {
+  identifier: string;
+  supportedCRS: string;
+  matrices: CapsTileMatrix[];
+}
+export interface CapsLayer {
+  identifier: string;
+  formats: string[];
+  matrixSetLinks: string[];
+  resourceUrls: { format: string; resourceType: string; template: string }[];
+}
+export interface CapsSummary {
+  layers: CapsLayer[];
+  matrixSets: CapsMatrixSet[];
+}
+
+const ARRAY_ELEMENTS = new Set(['Layer', 'TileMatrixSet', 'TileMatrix', 'TileMatrixSetLink', 'Format', 'ResourceURL', 'Style']);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Node = any;
+
+/** A small reading of WMTS capabilities: layer identifiers, their matrix set links and the matrix sets. */
+export function summarizeCapabilities(xml: string): CapsSummary {
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    removeNSPrefix: true,
+    parseTagValue: false,
+    isArray: (name, jpath) => ARRAY_ELEMENTS.has(name) && !String(jpath).endsWith('TileMatrixSetLink.TileMatrixSet'),
+  });
+  const doc: Node = parser.parse(xml);
+  const contents: Node = doc?.Capabilities?.Contents ?? {};
+  const text = (v: Node): string => (typeof v === 'string' ? v : (v?.['#text'] ?? '')).toString().trim();
+  const layers: CapsLayer[] = (contents.Layer ?? []).map((l: Node) => ({
+    identifier: text(l.Identifier),
+    formats: (l.Format ?? []).map(text),
+    matrixSetLinks: (l.TileMatrixSetLink ?? []).map((k: Node) => text(k.TileMatrixSet)),
+    resourceUrls: (l.ResourceURL ?? []).map((r: Node) => ({
+      format: r['@format'] ?? '',
+      resourceType: r['@resourceType'] ?? '',
+      template: r['@template'] ?? '',
+    })),
+  }));
+  const matrixSets: CapsMatrixSet[] = (contents.TileMatrixSet ?? []).map((s: Node) => ({
+    identifier: text(s.Identifier),
+    supportedCRS: text(s.SupportedCRS),
+    matrices: (s.TileMatrix ?? []).map((m: Node) => ({
+      identifier: text(m.Identifier),
+      scaleDenominator: Number(text(m.ScaleDenominator)),
+      tileWidth: Number(text(m.TileWidth)),
+      tileHeight: Number(text(m.TileHeight)),
+    })),
+  }));
+  return { layers, matrixSets };
+}
+
+/** Scale denominator of zoom z of a Web Mercator set of `tileSize` px tiles (0.28 mm pixels). */
+export function mercatorScaleDenominator(z: number, tileSize: number): number {
+  return (2 * Math.PI * 6378137) / tileSize / 0.00028 / 2 ** z;
+}
+
+/** The TileMatrix identifier of zoom z in a Web Mercator matrix set, found by its scale. */
+export function matrixIdForZoom(set: CapsMatrixSet, z: number): string {
+  const tileSize = set.matrices[0]?.tileWidth ?? 256;
+  const want = mercatorScaleDenominator(z, tileSize);
+  const m = set.matrices.find((tm) => Math.abs(tm.scaleDenominator - want) / want < 1e-6);
+  if (!m) throw new Error(`matrix set ${set.identifier} has no matrix at zoom ${z} (scale ${want})`);
+  return m.identifier;
+}
+
+/** The matrix set a layer links to, for tiles of `tileSize` px. */
+export function layerMatrixSet(caps: CapsSummary, layerId: string, tileSize: number): CapsMatrixSet {
+  const layer = caps.layers.find((l) => l.identifier === layerId);
+  if (!layer) throw new Error(`no layer '${layerId}' in capabilities (layers: ${caps.layers.map((l) => l.identifier).join(', ')})`);
+  const sets = layer.matrixSetLinks
+    .map((id) => caps.matrixSets.find((s) => s.identifier === id))
+    .filter((s): s is CapsMatrixSet => !!s && /3857|900913/.test(s.supportedCRS) && s.matrices[0]?.tileWidth === tileSize);
+  if (!sets.length) {
+    throw new Error(`layer '${layerId}' links no Web Mercator matrix set of ${tileSize} px tiles (links: ${layer.matrixSetLinks.join(', ')})`);
+  }
+  return sets[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test
+// ---------------------------------------------------------------------------------------------
+
+export interface InteropServer {
+  /** Base URL without a trailing slash. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real server in this process (test/helpers/server.ts), serving mirror/ with key `demo`.
+ * TILEMIRROR_TEST_URL points the suite at a server that already runs instead (with TILEMIRROR_TEST_MIRROR
+ * naming the data directory it serves, so stored tiles can be compared).
+ */
+export async function startInteropServer(): Promise<InteropServer> {
+  const external = process.env.TILEMIRROR_TEST_URL;
+  if (external) return { url: external.replace(/\/+$/, ''), close: async () => undefined };
+  const s = await startServer({ dataDir: MIRROR_DIR });
+  return { url: s.url.replace(/\/+$/, ''), close: () => s.close() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// GDAL
+// ---------------------------------------------------------------------------------------------
+
+export const GDAL_CHECK: ClientCheck = { bins: ['gdal_translate', 'gdalinfo'], packages: ['gdal-bin'] };
+
+/** GDAL's version as [major, minor, patch], or undefined when gdalinfo is missing (read once, at module load). */
+let gdalVersionCache: { v: [number, number, number] | undefined } | undefined;
+export function gdalVersion(): [number, number, number] | undefined {
+  if (gdalVersionCache) return gdalVersionCache.v;
+  let v: [number, number, number] | undefined;
+  if (which('gdalinfo')) {
+    try {
+      const out = execFileSync('gdalinfo', ['--version'], { encoding: 'utf8', timeout: 20_000 });
+      const m = /GDAL (\d+)\.(\d+)\.(\d+)/.exec(out);
+      if (m) v = [Number(m[1]), Number(m[2]), Number(m[3])];
+    } catch {
+      v = undefined;
+    }
+  }
+  gdalVersionCache = { v };
+  return v;
+}
+
+/** True when GDAL is at least major.minor (and true when the version is unknown: let the test show what happens). */
+export function gdalAtLeast(major: number, minor: number): boolean {
+  const v = gdalVersion();
+  if (!v) return true;
+  return v[0] > major || (v[0] === major && v[1] >= minor);
+}
+
+export interface GdalInfo {
+  size: [number, number];
+  geoTransform: number[];
+  bands: { band: number; colorInterpretation?: string; overviews?: { size: [number, number] }[] }[];
+  coordinateSystem?: { wkt?: string };
+  metadata?: Record<string, Record<string, string>>;
+  driverShortName?: string;
+}
+
+export async function gdalinfo(source: string, openOptions: string[] = [], cwd?: string): Promise<GdalInfo> {
+  const args = ['-json', ...openOptions.flatMap((o) => ['-oo', o]), source];
+  const r = assertOk(await run('gdalinfo', args, { env: clientEnv(), cwd }));
+  return JSON.parse(r.stdout) as GdalInfo;
+}
+
+/**
+ * gdal_translate of one tile's footprint to a PNG of `tileSize` px: -projwin on the tile's EPSG:3857 bounds
+ * (where the dataset's grid is the tile grid, the output is exactly the tile) or, with `srcwin`, the pixel
+ * window those bounds cover in `info`'s grid, rounded to whole pixels.
+ */
+export async function gdalTranslateTile(
+  source: string,
+  tile: TileAddress,
+  tileSize: number,
+  outFile: string,
+  opts: { openOptions?: string[]; srcwinFrom?: GdalInfo; cwd?: string } = {},
+): Promise<RunResult> {
+  const [minX, minY, maxX, maxY] = tileBounds3857(tile);
+  let window: string[];
+  if (opts.srcwinFrom) {
+    const gt = opts.srcwinFrom.geoTransform;
+    const x0 = Math.round((minX - gt[0]) / gt[1]);
+    const y0 = Math.round((maxY - gt[3]) / gt[5]);
+    const x1 = Math.round((maxX - gt[0]) / gt[1]);
+    const y1 = Math.round((minY - gt[3]) / gt[5]);
+    window = ['-srcwin', String(x0), String(y0), String(x1 - x0), String(y1 - y0)];
+  } else {
+    window = ['-projwin', String(minX), String(maxY), String(maxX), String(minY)];
+  }
+  const args = [
+    '-q',
+    '-of',
+    'PNG',
+    ...(opts.openOptions ?? []).flatMap((o) => ['-oo', o]),
+    ...window,
+    '-outsize',
+    String(tileSize),
+    String(tileSize),
+    source,
+    outFile,
+  ];
+  const r = assertOk(await run('gdal_translate', args, { env: clientEnv(), cwd: opts.cwd ?? path.dirname(outFile) }));
+  // A window partly outside the dataset is only a warning to gdal_translate (it fills with zeros): fail instead.
+  if (/partially outside|ERROR \d+/i.test(r.stderr)) throw new Error(`${r.command}\n${r.stderr}`);
+  return r;
+}

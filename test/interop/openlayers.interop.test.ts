@@ -1,0 +1,107 @@
+// OpenLayers 10 as a WMTS client. ol is ESM-only and jest runs CommonJS, so ol-capabilities.mjs runs in its
+// own node process: it parses the capabilities with WMTSCapabilities (jsdom's DOMParser), builds the source
+// with optionsFromCapabilities and prints the URL its tileUrlFunction makes for each tile. This test fetches
+// those URLs and compares the pixels with the tile stored in the .mbtiles file.
+import path from 'node:path';
+import {
+  assertOk,
+  clientEnv,
+  expectSamePixels,
+  fetchOk,
+  fetchText,
+  layerMatrixSet,
+  pickTile,
+  readMetadata,
+  readStoredTile,
+  run,
+  startInteropServer,
+  storePath,
+  summarizeCapabilities,
+  type InteropServer,
+  type TileAddress,
+} from './helpers';
+
+const SCRIPT = path.join(__dirname, 'ol-capabilities.mjs');
+const MAP_STORE = storePath('maps/sample.mbtiles');
+const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
+
+interface OlReport {
+  layer: string;
+  matrixSet: string;
+  requestEncoding: string;
+  format: string;
+  style: string;
+  tileSize: number;
+  projection: string;
+  urls: { z: number; x: number; y: number; matrixId: string; url: string }[];
+}
+
+async function openLayers(capsUrl: string, layer: string, matrixSet: string, encoding: 'KVP' | 'REST' | '-', tiles: TileAddress[]): Promise<OlReport> {
+  const r = assertOk(
+    await run(process.execPath, [SCRIPT, capsUrl, layer, matrixSet, encoding, ...tiles.map((t) => `${t.z}/${t.x}/${t.y}`)], {
+      env: clientEnv(),
+      cwd: path.resolve(__dirname, '..', '..'),
+      timeoutMs: 60_000,
+    }),
+  );
+  return JSON.parse(r.stdout) as OlReport;
+}
+
+describe('OpenLayers WMTS source from the served capabilities', () => {
+  // ol and jsdom are devDependencies: always present where the suite runs, nothing to skip.
+  let server: InteropServer;
+  let mapMax: number;
+
+  beforeAll(async () => {
+    server = await startInteropServer();
+    mapMax = Number(readMetadata(MAP_STORE).maxzoom);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const mapCaps = () => `${server.url}/maps/sample/WMTSCapabilities.xml?key=demo`;
+
+  async function check(
+    capsUrl: string,
+    layer: string,
+    tileSize: number,
+    encoding: 'KVP' | 'REST' | '-',
+    tiles: TileAddress[],
+    store: string,
+    pyramid?: string,
+  ): Promise<OlReport> {
+    const caps = summarizeCapabilities(await fetchText(capsUrl));
+    const set = layerMatrixSet(caps, layer, tileSize);
+    const report = await openLayers(capsUrl, layer, set.identifier, encoding, tiles);
+    expect(report.matrixSet).toBe(set.identifier);
+    expect(report.tileSize).toBe(tileSize);
+    expect(report.projection).toBe('EPSG:3857');
+    expect(report.format).toBe('image/png');
+    if (encoding !== '-') expect(report.requestEncoding).toBe(encoding);
+    for (const u of report.urls) {
+      const t = { z: u.z, x: u.x, y: u.y };
+      const { body, contentType } = await fetchOk(u.url);
+      expect(contentType).toMatch(/^image\/png/);
+      await expectSamePixels(body, readStoredTile(store, t, pyramid), `OpenLayers ${report.requestEncoding} ${layer} ${t.z}/${t.x}/${t.y} (${u.url})`);
+    }
+    return report;
+  }
+
+  test.each(['-', 'KVP', 'REST'] as const)('layer maps/sample, 512 px set, requestEncoding %s', async (encoding) => {
+    const tiles = [pickTile(MAP_STORE, mapMax), pickTile(MAP_STORE, Math.max(0, mapMax - 2)), { z: 0, x: 0, y: 0 }];
+    await check(mapCaps(), 'maps/sample', 512, encoding, tiles, MAP_STORE);
+  });
+
+  test.each(['-', 'KVP', 'REST'] as const)('layer maps/sample/256, 256 px set, requestEncoding %s', async (encoding) => {
+    const tiles = [pickTile(MAP_STORE, mapMax, { pyramid: '256' }), pickTile(MAP_STORE, Math.max(0, mapMax - 1), { pyramid: '256' })];
+    await check(mapCaps(), 'maps/sample/256', 256, encoding, tiles, MAP_STORE, '256');
+  });
+
+  test('service-wide capabilities, terrain layer (tile matrix set limits)', async () => {
+    const meta = readMetadata(TERRAIN_STORE);
+    const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];
+    const tile = pickTile(TERRAIN_STORE, Number(meta.maxzoom), { inside: bounds });
+    await check(`${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo`, 'tiles/sample-terrain', 256, '-', [tile], TERRAIN_STORE);
+  });
+});

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# The test command (`npm test`): makes sure everything the suite needs is present, then runs jest.
+#
+#   bash test/run.sh [jest arguments...]      e.g. bash test/run.sh test/interop -t GDAL
+#
+# 1. Real clients the interop tests drive (Debian packages, installed once with apt-get when missing).
+# 2. node_modules (npm ci when missing), dist/ (npm run build when missing or older than src/),
+#    the bundled sample in mirror/ (npm run sample when missing or older than its builder).
+# 3. jest, with the arguments passed through.
+#
+# Safe to run repeatedly: when everything is present it goes straight to jest.
+# With CI=true (or TILEMIRROR_REQUIRE_CLIENTS=1) a client that cannot be installed fails the run;
+# otherwise the tests that need it are skipped with a message.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# ---------------------------------------------------------------------------------------------
+# What the suite needs from the system. Add new clients here (one place):
+#   APT_PACKAGES  Debian packages, installed with apt-get when one is missing
+#   CHECKS        "what|command that succeeds when it is usable", verified after installing
+# e.g. for browser tests: APT_PACKAGES+=(chromium) and CHECKS+=("chromium|command -v chromium").
+# ---------------------------------------------------------------------------------------------
+APT_PACKAGES=(
+  gdal-bin          # gdalinfo, gdal_translate: WMTS, OGCAPI and MBTiles drivers
+  python3-gdal      # osgeo bindings for /usr/bin/python3
+  python3-owslib    # OWSLib WebMapTileService
+  libxml2-utils     # xmllint --schema
+  python3-mapproxy  # ships the WMTS 1.0 / OWS 1.1 XSDs used offline by xmllint
+)
+CHECKS=(
+  "gdal_translate|command -v gdal_translate"
+  "gdalinfo|command -v gdalinfo"
+  "xmllint|command -v xmllint"
+  "OWSLib under /usr/bin/python3|/usr/bin/python3 -c 'import owslib.wmts'"
+  "GDAL python bindings|/usr/bin/python3 -c 'from osgeo import gdal'"
+  "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
+)
+
+CI="${CI:-}"
+if [[ "$CI" == "true" ]]; then
+  export TILEMIRROR_REQUIRE_CLIENTS="${TILEMIRROR_REQUIRE_CLIENTS:-1}"
+fi
+REQUIRE="${TILEMIRROR_REQUIRE_CLIENTS:-}"
+[[ "$REQUIRE" == "0" || "$REQUIRE" == "false" ]] && REQUIRE=""
+
+# GDAL would otherwise cache WMTS/OGC API tiles in ./gdalwmscache and answer later runs from it.
+export GDAL_ENABLE_WMS_CACHE=NO
+
+say() { printf '[test/run.sh] %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
+# 1. System packages
+# ---------------------------------------------------------------------------------------------
+missing_packages() {
+  local p
+  for p in "${APT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+      printf '%s\n' "$p"
+    fi
+  done
+}
+
+install_packages() {
+  local -a missing
+  mapfile -t missing < <(missing_packages)
+  ((${#missing[@]} == 0)) && return 0
+
+  local -a sudo=()
+  if [[ "$(id -u)" != "0" ]]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo=(sudo -n)
+    else
+      say "missing Debian packages: ${missing[*]} (not root and no password-less sudo; install them by hand)"
+      return 1
+    fi
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  local apt_env=(env DEBIAN_FRONTEND=noninteractive)
+  # One `apt-get update` per run, and only when something has to be installed.
+  "${sudo[@]}" "${apt_env[@]}" apt-get update -qq </dev/null || return 1
+  "${sudo[@]}" "${apt_env[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null || return 1
+}
+
+if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  if ! install_packages; then
+    [[ -n "$REQUIRE" ]] && die "could not install the Debian packages the interop tests need"
+    say "WARNING: could not install some Debian packages; the tests needing them will be skipped"
+  fi
+else
+  say "no apt-get here: install the equivalents of ${APT_PACKAGES[*]} by hand"
+fi
+
+missing_checks=()
+for c in "${CHECKS[@]}"; do
+  if ! bash -c "${c#*|}" >/dev/null 2>&1; then missing_checks+=("${c%%|*}"); fi
+done
+if ((${#missing_checks[@]})); then
+  msg="clients not usable: ${missing_checks[*]}"
+  [[ -n "$REQUIRE" ]] && die "$msg (required: CI=true or TILEMIRROR_REQUIRE_CLIENTS is set)"
+  say "WARNING: $msg; their tests will be skipped"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. node_modules, dist/, the bundled sample
+# ---------------------------------------------------------------------------------------------
+# True when any file under the given paths is newer than $1 (or $1 is missing).
+newer_than() {
+  local target="$1"; shift
+  [[ -e "$target" ]] || return 0
+  [[ -n "$(find "$@" -newer "$target" -type f -print -quit 2>/dev/null)" ]]
+}
+
+if [[ ! -d node_modules ]] || [[ ! -e node_modules/.package-lock.json ]]; then
+  say "node_modules missing: npm ci"
+  if ! npm ci --no-audit --no-fund </dev/null; then
+    # e.g. a registry mirror without other platforms' optional packages makes npm ci call the lock "out of sync"
+    say "WARNING: npm ci failed; installing from the lock with npm install --no-save"
+    npm install --no-audit --no-fund --no-save </dev/null
+  fi
+fi
+
+if newer_than dist/cli.js src tsconfig.json package.json; then
+  say "dist/ missing or older than src/: npm run build"
+  npm run --silent build </dev/null
+fi
+
+SAMPLE_STORES=(
+  mirror/maps/sample.mbtiles
+  mirror/tiles/sample-vector.mbtiles
+  mirror/tiles/sample-terrain.mbtiles
+  mirror/images/sample-image.mbtiles
+)
+# `npm run sample` rebuilds only what is out of date (and leaves up-to-date stores untouched), so it runs
+# when a store is missing or its builder (dist/sample) changed since the last check, recorded by a stamp.
+SAMPLE_STAMP=node_modules/.cache/tilemirror/sample-checked
+sample_outdated() {
+  local s
+  for s in "${SAMPLE_STORES[@]}"; do [[ -s "$s" ]] || return 0; done
+  [[ -d dist/sample ]] && newer_than "$SAMPLE_STAMP" dist/sample && return 0
+  return 1
+}
+if sample_outdated; then
+  say "bundled sample missing or its builder changed: npm run sample"
+  npm run --silent sample </dev/null
+  mkdir -p "$(dirname "$SAMPLE_STAMP")" && touch "$SAMPLE_STAMP"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 3. jest
+# ---------------------------------------------------------------------------------------------
+exec npx --no-install jest "$@"
