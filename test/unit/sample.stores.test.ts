@@ -28,7 +28,6 @@ const { VectorTile } = require(require.resolve('@mapbox/vector-tile', { paths: [
 const Pbf = require(require.resolve('pbf', { paths: [vtpbfDir] }));
 
 let dir: string;
-let buildMs = 0;
 const logs: string[] = [];
 const open = (store: keyof typeof SAMPLE_STORES) =>
   new Database(path.join(dir, SAMPLE_STORES[store]), { readonly: true, fileMustExist: true });
@@ -87,9 +86,7 @@ async function mapPixel(db: Database.Database, pyramid: string | null, size: num
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sample-'));
-  const t0 = Date.now();
   await buildSample(dir, { log: (m) => logs.push(m) });
-  buildMs = Date.now() - t0;
 }, 240_000);
 
 afterAll(() => {
@@ -107,8 +104,6 @@ describe('bundled sample build', () => {
       db.close();
       expect(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     }
-    // eslint-disable-next-line no-console
-    console.log(`sample built in ${buildMs} ms\n${logs.join('\n')}`);
   });
 
   it('skips up-to-date stores, and rebuilds a store of another version', async () => {
