@@ -37,11 +37,16 @@ export class Dispatcher {
       cors = { ...cors, Deprecation: 'true', Link: `<${route.deprecated.successor}>; rel="successor-version"` };
     }
     if (!params) return this.send(req, res, textReply(400, 'Invalid percent-encoding in the path'), cors);
+    const { publicUrl, trustProxy } = this.config.server;
+    let baseUrl: string | undefined;
     const ctx: RequestContext = {
       catalog: this.catalog,
       config: this.config,
       key: query.get('key') ?? '',
-      baseUrl: baseUrlOf(req, this.config.server.publicUrl, this.config.server.trustProxy),
+      // Only documents need it; tiles never ask, so it is worked out on first use.
+      get baseUrl() {
+        return (baseUrl ??= baseUrlOf(req, publicUrl, trustProxy));
+      },
       query,
       headers: req.headers,
       path,

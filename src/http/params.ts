@@ -1,4 +1,4 @@
-import { tileRange } from '../geo/mercator';
+import { tileRange, type TileRange } from '../geo/mercator';
 import type { Pyramid } from '../store/types';
 import { badRequest } from './reply';
 
@@ -29,10 +29,18 @@ export function parseTileAddress(z: string | undefined, x: string | undefined, y
   return { z: zz, x: xx, y: yy };
 }
 
+// Tile ranges per pyramid and zoom: computing them takes trigonometry, and a pyramid object lives as long as its store.
+const ranges = new WeakMap<Pyramid, TileRange[]>();
+function rangeOf(p: Pyramid, z: number): TileRange {
+  let perZoom = ranges.get(p);
+  if (!perZoom) ranges.set(p, (perZoom = []));
+  return (perZoom[z] ??= tileRange(p.bounds, z));
+}
+
 /** 400 when the tile lies outside the pyramid's zoom range or bounds (a tile inside them may still be absent: 204). */
 export function assertInPyramid(p: Pyramid, { z, x, y }: TileAddress): void {
   if (z < p.minzoom || z > p.maxzoom) throw badRequest(`Out of bounds: zoom ${z} is outside ${p.minzoom}-${p.maxzoom}`);
-  const r = tileRange(p.bounds, z);
+  const r = rangeOf(p, z);
   if (x < r.minX || x > r.maxX || y < r.minY || y > r.maxY) throw badRequest(`Out of bounds: tile ${z}/${x}/${y}`);
 }
 

@@ -7,8 +7,12 @@ export interface Tilemirror extends RunningServer {
   catalog: Catalog;
 }
 
+/** JSON logs to stdout, written asynchronously in batches: a synchronous write per request would cost a syscall each. */
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, base: undefined });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  // Flush what is buffered when the process ends normally.
+  process.once('beforeExit', () => destination.flushSync());
+  return pino({ level: config.logLevel, base: undefined }, destination);
 }
 
 /** Opens the catalog of the data directory and serves it until `close()`. */
@@ -24,6 +28,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     close: async () => {
       await running.close();
       catalog.close();
+      log.flush();
     },
   };
 }
