@@ -1,0 +1,46 @@
+'use strict';
+// Anchors: other servers the benchmarks compare against. They are NOT project dependencies: each is installed
+// on first use into .bench/ (gitignored), outside package.json and package-lock.json.
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT } = require('./store');
+
+const TILESERVER_PREFIX = path.join(ROOT, '.bench', 'tileserver');
+const TILESERVER_SPEC = 'tileserver-gl-light@5';
+const TILESERVER_MAIN = path.join(TILESERVER_PREFIX, 'node_modules', 'tileserver-gl-light', 'src', 'main.js');
+
+function tileserverWorks() {
+  if (!fs.existsSync(TILESERVER_MAIN)) return false;
+  const r = spawnSync(process.execPath, [TILESERVER_MAIN, '--help'], { encoding: 'utf8', timeout: 30000 });
+  return r.status === 0 && /--mbtiles/.test(r.stdout);
+}
+
+/**
+ * The path of tileserver-gl-light's main script, installing it first when needed (~100 s: sqlite3 builds from source).
+ * Returns undefined (with the reason) when it cannot be installed or `install` is false.
+ */
+function ensureTileserver({ install = true, log = console.error } = {}) {
+  if (tileserverWorks()) return { main: TILESERVER_MAIN, version: tileserverVersion() };
+  if (!install) return { reason: `not installed in ${TILESERVER_PREFIX} (run without --no-install)` };
+  log(`installing ${TILESERVER_SPEC} into ${path.relative(ROOT, TILESERVER_PREFIX)}/ (once; ~100 s) ...`);
+  fs.mkdirSync(TILESERVER_PREFIX, { recursive: true });
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const r = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', TILESERVER_PREFIX, TILESERVER_SPEC], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 15 * 60 * 1000,
+  });
+  if (r.status !== 0 || !tileserverWorks()) return { reason: `npm install ${TILESERVER_SPEC} failed (exit ${r.status ?? r.signal})` };
+  return { main: TILESERVER_MAIN, version: tileserverVersion() };
+}
+
+function tileserverVersion() {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(TILESERVER_MAIN), '..', 'package.json'), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+module.exports = { ensureTileserver, TILESERVER_PREFIX };
