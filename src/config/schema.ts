@@ -47,9 +47,18 @@ export const configSchema = z
       .object({
         tilesMaxAge: z.number().int().min(0).default(86400),
         documentsMaxAge: z.number().int().min(0).default(300),
+        /** Memory for hot tiles (MB), shared by all stores; 0 reads every tile from SQLite. */
+        memoryMb: z.number().min(0).max(65536).default(48),
       })
       .strict()
-      .default({ tilesMaxAge: 86400, documentsMaxAge: 300 }),
+      .default({ tilesMaxAge: 86400, documentsMaxAge: 300, memoryMb: 48 }),
+    fonts: z
+      .object({
+        /** Fonts tried, in order, for a glyph no font of the requested stack has (a font that is not mirrored). */
+        fallback: z.array(z.string().min(1)).default(['Noto Sans Regular']),
+      })
+      .strict()
+      .default({ fallback: ['Noto Sans Regular'] }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict();

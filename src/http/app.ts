@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
-import { Dispatcher, redactKey } from './dispatch';
+import { Dispatcher, type TimedRequest } from './dispatch';
 import { textReply } from './reply';
 import { matchRoute, type Route } from './route-table';
 import { routes } from './routes';
@@ -23,6 +23,14 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
   app.disable('x-powered-by');
   app.set('etag', false);
   const maplibreDist = dirname(require.resolve('maplibre-gl/dist/maplibre-gl.mjs'));
+  // Static files are answered by Express itself, not through the dispatcher: log them when they finish
+  // (a missing file falls through to the 404 answer, which the dispatcher logs).
+  if (dispatcher.config.server.requestLog) {
+    app.use('/assets', (req, res, next) => {
+      res.once('finish', () => res.statusCode < 400 && dispatcher.logRequest(req, res.statusCode));
+      next();
+    });
+  }
   // The viewer's library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
   app.use('/assets/maplibre-gl', express.static(maplibreDist, { maxAge: '1d', index: false, fallthrough: true }));
   app.use((req, res, next) => {
@@ -52,26 +60,16 @@ export function createListener(config: Config, catalog: Catalog, log: Logger): (
   const hot = routes.filter((r) => r.hot);
   const logRequests = config.server.requestLog;
   return (req, res) => {
-    if (logRequests) {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        log.info(
-          { method: req.method, url: redactKey(req.url ?? ''), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 },
-          'request',
-        );
-      });
-    }
+    // Every answer goes out through dispatcher.send (or the static files' hook), which logs it with this stamp.
+    if (logRequests) (req as TimedRequest).startedAt = performance.now();
     const url = req.url ?? '/';
     if (Buffer.byteLength(url) > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return dispatcher.send(req, res, textReply(405, 'Method not allowed: this API is read-only (GET, HEAD)', { Allow: 'GET, HEAD' }));
     }
     const [path, query] = splitUrl(url);
-    for (const r of hot) {
-      if (!r.regex.test(path)) continue;
-      const found = matchRoute([r], path);
-      if (found) return dispatcher.run(found.route, 'badEncoding' in found ? undefined : found.params, req, res, path, query);
-    }
+    const found = matchRoute(hot, path);
+    if (found) return dispatcher.run(found.route, 'badEncoding' in found ? undefined : found.params, req, res, path, query);
     app(req, res);
   };
 }

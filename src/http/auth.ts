@@ -38,9 +38,27 @@ export function originAllowed(patterns: readonly string[], origin: string): bool
  */
 export class KeyRing {
   private readonly keys: HeldKey[];
+  /**
+   * Keys already proven valid, so a hot client costs one Map lookup instead of a digest per request. Only
+   * configured keys can enter, so it stays as small as the configuration; a miss (any unknown string) takes
+   * the constant-time path.
+   */
+  private readonly proven = new Map<string, ApiKey>();
 
   constructor(keys: readonly ApiKey[]) {
     this.keys = keys.map((key) => ({ key, digest: digest(key.key) }));
+  }
+
+  private find(given: string): ApiKey | undefined {
+    const known = this.proven.get(given);
+    if (known) return known;
+    const d = digest(given);
+    let found: ApiKey | undefined;
+    for (const held of this.keys) {
+      if (timingSafeEqual(held.digest, d)) found = held.key;
+    }
+    if (found) this.proven.set(given, found);
+    return found;
   }
 
   check(
@@ -48,11 +66,7 @@ export class KeyRing {
     headers: { origin?: string; referer?: string; 'user-agent'?: string },
   ): AuthResult {
     if (!given) return { ok: false, message: 'Missing key' };
-    const d = digest(given);
-    let found: ApiKey | undefined;
-    for (const held of this.keys) {
-      if (timingSafeEqual(held.digest, d)) found = held.key;
-    }
+    const found = this.find(given);
     if (!found) return { ok: false, message: 'Invalid key' };
     const origin = headers.origin || headers.referer;
     if (found.allowedOrigins.length > 0) {
@@ -62,7 +76,7 @@ export class KeyRing {
       return { ok: false, message: 'Key not allowed for this user agent' };
     }
     // Restricted keys echo the (checked) Origin so browsers accept the answer; open keys allow any origin.
-    const allowOrigin = found.allowedOrigins.length > 0 && headers.origin ? headers.origin : '*';
-    return { ok: true, key: found, allowOrigin };
+    if (found.allowedOrigins.length > 0 && headers.origin) return { ok: true, key: found, allowOrigin: headers.origin };
+    return { ok: true, key: found, allowOrigin: '*' };
   }
 }

@@ -16,16 +16,20 @@ export class Dispatcher {
   private readonly keys: KeyRing;
   private readonly policy: CachePolicy;
 
+  private readonly requestLog: boolean;
+
   constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
+    this.requestLog = config.server.requestLog;
   }
 
   run(route: Route, params: Params | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
-    const query = new URLSearchParams(rawQuery);
-    let cors: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+    let query: URLSearchParams | undefined;
+    const key = keyParam(rawQuery);
+    let cors = ANY_ORIGIN;
     if (!route.public) {
-      const auth = this.keys.check(query.get('key'), {
+      const auth = this.keys.check(key, {
         origin: req.headers.origin,
         referer: req.headers.referer,
         'user-agent': req.headers['user-agent'],
@@ -42,12 +46,14 @@ export class Dispatcher {
     const ctx: RequestContext = {
       catalog: this.catalog,
       config: this.config,
-      key: query.get('key') ?? '',
-      // Only documents need it; tiles never ask, so it is worked out on first use.
+      key: key ?? '',
+      // Only documents need these; tiles never ask, so they are worked out on first use.
       get baseUrl() {
         return (baseUrl ??= baseUrlOf(req, publicUrl, trustProxy));
       },
-      query,
+      get query() {
+        return (query ??= new URLSearchParams(rawQuery));
+      },
       headers: req.headers,
       path,
     };
@@ -77,10 +83,32 @@ export class Dispatcher {
   send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>): void {
     if (res.headersSent || res.destroyed) return;
     sendReply(req, res, reply, this.policy, extra);
+    if (this.requestLog) this.logRequest(req, reply.status);
   }
+
+  /** One line per request, keys redacted; `req.startedAt` is stamped by the listener. */
+  logRequest(req: IncomingMessage, status: number): void {
+    const started = (req as TimedRequest).startedAt;
+    this.log.info({ method: req.method, url: redactKey(req.url ?? ''), status, ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000 }, 'request');
+  }
+}
+
+export type TimedRequest = IncomingMessage & { startedAt?: number };
+
+const ANY_ORIGIN: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+
+/** The first `key` query parameter, decoded; read without building URLSearchParams on the hot path. */
+export function keyParam(rawQuery: string): string | null {
+  let at = rawQuery.startsWith('key=') ? 0 : rawQuery.indexOf('&key=') + 1;
+  if (at === 0 && !rawQuery.startsWith('key=')) return new URLSearchParams(rawQuery).get('key');
+  at += 4;
+  const end = rawQuery.indexOf('&', at);
+  const raw = end < 0 ? rawQuery.slice(at) : rawQuery.slice(at, end);
+  // Encoded values take the general path so decoding rules are URLSearchParams' own.
+  return /[%+]/.test(raw) ? new URLSearchParams(rawQuery).get('key') : raw;
 }
 
 /** Keys never reach a log line. */
 export function redactKey(url: string): string {
-  return url.replace(/([?&]key=)[^&#]*/gi, '$1***');
+  return /key=/i.test(url) ? url.replace(/([?&]key=)[^&#]*/gi, '$1***') : url;
 }

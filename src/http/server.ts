@@ -19,6 +19,7 @@ export function createLogger(config: Config): Logger {
 export async function startServer(config: Config, log: Logger = createLogger(config)): Promise<Tilemirror> {
   const catalog = new Catalog(config.data, {
     onError: (file, err) => log.warn({ file, err: err.message }, 'store skipped'),
+    tileCacheBytes: config.cache.memoryMb * 1024 * 1024,
   }).watch();
   const running = await listen(config, catalog, log);
   log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');

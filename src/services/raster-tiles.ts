@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { MbtilesStore } from '../store/mbtiles';
 import type { Pyramid, TileFormat } from '../store/types';
-import { ByteLru } from './lru';
+import { ByteLru } from '../store/lru';
 
 export interface RasterRequest {
   /** The pyramid asked for by URL: 512 (maps' default), 256 (`/256/`), or a tile set's own size. */

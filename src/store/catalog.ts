@@ -1,12 +1,21 @@
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { DocumentStore } from './documents';
+import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
-import type { ResourceKind, TilesetInfo } from './types';
+import type { DocumentKind, ResourceKind, StoreKind, TilesetInfo } from './types';
 
-/** Sub-folders of the data directory, one per resource kind; the file name (without .mbtiles) is the id. */
-export const KIND_DIRS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
+/** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
+export const TILE_KINDS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
+export const DOCUMENT_KINDS: readonly DocumentKind[] = ['fonts', 'sprites'];
+export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS];
 
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.~-]*$/;
+const isDocumentKind = (k: StoreKind): k is DocumentKind => (DOCUMENT_KINDS as readonly string[]).includes(k);
+
+// Any file name but hidden ones (staging files start with a dot); font names hold spaces.
+const ID_PATTERN = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
+
+type AnyStore = MbtilesStore | DocumentStore;
 
 function signatureOf(file: string): string | undefined {
   try {
@@ -22,6 +31,8 @@ export interface CatalogOptions {
   onError?: (file: string, error: Error) => void;
   /** How often the directory is re-read even without a file-system event (ms). */
   rescanMs?: number;
+  /** Memory for hot tiles shared by all stores, in bytes (0: no cache). */
+  tileCacheBytes?: number;
 }
 
 /**
@@ -30,13 +41,16 @@ export interface CatalogOptions {
  * reopened; the previous version keeps serving until the new one is open, then it is closed.
  */
 export class Catalog {
-  private readonly stores = new Map<string, MbtilesStore>();
+  private readonly stores = new Map<string, AnyStore>();
   private readonly watchers: FSWatcher[] = [];
   private timer?: NodeJS.Timeout;
   private pending?: NodeJS.Timeout;
   private lastScan = 0;
+  private readonly tileCache?: ByteLru;
 
   constructor(readonly dataDir: string, private readonly options: CatalogOptions = {}) {
+    const bytes = options.tileCacheBytes ?? 0;
+    if (bytes > 0) this.tileCache = new ByteLru(bytes);
     this.scan();
   }
 
@@ -91,7 +105,7 @@ export class Catalog {
         const current = this.stores.get(key);
         if (current?.signature === signature) continue;
         try {
-          const store = new MbtilesStore(file, kind, id, signature);
+          const store = isDocumentKind(kind) ? new DocumentStore(file, kind, id, signature) : new MbtilesStore(file, kind, id, signature, this.tileCache);
           this.stores.set(key, store);
           current?.close();
         } catch (err) {
@@ -108,7 +122,7 @@ export class Catalog {
     }
   }
 
-  get(kind: ResourceKind, id: string): MbtilesStore | undefined {
+  private lookup(kind: StoreKind, id: string): AnyStore | undefined {
     const store = this.stores.get(`${kind}/${id}`);
     // A miss may be a store published a moment ago; look again, but at most once a second.
     if (!store && Date.now() - this.lastScan > 1000) {
@@ -118,8 +132,32 @@ export class Catalog {
     return store;
   }
 
+  /** A map, tile set or image store. */
+  get(kind: ResourceKind, id: string): MbtilesStore | undefined {
+    const s = this.lookup(kind, id);
+    return s instanceof MbtilesStore ? s : undefined;
+  }
+
+  /** A font or sprite store. */
+  documents(kind: DocumentKind, id: string): DocumentStore | undefined {
+    const s = this.lookup(kind, id);
+    return s instanceof DocumentStore ? s : undefined;
+  }
+
+  /** Ids of the document stores of a kind (e.g. every mirrored font). */
+  documentIds(kind: DocumentKind): string[] {
+    return [...this.stores.values()]
+      .filter((s): s is DocumentStore => s instanceof DocumentStore && s.kind === kind)
+      .map((s) => s.id)
+      .sort();
+  }
+
+  /** Descriptions of the tiled resources (maps, tile sets, images), by kind then id. */
   list(kind?: ResourceKind): TilesetInfo[] {
-    const infos = [...this.stores.values()].map((s) => s.info).filter((i) => !kind || i.kind === kind);
+    const infos = [...this.stores.values()]
+      .filter((s): s is MbtilesStore => s instanceof MbtilesStore)
+      .map((s) => s.info)
+      .filter((i) => !kind || i.kind === kind);
     return infos.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
   }
 

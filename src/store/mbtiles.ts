@@ -1,15 +1,16 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import type { StoredDocument } from './documents';
+import { ByteLru } from './lru';
 import { META } from './schema';
 import type { Bounds, Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
+/** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
+const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 
-export interface StoredDocument {
-  contentType: string;
-  data: Buffer;
-}
+export type { StoredDocument } from './documents';
 
 function numberList(value: string | undefined, length: number): number[] | undefined {
   if (!value) return undefined;
@@ -41,6 +42,8 @@ export class MbtilesStore {
     id: string,
     /** Identifies this version of the file (inode, size, mtime): part of every ETag. */
     readonly signature: string,
+    /** Tile bytes shared by all stores, keyed by store version: a replaced store never answers from the old file. */
+    private readonly cache?: ByteLru,
   ) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     const tables = new Set(
@@ -151,12 +154,17 @@ export class MbtilesStore {
     return this.info.pyramids.find((p) => p.name === name);
   }
 
-  /** A tile addressed in XYZ; undefined when the store has none. */
+  /** A tile addressed in XYZ; undefined when the store has none. Hot tiles (and hot absences) come from the cache. */
   tile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
+    const key = this.cache ? `${this.info.version}/${pyramid}/${z}/${x}/${y}` : '';
+    const cached = this.cache?.get(key);
+    if (cached) return cached.length === 0 ? undefined : cached;
     const row = 2 ** z - 1 - y;
     const found =
       pyramid === this.mainPyramid ? this.mainTile.get(z, x, row) : this.extraTile?.get(pyramid, z, x, row);
-    return found?.tile_data ?? undefined;
+    const data = found?.tile_data ?? undefined;
+    this.cache?.set(key, data ?? ABSENT);
+    return data;
   }
 
   document(path: string): StoredDocument | undefined {

@@ -4,8 +4,13 @@
 /** Media formats a tile can be stored or served in. `pbf` is a (usually gzip-compressed) Mapbox Vector Tile. */
 export type TileFormat = 'png' | 'jpg' | 'webp' | 'pbf' | 'basis';
 
-/** What kind of resource a store mirrors; it decides the URL space it is served under. */
+/** What kind of tiled resource a store mirrors; it decides the URL space it is served under. */
 export type ResourceKind = 'tiles' | 'maps' | 'images';
+
+/** Resources that are documents only (no tiles): glyph ranges of one font, one sprite sheet. */
+export type DocumentKind = 'fonts' | 'sprites';
+
+export type StoreKind = ResourceKind | DocumentKind;
 
 /** West, south, east, north in WGS 84 degrees. */
 export type Bounds = [number, number, number, number];

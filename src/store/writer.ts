@@ -1,16 +1,16 @@
 import Database from 'better-sqlite3';
 import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL, META } from './schema';
-import type { Pyramid, ResourceKind, VectorLayer } from './types';
+import type { Pyramid, StoreKind, VectorLayer } from './types';
 
 /** What a writer needs to know about a store before its tiles arrive. */
 export interface StoreHeader {
-  kind: ResourceKind;
+  kind: StoreKind;
   name: string;
   description?: string;
   attribution?: string;
   type?: 'baselayer' | 'overlay';
   center?: [number, number, number];
-  /** The first pyramid is the main one (written to the MBTiles `tiles` table). */
+  /** The first pyramid is the main one (written to the MBTiles `tiles` table); none for document stores (fonts, sprites). */
   pyramids: Pyramid[];
   vectorLayers?: VectorLayer[];
   image?: { width: number; height: number };
@@ -35,12 +35,13 @@ export class StoreWriter {
   private readonly insertDoc: Database.Statement;
 
   constructor(readonly file: string, header: StoreHeader) {
-    if (header.pyramids.length === 0) throw new Error('a store needs at least one pyramid');
+    const documentsOnly = header.kind === 'fonts' || header.kind === 'sprites';
+    if (header.pyramids.length === 0 && !documentsOnly) throw new Error('a tile store needs at least one pyramid');
     this.db = new Database(file);
     this.db.pragma('journal_mode = DELETE');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(MAIN_PYRAMID_SQL + EXTRA_TABLES_SQL);
-    this.mainName = header.pyramids[0].name;
+    this.mainName = header.pyramids[0]?.name ?? '';
     this.insertMain = this.db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
     this.insertExtra = this.db.prepare(
       'INSERT OR REPLACE INTO tilemirror_tiles (pyramid, zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?, ?)',
@@ -50,19 +51,21 @@ export class StoreWriter {
   }
 
   private writeHeader(h: StoreHeader): void {
-    const main = h.pyramids[0];
+    const main = h.pyramids[0] as Pyramid | undefined;
     const meta: Record<string, string> = {
       name: h.name,
-      format: main.format,
-      bounds: main.bounds.join(','),
-      minzoom: String(main.minzoom),
-      maxzoom: String(main.maxzoom),
       type: h.type ?? 'baselayer',
       version: '1.3',
       description: h.description ?? '',
       attribution: h.attribution ?? '',
       [META.kind]: h.kind,
-      [META.tileSize]: String(main.tileSize),
+      ...(main && {
+        format: main.format,
+        bounds: main.bounds.join(','),
+        minzoom: String(main.minzoom),
+        maxzoom: String(main.maxzoom),
+        [META.tileSize]: String(main.tileSize),
+      }),
       ...(h.extraMetadata ?? {}),
     };
     if (h.center) meta.center = h.center.join(',');

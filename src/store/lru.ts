@@ -1,3 +1,6 @@
+/** Rough memory of one entry beyond its bytes (key string, Map slot, Buffer object): empty entries count too. */
+const ENTRY_OVERHEAD = 96;
+
 /** A byte-bounded least-recently-used cache (Map keeps insertion order, so the first key is the oldest). */
 export class ByteLru {
   private readonly items = new Map<string, Buffer>();
@@ -15,18 +18,23 @@ export class ByteLru {
   }
 
   set(key: string, value: Buffer): void {
-    if (value.length > this.maxBytes) return;
+    const cost = value.length + ENTRY_OVERHEAD;
+    if (cost > this.maxBytes) return;
     const old = this.items.get(key);
     if (old) {
-      this.bytes -= old.length;
+      this.bytes -= old.length + ENTRY_OVERHEAD;
       this.items.delete(key);
     }
     this.items.set(key, value);
-    this.bytes += value.length;
+    this.bytes += cost;
     for (const [k, v] of this.items) {
       if (this.bytes <= this.maxBytes) break;
       this.items.delete(k);
-      this.bytes -= v.length;
+      this.bytes -= v.length + ENTRY_OVERHEAD;
     }
+  }
+
+  get size(): number {
+    return this.bytes;
   }
 }
