@@ -38,7 +38,8 @@ export class Dispatcher {
       if (auth.allowOrigin !== '*') cors = { 'Access-Control-Allow-Origin': auth.allowOrigin, Vary: 'Origin' };
     }
     if (route.deprecated) {
-      cors = { ...cors, Deprecation: 'true', Link: `<${route.deprecated.successor}>; rel="successor-version"` };
+      const { successor } = route.deprecated;
+      cors = { ...cors, Deprecation: 'true', ...(successor && { Link: `<${successor}>; rel="successor-version"` }) };
     }
     if (!params) return this.send(req, res, textReply(400, 'Invalid percent-encoding in the path'), cors);
     const { publicUrl, trustProxy } = this.config.server;

@@ -25,8 +25,8 @@ export interface RouteOptions {
   hot?: boolean;
   /** Served without a key (static library files of the viewer, health). */
   public?: boolean;
-  /** Marks a deprecated path: answers carry a Deprecation header and a Link to the successor. */
-  deprecated?: { successor: string };
+  /** Marks a deprecated path: answers carry a Deprecation header (the handler may add a Link to the successor). */
+  deprecated?: { successor?: string };
 }
 
 export interface Route extends RouteOptions {

@@ -1,6 +1,7 @@
 import { route, type Route } from '../route-table';
 import { imageJson, mapStyle, ogcTilesetLanding, tileJson, tileMatrixSet, viewer, wmtsCapabilities } from './documents';
 import { health, home } from './home';
+import { fontGlyphs } from './fonts';
 import { mapTile } from './maps';
 import {
   ogcCollection,
@@ -13,6 +14,8 @@ import {
   ogcTilesets,
   ogcTileset,
 } from './ogc';
+import { mapSprite, sprite } from './sprites';
+import { staticMap } from './static-maps';
 import { storedTile } from './tiles';
 import { wmtsService, wmtsServiceCapabilities } from './wmts';
 
@@ -24,6 +27,9 @@ export const routes: Route[] = [
   // Maps
   route('/maps/:mapId/', viewer('maps')),
   route('/maps/:mapId/style.json', mapStyle),
+  route('/maps/:mapId/sprite[:scale(@\\d+x)].:format', mapSprite, { deprecated: {} }),
+  // Static maps come before the tile route, whose z/x/y would also match `static/auto/512x512`.
+  route('/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format', staticMap, { hot: true }),
   route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@\\d+x)].:format`, mapTile, { hot: true }),
   route('/maps/:mapId/[:size(256)/]tiles.json', tileJson('maps')),
   route('/maps/:mapId/tiles', ogcTilesetLanding('maps')),
@@ -40,6 +46,9 @@ export const routes: Route[] = [
   route('/images/:imageId/image.json', imageJson),
   route(`/images/:imageId/${XYZ}[.:ext]`, storedTile('images'), { hot: true }),
   route('/images/:imageId/WMTSCapabilities.xml', wmtsCapabilities('images')),
+  // Sprites, fonts
+  route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', sprite),
+  route('/fonts/:fontstack/:range.pbf', fontGlyphs),
   // OGC API - Tiles (the spec names /ogc/conformance; the rest is what GDAL and QGIS read)
   route('/ogc[/]', ogcLanding),
   route('/ogc/conformance', ogcConformance),
