@@ -7,9 +7,9 @@ export interface Tilemirror extends RunningServer {
   catalog: Catalog;
 }
 
-/** JSON logs to stdout, written asynchronously in batches: a synchronous write per request would cost a syscall each. */
+/** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
 export function createLogger(config: Config): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const destination = pino.destination({ dest: 1, sync: false });
   // Flush what is buffered when the process ends normally.
   process.once('beforeExit', () => destination.flushSync());
   return pino({ level: config.logLevel, base: undefined }, destination);
