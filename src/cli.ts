@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ConfigError, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
 import { startServer } from './http/server';
+import { registerMirrorCommands } from './mirror/cli';
 
 function port(value: string): number {
   const n = Number(value);
@@ -76,6 +77,8 @@ program
     const { buildSample } = await import('./sample/index.js');
     await buildSample(resolve(opts.data), { force: opts.force, log: (m: string) => console.log(m) });
   });
+
+registerMirrorCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) console.error(err.message);

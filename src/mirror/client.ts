@@ -1,0 +1,224 @@
+// The one way the mirror talks to the upstream: GET over keep-alive connections (node:http's Agent, limited
+// to the run's concurrency), throttled by the token bucket, with a per-attempt timeout and retries.
+// node:http rather than fetch: fetch decodes Content-Encoding transparently, and the mirror needs the bytes as
+// sent (gzip vector tiles are stored as they come, Content-Length is checked against the raw body).
+// The key is added here, at the last moment, so every URL the rest of the mirror holds is key-free.
+
+import http from 'node:http';
+import https from 'node:https';
+import { gunzipSync } from 'node:zlib';
+import { TokenBucket, abortableSleep } from './rate-limit';
+import type { Redactor } from './redact';
+import { DEFAULT_RETRY, decideRetry, type AttemptOutcome, type RetryPolicy } from './retry';
+import type { RawResponse } from './validate';
+
+/** Largest body accepted (a tile or document bigger than this is an upstream fault). */
+const MAX_BODY = 64 * 1024 * 1024;
+
+export interface ClientOptions {
+  /** Upstream base URL without key, e.g. https://api.maptiler.com */
+  base: string;
+  key?: string;
+  /** Most connections open at once (also the runner's concurrency). */
+  connections?: number;
+  /** Requests per second (0 or Infinity: unlimited). */
+  rate?: number;
+  /** Per-attempt timeout, headers and body (ms). */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  redact: Redactor;
+  userAgent?: string;
+  /** Called before each wait for a retry: progress output counts them. */
+  onRetry?: (url: string, reason: string, delayMs: number) => void;
+}
+
+export class UpstreamError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+  }
+}
+
+/** What the caller makes of a response: a value, or a failed attempt (which may be retried). */
+export type Judgement<T> = { ok: true; value: T } | { ok: false; outcome: AttemptOutcome };
+
+export interface ClientStats {
+  requests: number;
+  bytes: number;
+  retries: number;
+}
+
+/** Removes credential query parameters from a URL or URL template (braces kept as they are). */
+export function stripKey(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const [path, rest] = [url.slice(0, q), url.slice(q + 1)];
+  const hashAt = rest.indexOf('#');
+  const query = hashAt < 0 ? rest : rest.slice(0, hashAt);
+  const kept = query.split('&').filter((p) => p && !/^(key|access_token|api_key|apikey|token)=/i.test(p));
+  return kept.length ? `${path}?${kept.join('&')}` : path;
+}
+
+function originOf(url: string): string {
+  const m = /^(https?:\/\/[^/?#]+)/i.exec(url);
+  return m ? m[1].toLowerCase() : '';
+}
+
+export class UpstreamClient {
+  readonly base: string;
+  readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0 };
+  readonly limiter: TokenBucket;
+  private readonly agent: http.Agent;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.base = stripKey(opts.base).replace(/\/+$/, '');
+    if (!/^https?:\/\//i.test(this.base)) throw new UpstreamError(`the upstream must be an http(s) URL, got ${opts.redact(opts.base)}`);
+    const connections = opts.connections ?? 8;
+    const Agent = this.base.toLowerCase().startsWith('https:') ? https.Agent : http.Agent;
+    // LIFO reuses the warmest socket; sockets beyond maxSockets queue inside the agent.
+    this.agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: 'lifo' });
+    this.limiter = new TokenBucket(opts.rate ?? 0);
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.retry = opts.retry ?? DEFAULT_RETRY;
+  }
+
+  /** Absolute, key-free URL of an upstream path ('/tiles/x/tiles.json') or of an absolute URL. */
+  resolve(pathOrUrl: string): string {
+    if (/^https?:\/\//i.test(pathOrUrl)) return stripKey(pathOrUrl);
+    return `${this.base}${pathOrUrl.startsWith('/') ? '' : '/'}${stripKey(pathOrUrl)}`;
+  }
+
+  /** The URL actually requested: with the key when it goes to the upstream's origin (never to a third party). */
+  private withKey(url: string): string {
+    if (!this.opts.key || originOf(url) !== originOf(this.base)) return url;
+    return `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(this.opts.key)}`;
+  }
+
+  /** One GET, no retry: the raw bytes and headers, or a thrown network error (message already redacted). */
+  async getOnce(url: string, signal?: AbortSignal): Promise<RawResponse> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    this.stats.requests++;
+    const target = this.withKey(url);
+    const mod = target.toLowerCase().startsWith('https:') ? https : http;
+    try {
+      return await new Promise<RawResponse>((resolve, reject) => {
+        const req = mod.request(
+          target,
+          {
+            agent: this.agent,
+            signal: combined,
+            headers: { 'Accept-Encoding': 'gzip', 'User-Agent': this.opts.userAgent ?? 'tilemirror-mirror/0.1', Accept: '*/*' },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            let settled = false;
+            res.on('data', (c: Buffer) => {
+              size += c.length;
+              if (size > MAX_BODY) req.destroy(new Error(`response larger than ${MAX_BODY} bytes`));
+              else chunks.push(c);
+            });
+            res.on('end', () => {
+              settled = true;
+              if (!res.complete) return reject(new Error('connection closed before the response was complete'));
+              this.stats.bytes += size;
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+            });
+            res.on('error', reject);
+            res.on('close', () => {
+              if (!settled) reject(new Error('connection closed before the response was complete'));
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      const msg = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : (err as Error).message;
+      throw new UpstreamError(this.opts.redact(msg));
+    }
+  }
+
+  /**
+   * GET with throttling and retries: `judge` turns each response into a value or a failed attempt; network
+   * errors are failed attempts too. Throws an UpstreamError (redacted) when retries are exhausted.
+   */
+  async request<T>(url: string, judge: (res: RawResponse) => Judgement<T>, signal?: AbortSignal, beforeAttempt?: () => void): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      await this.limiter.take(signal);
+      // Lets a graceful stop keep new requests from starting while those in flight finish.
+      beforeAttempt?.();
+      let outcome: AttemptOutcome;
+      try {
+        const res = await this.getOnce(url, signal);
+        const j = judge(res);
+        if (j.ok) return j.value;
+        outcome = j.outcome;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        outcome = { kind: 'network', message: (err as Error).message };
+      }
+      const reason = describeOutcome(outcome);
+      const decision = decideRetry(attempt, outcome, this.retry);
+      if (!decision.retry) {
+        throw new UpstreamError(this.opts.redact(`${url}: ${reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}`), outcome.kind === 'status' ? outcome.status : undefined);
+      }
+      this.stats.retries++;
+      this.opts.onRetry?.(this.opts.redact(url), this.opts.redact(reason), decision.delayMs);
+      await abortableSleep(decision.delayMs, signal);
+      beforeAttempt?.();
+    }
+  }
+
+  /** A JSON document (decoded from gzip when sent so); 404 gives undefined when `optional`. */
+  async getJson<T = unknown>(url: string, signal?: AbortSignal, optional = false): Promise<T | undefined> {
+    const body = await this.request<Buffer | undefined>(
+      url,
+      (res) => {
+        if (optional && res.status === 404) return { ok: true, value: undefined };
+        if (res.status !== 200) {
+          const text = res.body.subarray(0, 200).toString('utf8').trim();
+          return { ok: false, outcome: { kind: 'status', status: res.status, retryAfter: headerOf(res, 'retry-after'), ...(text && { message: text }) } };
+        }
+        try {
+          return { ok: true, value: decodeBody(res) };
+        } catch (err) {
+          return { ok: false, outcome: { kind: 'invalid', message: (err as Error).message } };
+        }
+      },
+      signal,
+    );
+    if (body === undefined) return undefined;
+    try {
+      return JSON.parse(body.toString('utf8')) as T;
+    } catch {
+      throw new UpstreamError(this.opts.redact(`${url}: not JSON`));
+    }
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function headerOf(res: RawResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The body with its Content-Encoding (gzip) undone: for documents, which are stored decoded. */
+export function decodeBody(res: RawResponse): Buffer {
+  const enc = (headerOf(res, 'content-encoding') ?? '').toLowerCase();
+  if (enc === 'gzip' || enc === 'x-gzip') return gunzipSync(res.body);
+  if (enc && enc !== 'identity') throw new Error(`unsupported Content-Encoding ${enc}`);
+  return res.body;
+}
+
+export function describeOutcome(o: AttemptOutcome): string {
+  if (o.kind === 'network') return o.message;
+  if (o.kind === 'invalid') return o.message;
+  return `HTTP ${o.status}${o.message ? ` ${o.message}` : ''}`;
+}

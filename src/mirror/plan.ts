@@ -1,0 +1,194 @@
+// What a run fetches: areas (bboxes) ∩ the upstream pyramid's bounds, per zoom, as tile rectangles from
+// geo/mercator tileRange. Overlapping areas are merged into disjoint "bands" (rows sharing the same set of
+// column intervals), so a tile is planned once however many areas cover it, counts are exact sums of
+// rectangles, and the tiles themselves are only ever produced one at a time by a generator: a plan of a
+// million tiles costs a few numbers per zoom, not a million objects.
+
+import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
+import type { Bounds } from '../store/types';
+
+/** Rows y0..y1 (inclusive) that all hold the same disjoint, sorted, inclusive column intervals. */
+export interface Band {
+  y0: number;
+  y1: number;
+  xs: [number, number][];
+}
+
+export interface ZoomPlan {
+  z: number;
+  bands: Band[];
+  count: number;
+}
+
+/** The plan of one pyramid of a store (e.g. a map's '512' or '256' pyramid). */
+export interface PyramidPlan {
+  pyramid: string;
+  zooms: ZoomPlan[];
+  count: number;
+}
+
+export interface TileTask {
+  pyramid: string;
+  z: number;
+  x: number;
+  y: number;
+}
+
+export class UsageError extends Error {}
+
+/** `W,S,E,N` in degrees; W > E crosses the antimeridian. */
+export function parseBBox(text: string): Bounds {
+  const parts = text.split(',').map((s) => s.trim());
+  const nums = parts.map(Number);
+  if (parts.length !== 4 || parts.some((p) => p === '') || !nums.every(Number.isFinite)) {
+    throw new UsageError(`invalid bbox "${text}": expected W,S,E,N in degrees`);
+  }
+  const [w, s, e, n] = nums;
+  if (w < -180 || w > 180 || e < -180 || e > 180) throw new UsageError(`invalid bbox "${text}": longitudes must lie in -180..180`);
+  if (s < -90 || n > 90 || s > n) throw new UsageError(`invalid bbox "${text}": need -90 <= S <= N <= 90`);
+  return [w, s, e, n];
+}
+
+/** `MIN-MAX` or a single zoom `Z`. */
+export function parseZoomRange(text: string): [number, number] {
+  const m = /^\s*(\d{1,2})\s*(?:-\s*(\d{1,2})\s*)?$/.exec(text);
+  if (!m) throw new UsageError(`invalid zoom range "${text}": expected MIN-MAX, e.g. 0-8`);
+  const lo = Number(m[1]);
+  const hi = m[2] === undefined ? lo : Number(m[2]);
+  if (lo > hi || hi > MAX_ZOOM) throw new UsageError(`invalid zoom range "${text}": need 0 <= MIN <= MAX <= ${MAX_ZOOM}`);
+  return [lo, hi];
+}
+
+/** A box crossing the antimeridian (W > E) as the two boxes on either side of it. */
+export function splitAntimeridian(b: Bounds): Bounds[] {
+  return b[0] <= b[2] ? [b] : [[b[0], b[1], 180, b[3]], [-180, b[1], b[2], b[3]]];
+}
+
+function intersectRanges(a: TileRange, b: TileRange): TileRange | undefined {
+  const r = { minX: Math.max(a.minX, b.minX), minY: Math.max(a.minY, b.minY), maxX: Math.min(a.maxX, b.maxX), maxY: Math.min(a.maxY, b.maxY) };
+  return r.minX <= r.maxX && r.minY <= r.maxY ? r : undefined;
+}
+
+/** Sorted, merged (overlapping or touching) inclusive intervals. */
+export function mergeIntervals(intervals: [number, number][]): [number, number][] {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [lo, hi] of sorted) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
+/**
+ * The union of tile rectangles as disjoint bands: the y axis is cut wherever a rectangle starts or ends
+ * (few cuts: two per rectangle), and each slice gets the merged column intervals of the rectangles covering it.
+ */
+export function rangesToBands(ranges: TileRange[]): Band[] {
+  if (ranges.length === 0) return [];
+  const cuts = [...new Set(ranges.flatMap((r) => [r.minY, r.maxY + 1]))].sort((a, b) => a - b);
+  const bands: Band[] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const y0 = cuts[i];
+    const y1 = cuts[i + 1] - 1;
+    const covering = ranges.filter((r) => r.minY <= y0 && r.maxY >= y1);
+    if (covering.length === 0) continue;
+    const xs = mergeIntervals(covering.map((r) => [r.minX, r.maxX]));
+    const prev = bands[bands.length - 1];
+    // Adjacent slices with identical columns make one band (keeps per-zoom SQL and sampling small).
+    if (prev && prev.y1 + 1 === y0 && JSON.stringify(prev.xs) === JSON.stringify(xs)) prev.y1 = y1;
+    else bands.push({ y0, y1, xs });
+  }
+  return bands;
+}
+
+export function bandCount(b: Band): number {
+  return (b.y1 - b.y0 + 1) * b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
+}
+
+/** Tiles at zoom z inside any of the areas and inside the upstream bounds. */
+export function planZoom(areas: Bounds[], upstreamBounds: Bounds, z: number): ZoomPlan {
+  const limits = splitAntimeridian(upstreamBounds).map((b) => tileRange(b, z));
+  const ranges: TileRange[] = [];
+  for (const area of areas.flatMap(splitAntimeridian)) {
+    const r = tileRange(area, z);
+    for (const lim of limits) {
+      const i = intersectRanges(r, lim);
+      if (i) ranges.push(i);
+    }
+  }
+  const bands = rangesToBands(ranges);
+  return { z, bands, count: bands.reduce((n, b) => n + bandCount(b), 0) };
+}
+
+export interface PyramidExtent {
+  minzoom: number;
+  maxzoom: number;
+  bounds: Bounds;
+}
+
+/**
+ * The plan of one pyramid: requested zooms ∩ the pyramid's zooms, areas ∩ its bounds (no areas: all of it).
+ */
+export function planPyramid(name: string, extent: PyramidExtent, areas: Bounds[] = [], zooms?: [number, number]): PyramidPlan {
+  const lo = Math.max(extent.minzoom, zooms?.[0] ?? extent.minzoom);
+  const hi = Math.min(extent.maxzoom, zooms?.[1] ?? extent.maxzoom);
+  const wanted = areas.length ? areas : [extent.bounds];
+  const out: ZoomPlan[] = [];
+  for (let z = lo; z <= hi; z++) out.push(planZoom(wanted, extent.bounds, z));
+  return { pyramid: name, zooms: out, count: out.reduce((n, zp) => n + zp.count, 0) };
+}
+
+/** Every tile of a pyramid plan, zoom by zoom, row by row (neighbours stay close in the store). */
+export function* tilesOf(plan: PyramidPlan): Generator<TileTask> {
+  for (const { z, bands } of plan.zooms) {
+    for (const b of bands) {
+      for (let y = b.y0; y <= b.y1; y++) {
+        for (const [lo, hi] of b.xs) for (let x = lo; x <= hi; x++) yield { pyramid: plan.pyramid, z, x, y };
+      }
+    }
+  }
+}
+
+/** Every tile of several pyramid plans, one pyramid after the other. */
+export function* tilesOfAll(plans: PyramidPlan[]): Generator<TileTask> {
+  for (const p of plans) yield* tilesOf(p);
+}
+
+/** The index-th tile (0-based, in tilesOf order) of one zoom, without walking the ones before it. */
+export function tileAt(zp: ZoomPlan, index: number): { x: number; y: number } | undefined {
+  let i = index;
+  for (const b of zp.bands) {
+    const width = b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
+    const n = width * (b.y1 - b.y0 + 1);
+    if (i >= n) {
+      i -= n;
+      continue;
+    }
+    const y = b.y0 + Math.floor(i / width);
+    let col = i % width;
+    for (const [lo, hi] of b.xs) {
+      if (col <= hi - lo) return { x: lo + col, y };
+      col -= hi - lo + 1;
+    }
+  }
+  return undefined;
+}
+
+/** The degree box around the areas clipped to the upstream bounds: the bounds the mirrored pyramid advertises. */
+export function planBounds(extent: Bounds, areas: Bounds[]): Bounds {
+  if (areas.length === 0) return extent;
+  const boxes = areas
+    .flatMap(splitAntimeridian)
+    .map((a): Bounds => [Math.max(a[0], extent[0]), Math.max(a[1], extent[1]), Math.min(a[2], extent[2]), Math.min(a[3], extent[3])])
+    .filter((b) => b[0] <= b[2] && b[1] <= b[3]);
+  // Nothing in common: keep the upstream's own bounds (the plan is then empty anyway).
+  if (boxes.length === 0 || extent[0] > extent[2]) return extent;
+  return [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+}
+
+/** A short, stable description of a plan (its rectangles): part of the staging fingerprint. */
+export function planSignature(plans: PyramidPlan[]): string {
+  return JSON.stringify(plans.map((p) => [p.pyramid, p.zooms.map((z) => [z.z, z.bands.map((b) => [b.y0, b.y1, b.xs])])]));
+}

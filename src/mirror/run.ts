@@ -1,0 +1,438 @@
+// One mirror run of one resource: lock, discover, plan, fetch into the staging store, verify, publish.
+// Exit codes: 0 published, 1 failed (the published store untouched, progress kept for the next run),
+// 2 usage error, 3 interrupted (progress checkpointed, resumable).
+
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Bounds, Pyramid, TileFormat } from '../store/types';
+import type { StoreHeader } from '../store/writer';
+import { UpstreamClient, UpstreamError, type Judgement } from './client';
+import { discover, parseResource, type Discovered, type ResourceRef } from './jobs';
+import { tileUrl } from './jobs/common';
+import { acquireLock, LockError } from './lock';
+import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, UsageError, type PyramidPlan, type TileTask } from './plan';
+import type { ProgressSnapshot } from './progress';
+import { publishStaging, verifyStaging } from './publish';
+import { createRedactor, type Redactor } from './redact';
+import type { AttemptOutcome, RetryPolicy } from './retry';
+import { assertNoSecret } from './rewrite';
+import { StagingStore, STATE, storePaths, type StagingOrigin } from './staging';
+import { validateTile, type TileVerdict } from './validate';
+
+export interface MirrorOptions {
+  /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
+  upstream: string;
+  dataDir: string;
+  /** `tiles/ID`, `maps/ID`, `images/ID`. */
+  resource: string | ResourceRef;
+  key?: string;
+  /** Inclusive zoom range; default: the upstream's. */
+  zoom?: [number, number];
+  /** Areas in degrees; default: the upstream's bounds. */
+  bboxes?: Bounds[];
+  /** Requests in flight (default 8). */
+  concurrency?: number;
+  /** Requests per second (default: unlimited). */
+  rate?: number;
+  /** Per-request timeout (ms, default 30 s). */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  /** Tiles that may fail (after their retries) before the run stops; default 100. */
+  failureBudget?: number;
+  /** Aborting stops the run gracefully: requests in flight finish and are stored, nothing new starts. */
+  signal?: AbortSignal;
+  /** Human-readable lines (already redacted). */
+  log?: (line: string) => void;
+  /** Called about once a second and at the end. */
+  onProgress?: (p: ProgressSnapshot) => void;
+  /** Called after each planned tile is settled (tests use it to interrupt a run midway). */
+  onTile?: (task: TileTask, outcome: 'stored' | 'empty' | 'skipped' | 'failed') => void;
+  batchSize?: number;
+  batchMs?: number;
+}
+
+export type MirrorStatus = 'published' | 'failed' | 'interrupted';
+
+export interface MirrorResult {
+  resource: string;
+  status: MirrorStatus;
+  exitCode: 0 | 1 | 3;
+  /** Where the run started from: a previous run's staging file, a copy of the published store, or nothing. */
+  origin?: StagingOrigin;
+  planned: number;
+  /** Tiles requested and stored or recorded empty by this run. */
+  fetched: number;
+  stored: number;
+  empty: number;
+  /** Tiles already in the staging store (resumed, or copied from the published store). */
+  skipped: number;
+  failed: number;
+  failures: string[];
+  requests: number;
+  retries: number;
+  bytes: number;
+  elapsedMs: number;
+  published?: string;
+  notes: string[];
+  problems: string[];
+}
+
+class Stopped extends Error {}
+
+function refOf(resource: string | ResourceRef): ResourceRef {
+  return typeof resource === 'string' ? parseResource(resource) : resource;
+}
+
+/** The format an existing store of the resource recorded (staging first, then published), if any. */
+function knownFormat(files: string[]): string | undefined {
+  for (const f of files) {
+    if (!existsSync(f)) continue;
+    try {
+      const db = new Database(f, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare("SELECT value FROM metadata WHERE name = 'format'").pluck().get() as string | undefined) ?? undefined;
+      } finally {
+        db.close();
+      }
+    } catch {
+      /* unreadable: probe instead */
+    }
+  }
+  return undefined;
+}
+
+/** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
+export function fingerprintOf(base: string, d: Discovered): string {
+  const sources = d.sources.map((s) => [s.pyramid.name, s.pyramid.format, s.pyramid.tileSize, s.pyramid.scale, s.template]);
+  return createHash('sha256').update(JSON.stringify([base, d.kind, d.id, sources])).digest('hex').slice(0, 32);
+}
+
+export interface Planned {
+  ref: ResourceRef;
+  discovered: Discovered;
+  plans: PyramidPlan[];
+  /** The header to write: pyramids narrowed to the planned zooms and areas. */
+  header: StoreHeader;
+  total: number;
+}
+
+/** Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror). */
+export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = []): Omit<Planned, 'ref'> {
+  const plans: PyramidPlan[] = [];
+  const pyramids: Pyramid[] = [];
+  for (const s of d.sources) {
+    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom);
+    if (plan.zooms.length === 0) continue;
+    plans.push(plan);
+    pyramids.push({
+      ...s.pyramid,
+      minzoom: plan.zooms[0].z,
+      maxzoom: plan.zooms[plan.zooms.length - 1].z,
+      bounds: planBounds(s.pyramid.bounds, bboxes),
+    });
+  }
+  if (plans.length === 0) {
+    const offered = d.sources.map((s) => `${s.pyramid.minzoom}-${s.pyramid.maxzoom}`).join(', ');
+    throw new UsageError(`${d.kind}/${d.id}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
+  }
+  return { discovered: d, plans, header: { ...d.header, pyramids }, total: plans.reduce((n, p) => n + p.count, 0) };
+}
+
+function judgeTile(format: TileFormat) {
+  return (res: Parameters<typeof validateTile>[0]): Judgement<Exclude<TileVerdict, { kind: 'bad' }>> => {
+    const v = validateTile(res, format);
+    if (v.kind !== 'bad') return { ok: true, value: v };
+    const retryAfter = res.headers['retry-after'];
+    const outcome: AttemptOutcome =
+      v.status !== undefined
+        ? { kind: 'status', status: v.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }
+        : { kind: 'invalid', message: v.reason, retryable: v.retry };
+    return { ok: false, outcome };
+  };
+}
+
+export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamClient {
+  return new UpstreamClient({
+    base: opts.upstream,
+    key: opts.key,
+    connections: opts.concurrency ?? 8,
+    rate: opts.rate,
+    timeoutMs: opts.timeoutMs,
+    retry: opts.retry,
+    redact,
+    onRetry: (url, reason, delay) => opts.log?.(redact(`retrying ${url} in ${delay} ms: ${reason}`)),
+  });
+}
+
+/** Discovers a resource and plans it (no store is touched): what `plan` prints and `mirror` runs. */
+export async function discoverAndPlan(client: UpstreamClient, ref: ResourceRef, opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'signal' | 'dataDir'>): Promise<Planned> {
+  const paths = storePaths(opts.dataDir, ref.kind, ref.id);
+  const discovered = await discover(ref, { client, signal: opts.signal, knownFormat: knownFormat([paths.staging, paths.published]) });
+  return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes) };
+}
+
+/** Mirrors one resource. Never throws for upstream or store trouble: the result says what happened. Throws UsageError. */
+export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
+  const started = Date.now();
+  const redact = createRedactor(opts.key);
+  const log = (line: string): void => opts.log?.(redact(line));
+  const ref = refOf(opts.resource);
+  const resource = `${ref.kind}/${ref.id}`;
+  const result: MirrorResult = {
+    resource,
+    status: 'failed',
+    exitCode: 1,
+    planned: 0,
+    fetched: 0,
+    stored: 0,
+    empty: 0,
+    skipped: 0,
+    failed: 0,
+    failures: [],
+    requests: 0,
+    retries: 0,
+    bytes: 0,
+    elapsedMs: 0,
+    notes: [],
+    problems: [],
+  };
+  const paths = storePaths(opts.dataDir, ref.kind, ref.id);
+  mkdirSync(paths.dir, { recursive: true });
+
+  let lock;
+  try {
+    lock = acquireLock(paths.lock);
+  } catch (err) {
+    if (!(err instanceof LockError)) throw err;
+    result.problems.push(redact(err.message));
+    log(`${resource}: ${err.message}`);
+    result.elapsedMs = Date.now() - started;
+    return result;
+  }
+
+  const client = createClient(opts, redact);
+  // Stops everything at once (fatal answer, failure budget): requests in flight are aborted.
+  const hard = new AbortController();
+  const stopping = (): boolean => hard.signal.aborted || !!opts.signal?.aborted;
+  let staging: StagingStore | undefined;
+  const snapshot = (): ProgressSnapshot => ({
+    resource,
+    total: result.planned,
+    done: result.fetched + result.skipped + result.failed,
+    fetched: result.fetched,
+    skipped: result.skipped,
+    failed: result.failed,
+    bytes: client.stats.bytes,
+    retries: client.stats.retries,
+    elapsedMs: Date.now() - started,
+  });
+  let ticker: NodeJS.Timeout | undefined;
+
+  try {
+    const planned = await discoverAndPlan(client, ref, { ...opts, signal: opts.signal });
+    const { discovered, plans, header } = planned;
+    result.planned = planned.total;
+    result.notes.push(...discovered.notes.map(redact));
+    for (const n of result.notes) log(`${resource}: ${n}`);
+
+    // The key must not reach the store: the documents were rewritten, this proves it.
+    for (const d of discovered.documents) assertNoSecret(d.data, opts.key, `${resource} ${d.path}`);
+    assertNoSecret(JSON.stringify(header), opts.key, `${resource} metadata`);
+
+    staging = StagingStore.open({
+      paths,
+      header,
+      fingerprint: fingerprintOf(client.base, discovered),
+      upstream: client.base,
+      plans,
+      planSignature: planSignature(plans),
+      batchSize: opts.batchSize,
+      batchMs: opts.batchMs,
+    });
+    result.origin = staging.origin;
+    if (staging.origin !== 'new') log(`${resource}: ${staging.origin === 'resumed' ? 'resuming the previous run' : 'starting from the published store'}`);
+    const st = staging;
+    st.writer.batch(() => {
+      for (const d of discovered.documents) st.putDocument(d.path, d.contentType, d.data);
+    });
+    const planned_ = new Set(plans.map((p) => p.pyramid));
+    for (const p of discovered.prefetched) {
+      if (planned_.has(p.task.pyramid) && !st.has(p.task)) {
+        // Only if the plan holds it; the generator then finds it stored and skips it.
+        if (plans.some((pl) => pl.pyramid === p.task.pyramid && pl.zooms.some((z) => z.z === p.task.z))) st.record(p.task, { data: p.data });
+      }
+    }
+    st.flush();
+
+    const formats = new Map(discovered.sources.map((s) => [s.pyramid.name, s]));
+    const tasks = tilesOfAll(plans);
+    const budget = opts.failureBudget ?? 100;
+    let fatal: string | undefined;
+
+    ticker = setInterval(() => {
+      st.flushIfDue();
+      opts.onProgress?.(snapshot());
+    }, Math.min(1000, opts.batchMs ?? 1000));
+
+    const worker = async (): Promise<void> => {
+      let sinceYield = 0;
+      while (!stopping()) {
+        const next = tasks.next();
+        if (next.done) return;
+        const task = next.value;
+        if (st.has(task)) {
+          result.skipped++;
+          opts.onTile?.(task, 'skipped');
+          // A resumed run may skip a long stretch synchronously: let timers and I/O run now and then.
+          if (++sinceYield >= 2000) {
+            sinceYield = 0;
+            await yieldToLoop();
+          }
+          continue;
+        }
+        const source = formats.get(task.pyramid)!;
+        const url = tileUrl(source.template, task.z, task.x, task.y);
+        try {
+          const verdict = await client.request(url, judgeTile(source.pyramid.format), hard.signal, () => {
+            if (stopping()) throw new Stopped();
+          });
+          if (verdict.kind === 'tile') {
+            st.record(task, { data: verdict.data });
+            result.stored++;
+          } else {
+            st.record(task, { emptyStatus: verdict.status });
+            result.empty++;
+          }
+          result.fetched++;
+          opts.onTile?.(task, verdict.kind === 'tile' ? 'stored' : 'empty');
+        } catch (err) {
+          if (err instanceof Stopped || hard.signal.aborted) return;
+          result.failed++;
+          const msg = redact(err instanceof Error ? err.message : String(err));
+          if (result.failures.length < 20) result.failures.push(`${task.pyramid} ${task.z}/${task.x}/${task.y}: ${msg}`);
+          opts.onTile?.(task, 'failed');
+          const status = err instanceof UpstreamError ? err.status : undefined;
+          if (status === 401 || status === 403) fatal = `the upstream refused the key (HTTP ${status}): ${msg}`;
+          else if (result.failed > budget) fatal = `more than ${budget} tiles failed (the failure budget)`;
+          if (fatal) hard.abort(new Stopped(fatal));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+    clearInterval(ticker);
+    st.flush();
+    st.setState(STATE.checkpoint, JSON.stringify({ at: new Date().toISOString(), ...snapshot() }));
+
+    if (fatal) {
+      result.problems.push(fatal);
+      log(`${resource}: stopped: ${fatal}`);
+    } else if (opts.signal?.aborted) {
+      result.status = 'interrupted';
+      result.exitCode = 3;
+      log(`${resource}: interrupted; progress is kept, run the same command again to resume`);
+    } else if (result.failed > 0) {
+      result.problems.push(`${result.failed} tiles failed; run the same command again to retry them`);
+    } else {
+      const v = verifyStaging(st, plans);
+      if (v.ok) {
+        publishStaging(st, paths.published);
+        staging = undefined;
+        result.status = 'published';
+        result.exitCode = 0;
+        result.published = paths.published;
+      } else {
+        result.problems.push(...v.problems);
+      }
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    if (opts.signal?.aborted && !(err instanceof UpstreamError)) {
+      result.status = 'interrupted';
+      result.exitCode = 3;
+    } else {
+      result.problems.push(redact(err instanceof Error ? err.message : String(err)));
+    }
+  } finally {
+    if (ticker) clearInterval(ticker);
+    try {
+      staging?.close();
+    } finally {
+      client.close();
+      lock.release();
+    }
+    result.requests = client.stats.requests;
+    result.bytes = client.stats.bytes;
+    result.retries = client.stats.retries;
+    result.elapsedMs = Date.now() - started;
+    if (result.planned > 0) opts.onProgress?.(snapshot());
+  }
+  return result;
+}
+
+export interface PlanReport {
+  resource: string;
+  pyramids: { pyramid: string; format: TileFormat; tileSize: number; zooms: { z: number; tiles: number; estimatedBytes?: number }[]; tiles: number }[];
+  total: number;
+  /** Seconds at the configured rate (undefined: no rate limit). */
+  seconds?: number;
+  /** From a sample of tiles fetched from the upstream (undefined without sampling). */
+  estimatedBytes?: number;
+  sampled: number;
+  notes: string[];
+}
+
+/** What a run would fetch, per pyramid and zoom; with `sample` > 0 an estimated size from that many tiles. */
+export async function planReport(opts: MirrorOptions & { sample?: number }): Promise<PlanReport> {
+  const redact = createRedactor(opts.key);
+  const ref = refOf(opts.resource);
+  const client = createClient(opts, redact);
+  try {
+    const p = await discoverAndPlan(client, ref, opts);
+    const report: PlanReport = {
+      resource: `${ref.kind}/${ref.id}`,
+      pyramids: [],
+      total: p.total,
+      seconds: opts.rate && opts.rate > 0 ? p.total / opts.rate : undefined,
+      sampled: 0,
+      notes: p.discovered.notes.map(redact),
+    };
+    const sampleTotal = opts.sample ?? 0;
+    const zoomCount = p.plans.reduce((n, pl) => n + pl.zooms.length, 0);
+    const perZoom = sampleTotal > 0 ? Math.max(1, Math.ceil(sampleTotal / zoomCount)) : 0;
+    let estimate = 0;
+    for (const plan of p.plans) {
+      const source = p.discovered.sources.find((s) => s.pyramid.name === plan.pyramid)!;
+      const entry: PlanReport['pyramids'][number] = { pyramid: plan.pyramid, format: source.pyramid.format, tileSize: source.pyramid.tileSize, zooms: [], tiles: plan.count };
+      for (const zp of plan.zooms) {
+        const row: { z: number; tiles: number; estimatedBytes?: number } = { z: zp.z, tiles: zp.count };
+        const k = Math.min(perZoom, zp.count);
+        if (k > 0) {
+          // Evenly spaced through the zoom's tiles, so one dense corner does not stand for the whole area.
+          const picks = Array.from({ length: k }, (_, i) => tileAt(zp, Math.floor(((i + 0.5) * zp.count) / k))!);
+          const sizes = await Promise.all(
+            picks.map((t) =>
+              client
+                .request(tileUrl(source.template, zp.z, t.x, t.y), judgeTile(source.pyramid.format), opts.signal)
+                .then((v) => (v.kind === 'tile' ? v.data.length : 0))
+                .catch(() => undefined),
+            ),
+          );
+          const ok = sizes.filter((s): s is number => s !== undefined);
+          report.sampled += ok.length;
+          if (ok.length) {
+            row.estimatedBytes = Math.round((ok.reduce((a, b) => a + b, 0) / ok.length) * zp.count);
+            estimate += row.estimatedBytes;
+          }
+        }
+        entry.zooms.push(row);
+      }
+      report.pyramids.push(entry);
+    }
+    if (report.sampled > 0) report.estimatedBytes = estimate;
+    return report;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,313 @@
+// The store a run writes into: `{data}/{kind}/.{id}.mbtiles.staging` (hidden from the catalog by its dot),
+// created through StoreWriter so it has exactly the schema of a published store, plus progress tables of the
+// mirror (prefixed `tilemirror_mirror_`): tiles known to be empty, and the run's state and checkpoints.
+// Tiles arrive in batches committed in one transaction each (every `batchSize` tiles or `batchMs`), so a SIGKILL
+// loses at most one uncommitted batch; SQLite's rollback journal makes every commit all-or-nothing.
+//
+// The staging file starts, in order of preference, as: the staging file a previous run left (resume), a copy of
+// the published store (extend or re-run without fetching what is already there), or an empty store. Either way
+// it is first cut down to the plan, so a verified staging store holds exactly the planned tiles.
+
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { StoreWriter, tmsRow, type StoreHeader } from '../store/writer';
+import type { ResourceKind } from '../store/types';
+import type { PyramidPlan, TileTask } from './plan';
+
+export const MIRROR_SQL = `
+CREATE TABLE IF NOT EXISTS tilemirror_mirror_state (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tilemirror_mirror_empty (
+  pyramid TEXT NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, status INTEGER NOT NULL,
+  PRIMARY KEY (pyramid, z, x, y)) WITHOUT ROWID;
+`;
+
+export const STATE = {
+  /** Identifies the upstream resource (base URL without key, pyramids, templates): a staging file of another one is discarded. */
+  fingerprint: 'fingerprint',
+  upstream: 'upstream',
+  plan: 'plan',
+  checkpoint: 'checkpoint',
+  publishedAt: 'published_at',
+} as const;
+
+export interface StorePaths {
+  dir: string;
+  published: string;
+  staging: string;
+  lock: string;
+}
+
+export function storePaths(dataDir: string, kind: ResourceKind, id: string): StorePaths {
+  const dir = join(dataDir, kind);
+  return {
+    dir,
+    published: join(dir, `${id}.mbtiles`),
+    staging: join(dir, `.${id}.mbtiles.staging`),
+    lock: join(dir, `.${id}.lock`),
+  };
+}
+
+/** Where a staging store came from: reported so the operator knows a run resumed. */
+export type StagingOrigin = 'resumed' | 'copied-published' | 'new';
+
+function readState(file: string, name: string): string | undefined {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const row = db.prepare('SELECT value FROM tilemirror_mirror_state WHERE name = ?').get(name) as { value: string } | undefined;
+    return row?.value;
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+/** True when the file opens and SQLite's quick check finds nothing wrong (a torn file from a full disk, say). */
+function healthy(file: string): boolean {
+  let db: Database.Database | undefined;
+  try {
+    // Read-write, so a hot journal left by a killed run is rolled back first.
+    db = new Database(file, { fileMustExist: true });
+    const rows = db.pragma('quick_check') as { quick_check: string }[];
+    return rows.length === 1 && rows[0].quick_check === 'ok';
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
+}
+
+export function removeStaging(file: string): void {
+  for (const f of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+}
+
+export interface OpenStagingOptions {
+  paths: StorePaths;
+  header: StoreHeader;
+  fingerprint: string;
+  /** Upstream base URL without key (recorded for provenance). */
+  upstream: string;
+  plans: PyramidPlan[];
+  planSignature: string;
+  batchSize?: number;
+  batchMs?: number;
+}
+
+export interface TileCounts {
+  stored: number;
+  empty: number;
+}
+
+type Pending = { task: TileTask; data?: Buffer; status?: number };
+
+export class StagingStore {
+  readonly writer: StoreWriter;
+  readonly db: Database.Database;
+  private readonly mainName: string;
+  private readonly hasMain: Database.Statement;
+  private readonly hasExtra: Database.Statement;
+  private readonly hasEmpty: Database.Statement;
+  private readonly putEmpty: Database.Statement;
+  private readonly delEmpty: Database.Statement;
+  private readonly delMain: Database.Statement;
+  private readonly delExtra: Database.Statement;
+  private pending: Pending[] = [];
+  private lastFlush = Date.now();
+  private readonly batchSize: number;
+  private readonly batchMs: number;
+
+  private constructor(readonly file: string, readonly origin: StagingOrigin, private readonly opts: OpenStagingOptions) {
+    this.writer = new StoreWriter(file, opts.header);
+    this.db = this.writer.db;
+    this.db.exec(MIRROR_SQL);
+    this.mainName = opts.header.pyramids[0].name;
+    this.batchSize = opts.batchSize ?? 500;
+    this.batchMs = opts.batchMs ?? 1000;
+    this.hasMain = this.db.prepare('SELECT 1 FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck();
+    this.hasExtra = this.db
+      .prepare('SELECT 1 FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?')
+      .pluck();
+    this.hasEmpty = this.db.prepare('SELECT 1 FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?').pluck();
+    this.putEmpty = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_empty (pyramid, z, x, y, status) VALUES (?, ?, ?, ?, ?)');
+    this.delEmpty = this.db.prepare('DELETE FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
+    this.delMain = this.db.prepare('DELETE FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
+    this.delExtra = this.db.prepare('DELETE FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?');
+    const setState = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
+    this.db.transaction(() => {
+      setState.run(STATE.fingerprint, opts.fingerprint);
+      setState.run(STATE.upstream, opts.upstream);
+      setState.run(STATE.plan, opts.planSignature);
+      this.db.prepare('DELETE FROM tilemirror_mirror_state WHERE name = ?').run(STATE.publishedAt);
+      this.prune(opts.plans);
+    })();
+  }
+
+  /**
+   * Opens the staging store of a run: resumes a matching staging file, else starts from a copy of the matching
+   * published store, else from nothing. Files of another upstream resource (different fingerprint) are discarded.
+   */
+  static open(opts: OpenStagingOptions): StagingStore {
+    const { staging, published } = opts.paths;
+    let origin: StagingOrigin = 'new';
+    if (existsSync(staging) && healthy(staging) && readState(staging, STATE.fingerprint) === opts.fingerprint) {
+      origin = 'resumed';
+    } else {
+      removeStaging(staging);
+      if (existsSync(published) && readState(published, STATE.fingerprint) === opts.fingerprint) {
+        // Published files are never written after their rename, so a plain copy is a consistent snapshot.
+        copyFileSync(published, staging);
+        origin = 'copied-published';
+      }
+    }
+    if (origin !== 'new') StagingStore.resetHeader(staging);
+    return new StagingStore(staging, origin, opts);
+  }
+
+  /** Header rows and documents are rewritten by every run; old ones must not linger (e.g. a pyramid no longer offered). */
+  private static resetHeader(file: string): void {
+    const db = new Database(file);
+    try {
+      const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]));
+      db.transaction(() => {
+        for (const t of ['metadata', 'tilemirror_pyramids', 'tilemirror_documents']) if (tables.has(t)) db.exec(`DELETE FROM ${t}`);
+      })();
+    } finally {
+      db.close();
+    }
+  }
+
+  /** SQL condition selecting the rows of one zoom's plan; `rowCol`/`colCol` name the row (TMS or XYZ) and column columns. */
+  private static zoomCondition(p: PyramidPlan['zooms'][number], tms: boolean, rowCol: string, colCol: string): string {
+    const parts = p.bands.map((b) => {
+      const [r0, r1] = tms ? [tmsRow(p.z, b.y1), tmsRow(p.z, b.y0)] : [b.y0, b.y1];
+      const cols = b.xs.map(([lo, hi]) => `${colCol} BETWEEN ${lo} AND ${hi}`).join(' OR ');
+      return `(${rowCol} BETWEEN ${r0} AND ${r1} AND (${cols}))`;
+    });
+    return parts.length ? parts.join(' OR ') : '0';
+  }
+
+  /** Deletes every tile and empty record that is not in the plan (other pyramids, zooms, areas). */
+  private prune(plans: PyramidPlan[]): void {
+    const names = plans.map((p) => p.pyramid);
+    const list = names.map((n) => `'${n.replace(/'/g, "''")}'`).join(',');
+    this.db.exec(`DELETE FROM tilemirror_tiles WHERE pyramid NOT IN (${list})`);
+    this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE pyramid NOT IN (${list})`);
+    if (!names.includes(this.mainName)) this.db.exec('DELETE FROM tiles');
+    for (const plan of plans) {
+      const zooms = plan.zooms.map((z) => z.z).join(',');
+      const isMain = plan.pyramid === this.mainName;
+      const tileTable = isMain ? 'tiles' : 'tilemirror_tiles';
+      const pyr = isMain ? '' : `pyramid = '${plan.pyramid.replace(/'/g, "''")}' AND `;
+      const emp = `pyramid = '${plan.pyramid.replace(/'/g, "''")}' AND `;
+      this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level NOT IN (${zooms})`);
+      this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z NOT IN (${zooms})`);
+      for (const zp of plan.zooms) {
+        this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, true, 'tile_row', 'tile_column')})`);
+        this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
+      }
+    }
+  }
+
+  /** Whether the tile is already stored or known empty (then a resumed run does not fetch it again). */
+  has(t: TileTask): boolean {
+    if (this.hasEmpty.get(t.pyramid, t.z, t.x, t.y)) return true;
+    return t.pyramid === this.mainName
+      ? !!this.hasMain.get(t.z, t.x, tmsRow(t.z, t.y))
+      : !!this.hasExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+  }
+
+  /** Queues a fetched tile (data) or an empty one (status); committed with the next batch. */
+  record(task: TileTask, result: { data: Buffer } | { emptyStatus: number }): void {
+    this.pending.push('data' in result ? { task, data: result.data } : { task, status: result.emptyStatus });
+    if (this.pending.length >= this.batchSize) this.flush();
+  }
+
+  /** Commits the queue when it is due (size or age). */
+  flushIfDue(): void {
+    if (this.pending.length && Date.now() - this.lastFlush >= this.batchMs) this.flush();
+  }
+
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Commits every queued tile in one transaction. A tile is either stored or empty, never both. */
+  flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.lastFlush = Date.now();
+    if (batch.length === 0) return;
+    this.writer.batch(() => {
+      for (const { task: t, data, status } of batch) {
+        if (data) {
+          this.writer.putTile(t.pyramid, t.z, t.x, t.y, data);
+          this.delEmpty.run(t.pyramid, t.z, t.x, t.y);
+        } else {
+          this.putEmpty.run(t.pyramid, t.z, t.x, t.y, status ?? 204);
+          if (t.pyramid === this.mainName) this.delMain.run(t.z, t.x, tmsRow(t.z, t.y));
+          else this.delExtra.run(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+        }
+      }
+    });
+  }
+
+  putDocument(path: string, contentType: string, data: Buffer | string): void {
+    this.writer.putDocument(path, contentType, data);
+  }
+
+  setState(name: string, value: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)').run(name, value);
+  }
+
+  getState(name: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM tilemirror_mirror_state WHERE name = ?').pluck().get(name) as string | undefined) ?? undefined;
+  }
+
+  /** Stored and empty tiles inside the plan, counted per planned rectangle (the plan's bands are disjoint). */
+  countPlanned(plans: PyramidPlan[]): TileCounts {
+    let stored = 0;
+    let empty = 0;
+    for (const plan of plans) {
+      const isMain = plan.pyramid === this.mainName;
+      const countTiles = isMain
+        ? this.db.prepare('SELECT count(*) FROM tiles WHERE zoom_level = ? AND tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ?').pluck()
+        : this.db
+            .prepare('SELECT count(*) FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ?')
+            .pluck();
+      const countEmpty = this.db
+        .prepare('SELECT count(*) FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND y BETWEEN ? AND ? AND x BETWEEN ? AND ?')
+        .pluck();
+      for (const zp of plan.zooms) {
+        for (const b of zp.bands) {
+          for (const [lo, hi] of b.xs) {
+            const rows = [tmsRow(zp.z, b.y1), tmsRow(zp.z, b.y0)];
+            stored += (isMain ? countTiles.get(zp.z, rows[0], rows[1], lo, hi) : countTiles.get(plan.pyramid, zp.z, rows[0], rows[1], lo, hi)) as number;
+            empty += countEmpty.get(plan.pyramid, zp.z, b.y0, b.y1, lo, hi) as number;
+          }
+        }
+      }
+    }
+    return { stored, empty };
+  }
+
+  /** Every row in the tile and empty tables, planned or not (after pruning they are the same). */
+  countAll(): number {
+    const one = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
+    return one('SELECT count(*) FROM tiles') + one('SELECT count(*) FROM tilemirror_tiles') + one('SELECT count(*) FROM tilemirror_mirror_empty');
+  }
+
+  integrityOk(): { ok: boolean; detail: string } {
+    const rows = this.db.pragma('integrity_check') as { integrity_check: string }[];
+    const ok = rows.length === 1 && rows[0].integrity_check === 'ok';
+    return { ok, detail: rows.map((r) => r.integrity_check).slice(0, 5).join('; ') };
+  }
+
+  close(): void {
+    if (this.db.open) {
+      this.flush();
+      this.writer.close();
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { TokenBucket, type Clock } from '../../src/mirror/rate-limit';
+
+function fakeClock(): Clock & { t: number } {
+  const c = {
+    t: 0,
+    now: () => c.t,
+    sleep: async (ms: number) => {
+      c.t += ms;
+    },
+  };
+  return c;
+}
+
+describe('token bucket', () => {
+  test('a burst goes at once, then one request per 1/rate', () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(10, 3, clock);
+    expect([b.reserve(), b.reserve(), b.reserve()]).toEqual([0, 0, 0]);
+    // The 4th and 5th reserve their slots 100 and 200 ms ahead (concurrent callers queue in order).
+    expect(b.reserve()).toBeCloseTo(100);
+    expect(b.reserve()).toBeCloseTo(200);
+    clock.t += 1000;
+    // Refilled to the burst, not beyond.
+    expect([b.reserve(), b.reserve(), b.reserve()]).toEqual([0, 0, 0]);
+    expect(b.reserve()).toBeGreaterThan(0);
+  });
+
+  test('sequential takes hold the rate over time (fake clock)', async () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(20, 1, clock);
+    for (let i = 0; i < 101; i++) await b.take();
+    // 100 intervals of 50 ms after the first token.
+    expect(clock.t).toBeCloseTo(5000, 0);
+  });
+
+  test('unlimited when the rate is 0', () => {
+    const b = new TokenBucket(0);
+    for (let i = 0; i < 1000; i++) expect(b.reserve()).toBe(0);
+  });
+
+  test('measured with real timers: 8 concurrent workers, 25 requests at 50/s take about 0.5 s', async () => {
+    const b = new TokenBucket(50, 1);
+    const times: number[] = [];
+    const t0 = performance.now();
+    let left = 25;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (left-- > 0) {
+          await b.take();
+          times.push(performance.now() - t0);
+        }
+      }),
+    );
+    const total = performance.now() - t0;
+    expect(total).toBeGreaterThan(430);
+    expect(total).toBeLessThan(1500);
+    // Never more than the burst plus the elapsed allowance within any prefix.
+    times.sort((a, b2) => a - b2).forEach((t, i) => expect(i).toBeLessThanOrEqual(1 + (t / 1000) * 50 + 1));
+  });
+
+  test('an aborted wait rejects', async () => {
+    const b = new TokenBucket(1, 1);
+    await b.take();
+    const ac = new AbortController();
+    const p = b.take(ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+  });
+});
