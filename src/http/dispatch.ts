@@ -28,6 +28,7 @@ export class Dispatcher {
     let query: URLSearchParams | undefined;
     const key = keyParam(rawQuery);
     let cors = ANY_ORIGIN;
+    let plan: RequestContext['plan'] = 'free';
     if (!route.public) {
       const auth = this.keys.check(key, {
         origin: req.headers.origin,
@@ -35,6 +36,7 @@ export class Dispatcher {
         'user-agent': req.headers['user-agent'],
       });
       if (!auth.ok) return this.send(req, res, textReply(403, auth.message), cors);
+      plan = auth.key.plan;
       if (auth.allowOrigin !== '*') cors = { 'Access-Control-Allow-Origin': auth.allowOrigin, Vary: 'Origin' };
     }
     if (route.deprecated) {
@@ -48,6 +50,7 @@ export class Dispatcher {
       catalog: this.catalog,
       config: this.config,
       key: key ?? '',
+      plan,
       // Only documents need these; tiles never ask, so they are worked out on first use.
       get baseUrl() {
         return (baseUrl ??= baseUrlOf(req, publicUrl, trustProxy));

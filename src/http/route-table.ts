@@ -9,6 +9,8 @@ export interface RequestContext {
   config: Config;
   /** The requester's own key, put into every URL of a generated document. */
   key: string;
+  /** The plan of the requester's key; public routes (no key) count as `free`. Static maps need `paid`. */
+  plan: 'free' | 'paid';
   /** Public base URL of this server, no trailing slash (configured, or from the request and X-Forwarded-*). */
   baseUrl: string;
   query: URLSearchParams;
