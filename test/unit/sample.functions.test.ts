@@ -1,7 +1,10 @@
 // Pure helpers of the bundled sample: the synthetic terrain and its Terrain-RGB encoding, the pixel
-// centre convention and the image pyramid geometry. No store is built here.
+// centre convention, the image pyramid geometry and the country label points. No store is built here.
 
 import {
+  countryLabelPoints,
+  interiorPoint,
+  labelMinzoom,
   decodeTerrainRgb,
   encodeTerrainRgb,
   imageFootprint,
@@ -10,6 +13,7 @@ import {
   sampleTerrainElevation,
   terrainPixelCenter,
 } from '../../src/sample';
+import { naturalEarth } from '../../src/sample/naturalEarth';
 
 describe('sample terrain function', () => {
   it('is smooth relief between 0 and 4000 m over the sample area', () => {
@@ -69,5 +73,52 @@ describe('sample image pyramid geometry', () => {
     expect(s).toBeCloseTo((Math.atan(Math.sinh(Math.PI * (1 - 2 * yFrac))) * 180) / Math.PI, 10);
     // a square picture of the whole matrix covers the whole world
     expect(imageFootprint(512, 512, 1, 256)).toEqual([-180, expect.closeTo(-85.0511287798066, 10), 180, expect.closeTo(85.0511287798066, 10)]);
+  });
+});
+
+describe('sample country label points', () => {
+  test('the point farthest from the edges of a polygon, holes avoided', () => {
+    const square: [number, number][] = [[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]];
+    const [x, y] = interiorPoint([square]);
+    expect(x).toBeCloseTo(5, 0);
+    expect(y).toBeCloseTo(5, 0);
+    // An L shape: the centre of its bounding box lies outside it.
+    const l: [number, number][] = [[0, 0], [10, 0], [10, 2], [2, 2], [2, 10], [0, 10], [0, 0]];
+    const [lx, ly] = interiorPoint([l]);
+    expect(lx < 2 || ly < 2).toBe(true);
+    // A hole in the middle pushes the point away from the centre.
+    const hole: [number, number][] = [[3, 3], [7, 3], [7, 7], [3, 7], [3, 3]];
+    const [hx, hy] = interiorPoint([square, hole]);
+    expect(hx < 3 || hx > 7 || hy < 3 || hy > 7).toBe(true);
+  });
+
+  test('zoom of a label by the area of its country', () => {
+    expect(labelMinzoom(5000)).toBe(0);
+    expect(labelMinzoom(100)).toBe(2);
+    expect(labelMinzoom(0)).toBe(4);
+  });
+
+  test('one point per country, inside its largest part, big countries first', () => {
+    const ne = naturalEarth('50m');
+    const points = countryLabelPoints(ne.countries);
+    expect(points).toHaveLength(ne.countries.length);
+    const at = (name: string) => points.find((p) => p.name === name)!;
+    const fr = at('France'); // mainland France, not French Guiana
+    expect(fr.lon).toBeGreaterThan(-2);
+    expect(fr.lon).toBeLessThan(6);
+    expect(fr.lat).toBeGreaterThan(44);
+    expect(fr.lat).toBeLessThan(49);
+    const ch = at('Switzerland');
+    expect(ch.lon).toBeGreaterThan(6);
+    expect(ch.lon).toBeLessThan(10.5);
+    expect(ch.lat).toBeGreaterThan(45.8);
+    expect(ch.lat).toBeLessThan(47.8);
+    expect(at('Russia').minzoom).toBe(0);
+    expect(at('Switzerland').minzoom).toBe(4);
+    for (const p of points) {
+      expect(p.lon).toBeGreaterThanOrEqual(-180);
+      expect(p.lon).toBeLessThanOrEqual(180);
+      expect(Math.abs(p.lat)).toBeLessThanOrEqual(85);
+    }
   });
 });

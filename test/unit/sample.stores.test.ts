@@ -1,4 +1,4 @@
-// The bundled sample, built for real once (all four stores, full zoom ranges) into a temporary
+// The bundled sample, built for real once (all six stores, full zoom ranges) into a temporary
 // directory: content, metadata, pixels, decoding, skipping and byte-identical rebuilds.
 
 import crypto from 'node:crypto';
@@ -13,12 +13,15 @@ import {
   COLORS,
   decodeTerrainRgb,
   IMAGE_CORNERS,
+  SAMPLE_FONT,
   SAMPLE_STORES,
   SAMPLE_VERSION,
+  SPRITE_ICONS,
   sampleTerrainElevation,
   terrainPixelCenter,
 } from '../../src/sample';
 import { renderMapTiles } from '../../src/sample/mapRaster';
+import { decodeGlyphs } from '../../src/services/fonts/glyphs';
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).
 const vtpbfDir = path.dirname(require.resolve('vt-pbf'));
@@ -94,7 +97,7 @@ afterAll(() => {
 });
 
 describe('bundled sample build', () => {
-  it('writes the four stores, verified, with no temporary file left', () => {
+  it('writes the six stores, verified, with no temporary file left', () => {
     for (const rel of Object.values(SAMPLE_STORES)) {
       const file = path.join(dir, rel);
       expect(fs.existsSync(file)).toBe(true);
@@ -111,7 +114,7 @@ describe('bundled sample build', () => {
     const before = sha(file);
     const again: string[] = [];
     await buildSample(dir, { log: (m) => again.push(m) });
-    expect(again.filter((m) => m.includes('up to date'))).toHaveLength(4);
+    expect(again.filter((m) => m.includes('up to date'))).toHaveLength(Object.keys(SAMPLE_STORES).length);
     const db = new Database(file);
     db.prepare('UPDATE metadata SET value = ? WHERE name = ?').run('old', 'tilemirror:sample_version');
     db.close();
@@ -185,7 +188,7 @@ describe('sample map (maps/sample.mbtiles)', () => {
     expect(same).toBe(52 * 52);
   });
 
-  it('stores a MapLibre style drawn from the sample vector tiles', () => {
+  it('stores a MapLibre style drawn from the sample vector tiles, with labels in the sample font and sprite icons', () => {
     const doc = db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?').get('style.json') as {
       content_type: string;
       data: Buffer;
@@ -194,16 +197,21 @@ describe('sample map (maps/sample.mbtiles)', () => {
     const style = JSON.parse(doc.data.toString('utf8'));
     expect(style).toMatchObject({ version: 8, name: 'Sample', center: [0, 20], zoom: 1 });
     expect(style.sources).toEqual({ 'sample-vector': { type: 'vector', url: 'tilemirror://tiles/sample-vector/tiles.json' } });
+    expect(style.glyphs).toBe('tilemirror://fonts/{fontstack}/{range}.pbf');
+    expect(style.sprite).toBe('tilemirror://sprites/sample/sprite');
     expect(style.layers[0]).toMatchObject({ type: 'background', paint: { 'background-color': COLORS.ocean } });
     const types = style.layers.map((l: { type: string }) => l.type);
     expect(types).toContain('fill');
     expect(types).toContain('line');
-    expect(types).not.toContain('symbol');
-    expect(style.glyphs).toBeUndefined();
+    expect(types).toContain('symbol');
     for (const l of style.layers.slice(1)) {
       expect(l.source).toBe('sample-vector');
-      expect(['countries', 'boundaries', 'coastline']).toContain(l['source-layer']);
+      expect(['countries', 'boundaries', 'coastline', 'country_label']).toContain(l['source-layer']);
+      if (l.type === 'symbol') expect(l.layout['text-font']).toEqual([SAMPLE_FONT]);
     }
+    const icons = style.layers.filter((l: { layout?: Record<string, unknown> }) => l.layout?.['icon-image']);
+    expect(icons.length).toBeGreaterThan(0);
+    for (const l of icons) expect(SPRITE_ICONS as readonly unknown[]).toContain(l.layout['icon-image']);
   });
 
   it('renders the map the same way every time (zooms 0-2 re-rendered)', async () => {
@@ -224,7 +232,8 @@ describe('sample vector tiles (tiles/sample-vector.mbtiles)', () => {
     const m = meta(db);
     expect(m).toMatchObject({ format: 'pbf', minzoom: '0', maxzoom: '5', 'tilemirror:kind': 'tiles', 'tilemirror:tile_size': '512' });
     const layers = JSON.parse(m.json).vector_layers;
-    expect(layers.map((l: { id: string }) => l.id)).toEqual(['countries', 'coastline', 'boundaries']);
+    expect(layers.map((l: { id: string }) => l.id)).toEqual(['countries', 'coastline', 'boundaries', 'country_label']);
+    expect(layers[3]).toMatchObject({ minzoom: 0, maxzoom: 5, fields: { id: 'String', name: 'String' } });
     expect(layers[0]).toMatchObject({ minzoom: 0, maxzoom: 5, fields: { id: 'String', name: 'String' } });
     expect(db.prepare('SELECT * FROM tilemirror_pyramids').all()).toEqual([
       { name: 'main', ord: 0, tile_size: 512, scale: 1, format: 'pbf', minzoom: 0, maxzoom: 5, bounds: '[-180,-85.0511287798066,180,85.0511287798066]' },
@@ -244,7 +253,7 @@ describe('sample vector tiles (tiles/sample-vector.mbtiles)', () => {
     const gz = tile(db, null, 5, 16, 11)!;
     expect([gz[0], gz[1]]).toEqual([0x1f, 0x8b]);
     const vt = new VectorTile(new Pbf(zlib.gunzipSync(gz)));
-    expect(Object.keys(vt.layers).sort()).toEqual(['boundaries', 'coastline', 'countries']);
+    expect(Object.keys(vt.layers).sort()).toEqual(['boundaries', 'coastline', 'countries', 'country_label']);
     const countries = vt.layers.countries;
     expect(countries.extent).toBe(4096);
     const names = new Set<string>();
@@ -257,6 +266,13 @@ describe('sample vector tiles (tiles/sample-vector.mbtiles)', () => {
     expect(fr.id).toBe(250);
     expect(fr.type).toBe(3);
     expect(vt.layers.boundaries.feature(0).properties.kind).toBe('country');
+    const labels = vt.layers.country_label;
+    const labelNames = Array.from({ length: labels.length }, (_, i) => labels.feature(i)).map((f) => {
+      expect(f.type).toBe(1);
+      expect(Object.keys(f.properties).sort()).toEqual(['id', 'name']);
+      return f.properties.name;
+    });
+    expect(labelNames).toEqual(expect.arrayContaining(['France', 'Switzerland', 'Italy']));
     // every stored tile decodes and holds at least one feature
     const all = db.prepare('SELECT tile_data FROM tiles').all() as { tile_data: Buffer }[];
     for (const r of all) {
@@ -264,6 +280,27 @@ describe('sample vector tiles (tiles/sample-vector.mbtiles)', () => {
       const n = Object.values(t.layers).reduce((s: number, l) => s + (l as { length: number }).length, 0);
       expect(n).toBeGreaterThan(0);
     }
+  });
+
+  it('labels only the countries that have room: a few at zoom 0, every country from zoom 4', () => {
+    const labelCount = (z: number) => {
+      const names = new Set<string>();
+      const rows = db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ?').all(z) as { tile_data: Buffer }[];
+      for (const r of rows) {
+        const l = new VectorTile(new Pbf(zlib.gunzipSync(r.tile_data))).layers.country_label;
+        for (let i = 0; l && i < l.length; i++) names.add(l.feature(i).properties.name);
+      }
+      return names;
+    };
+    const z0 = labelCount(0);
+    expect(z0.size).toBeGreaterThanOrEqual(2);
+    expect(z0.size).toBeLessThanOrEqual(10);
+    expect(z0).toContain('Russia');
+    expect(z0).not.toContain('Switzerland');
+    const z4 = labelCount(4);
+    expect(z4).toContain('Switzerland');
+    expect(z4).toContain('Monaco');
+    expect(z4.size).toBeGreaterThan(200);
   });
 });
 
@@ -362,12 +399,61 @@ describe('sample image (images/sample-image.mbtiles)', () => {
   });
 });
 
+describe('sample font (fonts/Noto Sans Regular.mbtiles)', () => {
+  let db: Database.Database;
+  beforeAll(() => (db = open('font')));
+  afterAll(() => db.close());
+
+  it('is a font store holding the 256 glyph ranges of tileserver-gl-styles unchanged', () => {
+    const m = meta(db);
+    expect(m).toMatchObject({ name: SAMPLE_FONT, 'tilemirror:kind': 'fonts' });
+    expect(db.prepare('SELECT count(*) n FROM tiles').get()).toEqual({ n: 0 });
+    const docs = db.prepare('SELECT path, content_type, data FROM tilemirror_documents').all() as { path: string; content_type: string; data: Buffer }[];
+    expect(docs).toHaveLength(256);
+    const dir = path.join(path.dirname(require.resolve('tileserver-gl-styles/package.json')), 'fonts', SAMPLE_FONT);
+    for (const d of docs) {
+      expect(d.content_type).toBe('application/x-protobuf');
+      expect(d.data.equals(fs.readFileSync(path.join(dir, d.path)))).toBe(true);
+    }
+    const latin = docs.find((d) => d.path === '0-255.pbf')!;
+    const [stack] = decodeGlyphs(latin.data);
+    expect(stack.glyphs.map((g) => g.id)).toEqual(expect.arrayContaining([32, 65, 97, 233]));
+  });
+});
+
+describe('sample sprite (sprites/sample.mbtiles)', () => {
+  let db: Database.Database;
+  beforeAll(() => (db = open('sprite')));
+  afterAll(() => db.close());
+
+  it('holds sprite.json/png at 1x and 2x, the PNG sizes matching the index', async () => {
+    expect(meta(db)).toMatchObject({ 'tilemirror:kind': 'sprites' });
+    const doc = (p: string) => (db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?').get(p) as { content_type: string; data: Buffer });
+    const rows = db.prepare('SELECT path FROM tilemirror_documents ORDER BY path').all() as { path: string }[];
+    expect(rows.map((r) => r.path)).toEqual(['sprite.json', 'sprite.png', 'sprite@2x.json', 'sprite@2x.png']);
+    for (const [scale, ratio] of [['', 1], ['@2x', 2]] as const) {
+      const json = doc(`sprite${scale}.json`);
+      const png = doc(`sprite${scale}.png`);
+      expect([json.content_type, png.content_type]).toEqual(['application/json', 'image/png']);
+      const index = JSON.parse(json.data.toString('utf8'));
+      expect(Object.keys(index)).toEqual([...SPRITE_ICONS].sort());
+      const size = await sharp(png.data).metadata();
+      for (const e of Object.values(index) as { x: number; y: number; width: number; height: number; pixelRatio: number }[]) {
+        expect(e.pixelRatio).toBe(ratio);
+        expect(e.x + e.width).toBeLessThanOrEqual(size.width!);
+        expect(e.y + e.height).toBeLessThanOrEqual(size.height!);
+      }
+    }
+  });
+});
+
 describe('sample determinism', () => {
-  it('rebuilds the vector, terrain and image stores to identical bytes', async () => {
+  it('rebuilds the vector, terrain, image, font and sprite stores to identical bytes', async () => {
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sample-b-'));
     try {
-      await buildSample(other, { only: ['vector', 'terrain', 'image'] });
-      for (const key of ['vector', 'terrain', 'image'] as const) {
+      const keys = ['vector', 'terrain', 'image', 'font', 'sprite'] as const;
+      await buildSample(other, { only: [...keys] });
+      for (const key of keys) {
         expect(sha(path.join(other, SAMPLE_STORES[key]))).toBe(sha(path.join(dir, SAMPLE_STORES[key])));
       }
       expect(fs.existsSync(path.join(other, SAMPLE_STORES.map))).toBe(false);

@@ -1,6 +1,6 @@
 import { buildTileJson } from '../../ogc/tilejson';
 import { resourceTileMatrixSet, resourceTileset } from '../../ogc/ogcapi-tiles';
-import { resolveLocalUrls } from '../../ogc/style';
+import { glyphsUrl, resolveLocalUrls } from '../../ogc/style';
 import { tileUrlTemplate, withKey } from '../../ogc/urls';
 import type { ResourceKind } from '../../store/types';
 import { documentReply, jsonReply, notFound, type Reply } from '../reply';
@@ -87,7 +87,9 @@ export function viewer(kind: 'maps' | 'tiles') {
   return (ctx: RequestContext, p: Params): Reply => {
     const { info } = storeOf(kind, ctx, p);
     const base = `/${kind}/${encodeURIComponent(info.id)}`;
-    const style = kind === 'maps' ? withKey(ctx.baseUrl, `${base}/style.json`, ctx.key) : autoStyle(info, withKey(ctx.baseUrl, `${base}/tiles.json`, ctx.key));
+    const labels = { glyphsUrl: glyphsUrl(ctx.baseUrl, ctx.key), font: ctx.config.fonts.fallback[0] ?? 'Noto Sans Regular' };
+    const style =
+      kind === 'maps' ? withKey(ctx.baseUrl, `${base}/style.json`, ctx.key) : autoStyle(info, withKey(ctx.baseUrl, `${base}/tiles.json`, ctx.key), labels);
     return documentReply(viewerPage({ title: info.name, style, center: info.center }), HTML);
   };
 }

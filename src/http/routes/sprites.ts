@@ -1,12 +1,73 @@
-import { HttpError, type Reply } from '../reply';
+import { localSpriteId } from '../../ogc/style';
+import { withKey } from '../../ogc/urls';
+import type { MbtilesStore } from '../../store/mbtiles';
+import { badRequest, documentReply, notFound, type Reply } from '../reply';
 import type { Params, RequestContext } from '../route-table';
+import { requireStore } from './stores';
 
-/** `/sprites/{spriteId}/sprite[@2x].{png,json}` — being written (issue 3). */
-export function sprite(_ctx: RequestContext, _p: Params): Reply {
-  throw new HttpError(501, 'Not implemented yet');
+// Sprite sheets: one store per sprite (`sprites/{id}.mbtiles`) holding sprite.json, sprite.png, sprite@2x.json,
+// sprite@2x.png. The deprecated map-scoped path serves the sprite of the map's style, byte for byte.
+
+const TYPES = { png: 'image/png', json: 'application/json; charset=utf-8' } as const;
+type SpriteFormat = keyof typeof TYPES;
+
+interface SpriteFile {
+  /** `sprite.png`, `sprite@2x.json`, ... */
+  name: string;
+  format: SpriteFormat;
 }
 
-/** `/maps/{mapId}/sprite[@2x].{png,json}` (deprecated) — being written (issue 3). */
-export function mapSprite(_ctx: RequestContext, _p: Params): Reply {
-  throw new HttpError(501, 'Not implemented yet');
+/** Validates the scale (none or `@2x`) and format (`png` or `json`) of a sprite path. */
+export function spriteFile(scale: string | undefined, format: string | undefined): SpriteFile {
+  if (scale !== undefined && scale !== '@2x') throw badRequest('Invalid scale: only @2x is supported');
+  if (format !== 'png' && format !== 'json') throw badRequest('Invalid format: png or json');
+  return { name: `sprite${scale ?? ''}.${format}`, format };
+}
+
+function spriteReply(ctx: RequestContext, id: string, file: SpriteFile): Reply {
+  const store = ctx.catalog.documents('sprites', id);
+  if (!store) throw notFound(`Unknown sprite: ${id}`);
+  const doc = store.document(file.name);
+  if (!doc) throw notFound(`This sprite has no ${file.name}`);
+  return documentReply(doc.data, TYPES[file.format], `${store.version}-${file.name}`);
+}
+
+/** `/sprites/{spriteId}/sprite[@2x].{png,json}` */
+export function sprite(ctx: RequestContext, p: Params): Reply {
+  const file = spriteFile(p.scale, p.format);
+  return spriteReply(ctx, p.spriteId ?? '', file);
+}
+
+/** The sprite id of a map's stored style, read once per store version. */
+const styleSprites = new WeakMap<MbtilesStore, string | null>();
+
+function mapSpriteId(store: MbtilesStore): string | undefined {
+  let id = styleSprites.get(store);
+  if (id === undefined) {
+    id = null;
+    const doc = store.document('style.json');
+    if (doc) {
+      try {
+        id = localSpriteId(JSON.parse(doc.data.toString('utf8'))) ?? null;
+      } catch {
+        id = null;
+      }
+    }
+    styleSprites.set(store, id);
+  }
+  return id ?? undefined;
+}
+
+/**
+ * `/maps/{mapId}/sprite[@2x].{png,json}` (deprecated: the dispatcher adds `Deprecation: true`): the same bytes as
+ * the sprites endpoint for the sprite of the map's style, with a `Link` to that successor.
+ */
+export function mapSprite(ctx: RequestContext, p: Params): Reply {
+  const file = spriteFile(p.scale, p.format);
+  const store = requireStore(ctx, 'maps', p.mapId);
+  const id = mapSpriteId(store);
+  if (id === undefined) throw notFound('This map has no sprite');
+  const reply = spriteReply(ctx, id, file);
+  const successor = withKey(ctx.baseUrl, `/sprites/${encodeURIComponent(id)}/${file.name}`, ctx.key);
+  return { ...reply, headers: { ...reply.headers, Link: `<${successor}>; rel="successor-version"` } };
 }
