@@ -3,7 +3,8 @@
 #
 #   bash test/run.sh [jest arguments...]      e.g. bash test/run.sh test/interop -t GDAL
 #
-# 1. Real clients the interop tests drive (Debian packages, installed once with apt-get when missing).
+# 1. Real clients the interop tests drive and the browser of test/e2e (Debian packages, installed once with
+#    apt-get when missing).
 # 2. node_modules (npm ci when missing), dist/ (npm run build when missing or older than src/),
 #    the bundled sample in mirror/ (npm run sample when missing or older than its builder).
 # 3. jest, with the arguments passed through.
@@ -19,7 +20,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # What the suite needs from the system. Add new clients here (one place):
 #   APT_PACKAGES  Debian packages, installed with apt-get when one is missing
 #   CHECKS        "what|command that succeeds when it is usable", verified after installing
-# e.g. for browser tests: APT_PACKAGES+=(chromium) and CHECKS+=("chromium|command -v chromium").
 # ---------------------------------------------------------------------------------------------
 APT_PACKAGES=(
   gdal-bin          # gdalinfo, gdal_translate: WMTS, OGCAPI and MBTiles drivers
@@ -27,6 +27,7 @@ APT_PACKAGES=(
   python3-owslib    # OWSLib WebMapTileService
   libxml2-utils     # xmllint --schema
   python3-mapproxy  # ships the WMTS 1.0 / OWS 1.1 XSDs used offline by xmllint
+  chromium          # /usr/bin/chromium, driven by playwright-core in test/e2e (no browser download)
 )
 CHECKS=(
   "gdal_translate|command -v gdal_translate"
@@ -34,6 +35,7 @@ CHECKS=(
   "xmllint|command -v xmllint"
   "OWSLib under /usr/bin/python3|/usr/bin/python3 -c 'import owslib.wmts'"
   "GDAL python bindings|/usr/bin/python3 -c 'from osgeo import gdal'"
+  "chromium|/usr/bin/chromium --version"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )
 
@@ -85,7 +87,7 @@ install_packages() {
 
 if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   if ! install_packages; then
-    [[ -n "$REQUIRE" ]] && die "could not install the Debian packages the interop tests need"
+    [[ -n "$REQUIRE" ]] && die "could not install the Debian packages the interop and browser tests need"
     say "WARNING: could not install some Debian packages; the tests needing them will be skipped"
   fi
 else
@@ -131,6 +133,8 @@ SAMPLE_STORES=(
   mirror/tiles/sample-vector.mbtiles
   mirror/tiles/sample-terrain.mbtiles
   mirror/images/sample-image.mbtiles
+  "mirror/fonts/Noto Sans Regular.mbtiles"
+  mirror/sprites/sample.mbtiles
 )
 # `npm run sample` rebuilds only what is out of date (and leaves up-to-date stores untouched), so it runs
 # when a store is missing or its builder (dist/sample) changed since the last check, recorded by a stamp.
@@ -150,4 +154,8 @@ fi
 # ---------------------------------------------------------------------------------------------
 # 3. jest
 # ---------------------------------------------------------------------------------------------
+# ts-jest runs with isolatedModules (no type checking): check the tests' types once here.
+say "type-checking src/ and test/"
+npx --no-install tsc -p test/tsconfig.json --noEmit </dev/null
+
 exec npx --no-install jest "$@"
