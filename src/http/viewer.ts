@@ -105,14 +105,18 @@ export function autoStyle(info: TilesetInfo, tileJsonUrl: string, labels?: Label
         });
       }
     });
+  } else if (info.encoding) {
+    // Elevation tiles are data, not a picture: shade the relief they encode.
+    layers.push({ id: 'hillshade', type: 'hillshade', source: 'tileset', paint: { 'hillshade-exaggeration': 0.6 } });
   } else {
     layers.push({ id: 'tileset', type: 'raster', source: 'tileset' });
   }
+  const dem = info.encoding && { type: 'raster-dem', url: tileJsonUrl, tileSize: info.pyramids[0].tileSize, encoding: info.encoding };
   return {
     version: 8,
     name: info.name,
     ...(vector && pointLabels.length > 0 && labels && { glyphs: labels.glyphsUrl }),
-    sources: { tileset: source },
+    sources: { tileset: dem || source },
     // Labels above every geometry layer.
     layers: [...layers, ...polygonLabels, ...pointLabels],
   };

@@ -23,6 +23,8 @@ export interface TileJson {
   /** Pixel ratio of the tiles, as the upstream's TileJSON has it. */
   scale?: number;
   vector_layers?: VectorLayer[];
+  /** Elevation tiles: how heights are encoded (MapLibre's raster-dem `encoding`). */
+  encoding?: 'mapbox' | 'terrarium';
 }
 
 export interface TileJsonOptions {
@@ -54,6 +56,7 @@ export function buildTileJson(info: TilesetInfo, pyramid: Pyramid, opts: TileJso
   } else {
     doc.tileSize = pyramid.tileSize;
     doc.scale = pyramid.scale;
+    if (info.encoding) doc.encoding = info.encoding;
   }
   return doc;
 }

@@ -131,6 +131,7 @@ export class MbtilesStore {
     const imageMeta = meta.get(META.image);
     if (imageMeta) image = JSON.parse(imageMeta) as { width: number; height: number };
     const [w, s, e, n] = main.bounds;
+    const encoding = meta.get('encoding');
     return {
       kind,
       id,
@@ -145,6 +146,7 @@ export class MbtilesStore {
       center: center ?? [(w + e) / 2, (s + n) / 2, Math.min(main.maxzoom, Math.max(main.minzoom, 2))],
       pyramids,
       vectorLayers,
+      ...((encoding === 'mapbox' || encoding === 'terrarium') && { encoding }),
       image,
       version: createHash('sha1').update(this.signature).digest('base64url').slice(0, 16),
     };

@@ -60,6 +60,8 @@ export interface TilesetInfo {
   pyramids: Pyramid[];
   /** For `pbf` tile sets: the layers as in MBTiles metadata `json`. */
   vectorLayers?: VectorLayer[];
+  /** For elevation tiles: how heights are encoded in the pixels (`mapbox` terrain-RGB or `terrarium`). */
+  encoding?: 'mapbox' | 'terrarium';
   /** For images: pixel size of the whole image at maxzoom (image.json). */
   image?: { width: number; height: number };
   /** A content version for ETags of generated documents: changes whenever the store file changes. */

@@ -38,6 +38,14 @@ describe('TileJSON', () => {
     expect(r.body.tiles[0]).toBe(`${srv.url}/tiles/sample-vector/{z}/{x}/{y}?key=demo`);
   });
 
+  test('of a terrain tileset names its encoding (MapLibre raster-dem), and its viewer shades the relief', async () => {
+    const r = await get('/tiles/sample-terrain/tiles.json?key=demo');
+    expect(r.body).toMatchObject({ format: 'png', encoding: 'mapbox' });
+    const page = await get('/tiles/sample-terrain/?key=demo');
+    expect(page.text).toContain('"type":"raster-dem"');
+    expect(page.text).toContain('"type":"hillshade"');
+  });
+
   test('URLs come from X-Forwarded-* behind a proxy, or from the configured public URL', async () => {
     const r = await get('/tiles/sample-terrain/tiles.json?key=demo')
       .set('X-Forwarded-Proto', 'https')
