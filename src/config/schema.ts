@@ -1,3 +1,4 @@
+import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 
 // One schema for the whole configuration file; every field has a default so an empty file is valid.
@@ -21,6 +22,102 @@ export const keySchema = z
     plan: z.enum(['free', 'paid']).default('free'),
   })
   .strict();
+
+/** True when `Intl` knows the IANA time zone (e.g. `Europe/Zurich`, `UTC`). */
+export function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const MAX_MIRROR_ZOOM = 24;
+
+/** `MIN-MAX`, a single zoom, or `[MIN, MAX]`; always `[min, max]` after parsing. */
+const zoomRange = z
+  .union([
+    z.string().regex(/^\s*\d{1,2}\s*(-\s*\d{1,2}\s*)?$/, 'a zoom range like "0-8"'),
+    z.number().int(),
+    z.tuple([z.number().int(), z.number().int()]),
+  ])
+  .transform((v): [number, number] => {
+    if (typeof v === 'number') return [v, v];
+    if (Array.isArray(v)) return [v[0], v[1]];
+    const [lo, hi = lo] = v.split('-').map((s) => Number(s.trim()));
+    return [lo, hi];
+  })
+  .refine(([lo, hi]) => lo >= 0 && lo <= hi && hi <= MAX_MIRROR_ZOOM, `need 0 <= MIN <= MAX <= ${MAX_MIRROR_ZOOM}`);
+
+/** `[W, S, E, N]` or `"W,S,E,N"` in degrees (W > E crosses the antimeridian). */
+const bbox = z
+  .union([z.tuple([z.number(), z.number(), z.number(), z.number()]), z.string().regex(/^[^,]+(,[^,]+){3}$/, 'W,S,E,N in degrees')])
+  .transform((v): [number, number, number, number] => {
+    const n = typeof v === 'string' ? v.split(',').map((s) => Number(s.trim())) : v;
+    return [n[0], n[1], n[2], n[3]];
+  })
+  .refine((b) => b.every(Number.isFinite), 'W,S,E,N must be numbers')
+  .refine((b) => b[0] >= -180 && b[0] <= 180 && b[2] >= -180 && b[2] <= 180, 'longitudes must lie in -180..180')
+  .refine((b) => b[1] >= -90 && b[3] <= 90 && b[1] <= b[3], 'need -90 <= S <= N <= 90');
+
+const cronExpression = z
+  .string()
+  .min(1)
+  .refine((v) => validCron(v), 'not a valid cron expression (5 or 6 fields: [second] minute hour day-of-month month day-of-week)');
+
+const timeZone = z.string().min(1).refine(validTimeZone, 'not a time zone known to this system (an IANA name like "Europe/Zurich" or "UTC")');
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
+/** What a job mirrors and how hard it may pull; job fields override the `mirror` section's defaults. */
+export const mirrorJobSchema = z
+  .object({
+    /** Used by `tilemirror mirror --config FILE NAME`, in logs and on the status page. */
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" or "-" (at most 64)'),
+    /** `tiles/ID`, `maps/ID`, `images/ID`, mirrored one after another. */
+    resources: z.array(z.string().regex(/^[a-z]+(\/.+)?$/, 'a resource like tiles/ID, maps/ID or images/ID')).min(1, 'at least one resource'),
+    zoom: zoomRange.optional(),
+    bboxes: z.array(bbox).default([]),
+    /** Cron expression (node-cron; seconds optional); without one the job only runs from `tilemirror mirror --config`. */
+    schedule: cronExpression.optional(),
+    /** IANA time zone of the schedule (default: the `mirror` section's, else the system's). */
+    timezone: timeZone.optional(),
+    upstream: z.url({ protocol: /^https?$/ }).optional(),
+    keyEnv: envName.optional(),
+    concurrency: z.number().int().min(1).max(256).optional(),
+    /** Requests per second sent to the upstream. */
+    rate: z.number().positive().optional(),
+    /** Per-request timeout in seconds. */
+    timeout: z.number().positive().optional(),
+    failureBudget: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+export const mirrorSchema = z
+  .object({
+    /** Base URL of the upstream API (MapTiler Cloud or another tilemirror). */
+    upstream: z.url({ protocol: /^https?$/ }).optional(),
+    /** Environment variable holding the upstream key (recommended: keeps the key out of the file). */
+    keyEnv: envName.default('TILEMIRROR_UPSTREAM_KEY'),
+    /** The upstream key itself; prefer `keyEnv`. Never logged, served or written to a store. */
+    key: z.string().min(1).optional(),
+    timezone: timeZone.optional(),
+    concurrency: z.number().int().min(1).max(256).default(8),
+    rate: z.number().positive().optional(),
+    timeout: z.number().positive().default(30),
+    failureBudget: z.number().int().min(0).default(100),
+    jobs: z.array(mirrorJobSchema).default([]),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    const seen = new Set<string>();
+    m.jobs.forEach((job, i) => {
+      if (seen.has(job.name)) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'name'], message: `duplicate job name "${job.name}"` });
+      seen.add(job.name);
+      if (!job.upstream && !m.upstream) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'upstream'], message: 'no upstream: set mirror.upstream or the job\'s upstream' });
+    });
+  });
 
 export const configSchema = z
   .object({
@@ -59,9 +156,20 @@ export const configSchema = z
       })
       .strict()
       .default({ fallback: ['Noto Sans Regular'] }),
+    /** Scheduled and on-demand mirror jobs (`tilemirror mirror --config`, `tilemirror serve`). */
+    mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100, jobs: [] }),
+    /** Keys for the status endpoints `/admin/` and `/admin/status.json`; none: they answer 404. */
+    admin: z
+      .object({
+        keys: z.array(z.string().min(8, 'an admin key needs at least 8 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')).default([]),
+      })
+      .strict()
+      .default({ keys: [] }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict();
 
 export type ApiKey = z.infer<typeof keySchema>;
 export type Config = z.infer<typeof configSchema>;
+export type MirrorConfig = z.infer<typeof mirrorSchema>;
+export type MirrorJobConfig = z.infer<typeof mirrorJobSchema>;

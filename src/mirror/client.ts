@@ -9,7 +9,7 @@ import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
-import { DEFAULT_RETRY, decideRetry, type AttemptOutcome, type RetryPolicy } from './retry';
+import { DEFAULT_RETRY, decideRetry, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */
@@ -45,6 +45,8 @@ export interface ClientStats {
   requests: number;
   bytes: number;
   retries: number;
+  /** Times a Retry-After closed the gate for every request. */
+  pauses: number;
 }
 
 /** Removes credential query parameters from a URL or URL template (braces kept as they are). */
@@ -65,7 +67,7 @@ function originOf(url: string): string {
 
 export class UpstreamClient {
   readonly base: string;
-  readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0 };
+  readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0, pauses: 0 };
   readonly limiter: TokenBucket;
   private readonly agent: http.Agent;
   private readonly timeoutMs: number;
@@ -96,7 +98,7 @@ export class UpstreamClient {
   }
 
   /** One GET, no retry: the raw bytes and headers, or a thrown network error (message already redacted). */
-  async getOnce(url: string, signal?: AbortSignal): Promise<RawResponse> {
+  async getOnce(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     this.stats.requests++;
@@ -109,7 +111,7 @@ export class UpstreamClient {
           {
             agent: this.agent,
             signal: combined,
-            headers: { 'Accept-Encoding': 'gzip', 'User-Agent': this.opts.userAgent ?? 'tilemirror-mirror/0.1', Accept: '*/*' },
+            headers: { 'Accept-Encoding': 'gzip', 'User-Agent': this.opts.userAgent ?? 'tilemirror-mirror/0.1', Accept: '*/*', ...extraHeaders },
           },
           (res) => {
             const chunks: Buffer[] = [];
@@ -146,14 +148,20 @@ export class UpstreamClient {
    * GET with throttling and retries: `judge` turns each response into a value or a failed attempt; network
    * errors are failed attempts too. Throws an UpstreamError (redacted) when retries are exhausted.
    */
-  async request<T>(url: string, judge: (res: RawResponse) => Judgement<T>, signal?: AbortSignal, beforeAttempt?: () => void): Promise<T> {
+  async request<T>(
+    url: string,
+    judge: (res: RawResponse) => Judgement<T>,
+    signal?: AbortSignal,
+    beforeAttempt?: () => void,
+    headers?: Record<string, string>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       await this.limiter.take(signal);
       // Lets a graceful stop keep new requests from starting while those in flight finish.
       beforeAttempt?.();
       let outcome: AttemptOutcome;
       try {
-        const res = await this.getOnce(url, signal);
+        const res = await this.getOnce(url, signal, headers);
         const j = judge(res);
         if (j.ok) return j.value;
         outcome = j.outcome;
@@ -167,6 +175,14 @@ export class UpstreamClient {
         throw new UpstreamError(this.opts.redact(`${url}: ${reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}`), outcome.kind === 'status' ? outcome.status : undefined);
       }
       this.stats.retries++;
+      if (outcome.kind === 'status' && (outcome.status === 429 || outcome.status === 503)) {
+        // The upstream spoke for all of this client's requests, not just this one: every worker waits.
+        const asked = parseRetryAfter(outcome.retryAfter);
+        if (asked !== undefined && asked > 0) {
+          this.stats.pauses++;
+          this.limiter.pauseFor(asked);
+        }
+      }
       this.opts.onRetry?.(this.opts.redact(url), this.opts.redact(reason), decision.delayMs);
       await abortableSleep(decision.delayMs, signal);
       beforeAttempt?.();
@@ -175,7 +191,8 @@ export class UpstreamClient {
 
   /** A JSON document (decoded from gzip when sent so); 404 gives undefined when `optional`. */
   async getJson<T = unknown>(url: string, signal?: AbortSignal, optional = false): Promise<T | undefined> {
-    const body = await this.request<Buffer | undefined>(
+    // Parsed inside the judgement: a body cut short or mangled on the way is a failed attempt, tried again.
+    return this.request<T | undefined>(
       url,
       (res) => {
         if (optional && res.status === 404) return { ok: true, value: undefined };
@@ -183,20 +200,21 @@ export class UpstreamClient {
           const text = res.body.subarray(0, 200).toString('utf8').trim();
           return { ok: false, outcome: { kind: 'status', status: res.status, retryAfter: headerOf(res, 'retry-after'), ...(text && { message: text }) } };
         }
+        const declared = headerOf(res, 'content-length');
+        if (declared !== undefined && Number(declared) !== res.body.length) {
+          return { ok: false, outcome: { kind: 'invalid', message: `body of ${res.body.length} bytes, Content-Length says ${declared}` } };
+        }
+        const type = (headerOf(res, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+        // Lenient (some servers say text/plain for JSON), but an HTML page is an error page or a captive portal.
+        if (type === 'text/html') return { ok: false, outcome: { kind: 'invalid', message: `Content-Type ${type} is not JSON` } };
         try {
-          return { ok: true, value: decodeBody(res) };
+          return { ok: true, value: JSON.parse(decodeBody(res).toString('utf8')) as T };
         } catch (err) {
-          return { ok: false, outcome: { kind: 'invalid', message: (err as Error).message } };
+          return { ok: false, outcome: { kind: 'invalid', message: `not JSON: ${(err as Error).message}` } };
         }
       },
       signal,
     );
-    if (body === undefined) return undefined;
-    try {
-      return JSON.parse(body.toString('utf8')) as T;
-    } catch {
-      throw new UpstreamError(this.opts.redact(`${url}: not JSON`));
-    }
   }
 
   close(): void {

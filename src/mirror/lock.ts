@@ -1,9 +1,18 @@
-// One mirror per store at a time: `{data}/{kind}/.{id}.lock` is created exclusively (O_EXCL) and holds the
-// owner's pid. A lock whose pid is dead (a crashed or SIGKILLed run) is taken over; a live one is refused.
-// O_EXCL creation is atomic on local file systems, so two processes racing for a stale lock cannot both win:
-// each removes the stale file and retries the exclusive create, and only one create succeeds.
+// One mirror per store at a time. The lock is a kernel lock, not a file's existence: `{data}/{kind}/.{id}.lock`
+// is a tiny SQLite database and the holder keeps a write transaction open on it (SQLite's RESERVED lock, a POSIX
+// record lock). The kernel drops record locks when their process dies, SIGKILL included, so a crashed run leaves
+// no stale lock to detect and take over: the next run's BEGIN IMMEDIATE simply succeeds. Part 1 used an O_EXCL
+// pid file, whose takeover (read pid, see it dead, unlink, create) raced: two takers could both see the stale pid
+// and the slower one unlink the faster one's fresh lock. Here there is no check-then-act step at all.
+//
+// The file itself is removed on release (nothing is left behind in the data directory). That reopens one race,
+// closed by checking the inode: a contender may open the file just before the holder unlinks it and then lock
+// the unlinked inode. The holder unlinks while still holding the lock, so a lock taken on an inode that is no
+// longer the one at the path is worthless: the contender sees the mismatch and tries again.
+// The holder's pid is committed in the file so that a refused run can say who holds the store.
 
-import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 export class LockError extends Error {}
@@ -13,8 +22,16 @@ export interface Lock {
   release(): void;
 }
 
-/** Held by this process (pid and host as written in the lock). */
+/** Lock files held by this process: SQLite would tell a second connection BUSY too, this says it sooner. */
 const heldHere = new Set<string>();
+
+function inodeOf(file: string): bigint | undefined {
+  try {
+    return statSync(file, { bigint: true }).ino;
+  } catch {
+    return undefined;
+  }
+}
 
 function pidAlive(pid: number): boolean {
   try {
@@ -26,56 +43,118 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function readOwner(file: string): { pid: number; host: string } | undefined {
+function ownerText(db: Database.Database): string | undefined {
   try {
-    const [pid, host] = readFileSync(file, 'utf8').trim().split(/\s+/);
-    return { pid: Number(pid), host: host ?? '' };
+    const row = db.prepare('SELECT pid, host FROM owner').get() as { pid: number; host: string } | undefined;
+    return row ? `pid ${row.pid}${row.host === hostname() ? '' : ` on ${row.host}`}` : undefined;
   } catch {
     return undefined;
   }
 }
 
+const sqliteCode = (err: unknown): string | undefined => (err as { code?: string }).code;
+
+/**
+ * A lock file in part 1's format (`pid host` as text): refused while that process lives, else removed so the
+ * caller can try again. Only stores locked by an older tilemirror that died have such a file.
+ */
+function handleLegacy(file: string): void {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
+  const [pidText, host] = text.trim().split(/\s+/);
+  const pid = Number(pidText);
+  const sameHost = !host || host === hostname();
+  if (Number.isInteger(pid) && pid > 0 && (!sameHost || pidAlive(pid))) {
+    throw new LockError(`another mirror of this store is running (pid ${pid}${sameHost ? '' : ` on ${host}`}; lock ${file})`);
+  }
+  try {
+    unlinkSync(file);
+  } catch {
+    /* gone already */
+  }
+}
+
 /** Takes the lock or throws a LockError naming the holder. */
 export function acquireLock(file: string): Lock {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  if (heldHere.has(file)) throw new LockError(`another mirror of this store is running (in this process; lock ${file})`);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    // The file must exist before its inode is noted, so the inode check below compares like with like.
+    closeSync(openSync(file, 'a'));
+    const before = inodeOf(file);
+    let db: Database.Database;
     try {
-      const fd = openSync(file, 'wx');
-      try {
-        writeSync(fd, `${process.pid} ${hostname()}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      heldHere.add(file);
-      let released = false;
-      return {
-        file,
-        release: () => {
-          if (released) return;
-          released = true;
-          heldHere.delete(file);
-          try {
-            unlinkSync(file);
-          } catch {
-            /* already gone */
-          }
-        },
-      };
+      db = new Database(file, { fileMustExist: true, timeout: 0 });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || sqliteCode(err) === 'SQLITE_CANTOPEN') continue;
+      throw err;
     }
-    const owner = readOwner(file);
-    // A file being written this very moment reads empty: treat as held.
-    if (!owner || !Number.isInteger(owner.pid) || owner.pid <= 0) throw new LockError(`${file} is held by another process`);
-    const sameHost = owner.host === '' || owner.host === hostname();
-    if (heldHere.has(file) || !sameHost || pidAlive(owner.pid)) {
-      throw new LockError(`another mirror of this store is running (pid ${owner.pid}${sameHost ? '' : ` on ${owner.host}`}; lock ${file})`);
-    }
-    // The owner died without releasing: remove its lock and race for a fresh one.
+    let holding = false;
     try {
-      unlinkSync(file);
-    } catch {
-      /* someone else removed it first */
+      db.pragma('journal_mode = DELETE');
+      db.exec('BEGIN IMMEDIATE');
+      holding = true;
+    } catch (err) {
+      const code = sqliteCode(err);
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+        const who = ownerText(db);
+        db.close();
+        throw new LockError(`another mirror of this store is running (${who ? `${who}; ` : ''}lock ${file})`);
+      }
+      db.close();
+      if (code === 'SQLITE_NOTADB') {
+        handleLegacy(file);
+        continue;
+      }
+      throw err;
     }
+    if (!holding || inodeOf(file) !== before) {
+      // Locked an inode that a releasing holder unlinked meanwhile: worthless, try again.
+      db.close();
+      continue;
+    }
+    try {
+      // Who holds it, committed so contenders can read it; then the lock is held again at once. Whoever slips
+      // into that instant holds the lock rightfully, and this run gives up below.
+      db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)');
+      db.exec('DELETE FROM owner');
+      db.prepare('INSERT INTO owner (pid, host, since) VALUES (?, ?, ?)').run(process.pid, hostname(), new Date().toISOString());
+      // Committing needs readers gone for a moment: wait for them briefly rather than fail.
+      db.pragma('busy_timeout = 2000');
+      db.exec('COMMIT');
+      db.pragma('busy_timeout = 0');
+      db.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      db.close();
+      const code = sqliteCode(err);
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new LockError(`another mirror of this store is running (lock ${file})`);
+      throw err;
+    }
+    heldHere.add(file);
+    let released = false;
+    return {
+      file,
+      release: () => {
+        if (released) return;
+        released = true;
+        heldHere.delete(file);
+        // Unlink while still holding, then let go: see the inode check above.
+        try {
+          unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          /* nothing to roll back */
+        }
+        db.close();
+      },
+    };
   }
-  throw new LockError(`could not take ${file}`);
+  throw new LockError(`could not take ${file} (it kept changing under this process)`);
 }

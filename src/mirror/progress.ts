@@ -1,5 +1,7 @@
 // Progress of a run as plain numbers, and the text the CLI prints from them: a line on stderr at most once a
-// second when stderr is not a terminal (logs, CI), one redrawn line when it is. Formatting is pure.
+// second when stderr is not a terminal (logs, CI), a cli-progress bar when it is. Formatting is pure.
+
+import { SingleBar } from 'cli-progress';
 
 export interface ProgressSnapshot {
   resource: string;
@@ -65,29 +67,73 @@ export interface ProgressSink {
   columns?: number;
 }
 
-/** Prints snapshots: throttled to one line per `intervalMs` off a terminal; a redrawn bar on one. */
+/** The values the bar's format names, beside cli-progress' own {bar}, {percentage}, {value} and {total}. */
+export function barPayload(p: ProgressSnapshot, label = p.resource): Record<string, string> {
+  const rate = tileRate(p);
+  const remaining = p.total - p.done;
+  return {
+    label,
+    rate: rate.toFixed(0),
+    bytes: formatBytes(p.bytes),
+    errors: String(p.failed),
+    retries: String(p.retries),
+    remaining: remaining === 0 ? '0s' : rate > 0 ? formatDuration(remaining / rate) : '?',
+  };
+}
+
+export const BAR_FORMAT = '{label} [{bar}] {percentage}% | {value}/{total} tiles | {rate} tiles/s | {bytes} | {errors} errors | ETA {remaining}';
+
+/**
+ * Prints snapshots: a cli-progress bar on a terminal (tiles done/total, tiles/s, bytes, ETA, errors), one line
+ * per `intervalMs` otherwise. `finish` ends the bar so log lines and the summary start on their own line.
+ */
 export class ProgressPrinter {
   private last = 0;
-  private drawn = false;
+  private bar?: SingleBar;
 
-  constructor(private readonly out: ProgressSink, private readonly intervalMs = 1000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly out: ProgressSink,
+    private readonly intervalMs = 1000,
+    private readonly now: () => number = Date.now,
+    /** Shown before the resource, e.g. the job's name. */
+    private readonly prefix?: string,
+  ) {}
 
   update(p: ProgressSnapshot, force = false): void {
-    const t = this.now();
-    if (!force && t - this.last < (this.out.isTTY ? 200 : this.intervalMs)) return;
-    this.last = t;
     if (this.out.isTTY) {
-      const line = formatBar(p).slice(0, Math.max(20, (this.out.columns ?? 120) - 1));
-      this.out.write(`\r\x1b[2K${line}`);
-      this.drawn = true;
-    } else {
-      this.out.write(`${formatProgress(p)}\n`);
+      const payload = barPayload(p, this.prefix ? `${this.prefix} ${p.resource}` : p.resource);
+      if (!this.bar) {
+        this.bar = new SingleBar({
+          stream: this.out as NodeJS.WritableStream,
+          format: BAR_FORMAT,
+          barsize: 24,
+          fps: 5,
+          hideCursor: false,
+          linewrap: false,
+          clearOnComplete: false,
+          stopOnComplete: false,
+          barCompleteChar: '#',
+          barIncompleteChar: '-',
+        });
+        this.bar.start(Math.max(p.total, 1), p.done, payload);
+      } else {
+        this.bar.setTotal(Math.max(p.total, 1));
+        this.bar.update(p.done, payload);
+      }
+      if (force) this.bar.render();
+      return;
     }
+    const t = this.now();
+    if (!force && t - this.last < this.intervalMs) return;
+    this.last = t;
+    this.out.write(`${this.prefix ? `${this.prefix}: ` : ''}${formatProgress(p)}\n`);
   }
 
-  /** Ends the redrawn line so the summary starts on its own. */
+  /** Ends the bar (drawn at its last values) so the summary starts on its own line. */
   finish(): void {
-    if (this.drawn) this.out.write('\n');
-    this.drawn = false;
+    if (this.bar) {
+      this.bar.stop();
+      this.bar = undefined;
+    }
   }
 }

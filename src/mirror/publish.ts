@@ -45,6 +45,8 @@ function fsyncPath(path: string): void {
 /** Closes the staging store and renames it onto the published path. The caller verified it. */
 export function publishStaging(staging: StagingStore, target: string): void {
   staging.setState(STATE.publishedAt, new Date().toISOString());
+  // One self-contained file in rollback-journal mode: read-only readers need no -wal/-shm beside it.
+  staging.settle();
   staging.close();
   // The bytes reach the disk before the name does: a crash right after the rename cannot publish a torn file.
   fsyncPath(staging.file);

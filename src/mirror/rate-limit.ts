@@ -2,6 +2,8 @@
 // a token bucket refilled continuously at `rate` tokens/s holding at most `burst` tokens. A request that finds
 // the bucket empty reserves a token anyway (the count goes negative) and waits until its turn, so concurrent
 // workers queue fairly in arrival order instead of all waking at once.
+// The bucket is also the run's one gate: when the upstream says "Retry-After", `pauseUntil` closes it for every
+// worker, not only the one that was told; a polite client sends nothing at all until the time given.
 
 export interface Clock {
   now(): number;
@@ -29,6 +31,8 @@ export const systemClock: Clock = { now: () => performance.now(), sleep: abortab
 export class TokenBucket {
   private tokens: number;
   private last: number;
+  /** Clock time before which no request may start (a Retry-After); 0: open. */
+  private pausedUntil = 0;
 
   /**
    * @param rate tokens per second; Infinity or 0 means unlimited
@@ -53,8 +57,26 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : (-this.tokens / this.rate) * 1000;
   }
 
-  /** Waits for a token. */
+  /** Closes the gate for `ms` from now (a longer pause already set wins). */
+  pauseFor(ms: number): void {
+    if (!(ms > 0)) return;
+    this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
+  }
+
+  /** Milliseconds the gate stays closed (0: open). */
+  pausedFor(): number {
+    return Math.max(0, this.pausedUntil - this.clock.now());
+  }
+
+  /** Waits for the gate to open and then for a token. */
   async take(signal?: AbortSignal): Promise<void> {
+    // A loop: the pause may be extended while this caller sleeps (another 429 arrived).
+    for (let paused = this.pausedFor(); paused > 0; paused = this.pausedFor()) await this.clock.sleep(paused, signal);
+    if (!this.unlimited && this.pausedUntil > 0 && this.last < this.pausedUntil) {
+      // No burst right after a pause: the bucket does not fill while the upstream asked for quiet.
+      this.tokens = Math.min(this.tokens, 1);
+      this.last = Math.max(this.last, this.pausedUntil);
+    }
     const wait = this.reserve();
     if (wait > 0) await this.clock.sleep(wait, signal);
   }

@@ -41,6 +41,11 @@ export interface MirrorOptions {
   retry?: RetryPolicy;
   /** Tiles that may fail (after their retries) before the run stops; default 100. */
   failureBudget?: number;
+  /**
+   * Seconds a stored tile stays current (default 7 days): older ones are revalidated with a conditional request
+   * (If-None-Match / If-Modified-Since) and rewritten only when they changed; 0 revalidates every tile.
+   */
+  maxAge?: number;
   /** Aborting stops the run gracefully: requests in flight finish and are stored, nothing new starts. */
   signal?: AbortSignal;
   /** Human-readable lines (already redacted). */
@@ -66,8 +71,16 @@ export interface MirrorResult {
   fetched: number;
   stored: number;
   empty: number;
-  /** Tiles already in the staging store (resumed, or copied from the published store). */
+  /** Tiles already in the staging store and current (resumed, or copied from the published store). */
   skipped: number;
+  /** Stored tiles asked about again because they were older than the max-age. */
+  revalidated: number;
+  /** Revalidated tiles found unchanged (not rewritten): 304s plus identical bytes or emptiness. */
+  unchanged: number;
+  /** Of those, the ones the upstream answered with 304 Not Modified. */
+  notModified: number;
+  /** Tile rows written by this run (new tiles, changed tiles, tiles that became or stopped being empty). */
+  writes: number;
   failed: number;
   failures: string[];
   requests: number;
@@ -140,10 +153,40 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
   return { discovered: d, plans, header: { ...d.header, pyramids }, total: plans.reduce((n, p) => n + p.count, 0) };
 }
 
-function judgeTile(format: TileFormat) {
-  return (res: Parameters<typeof validateTile>[0]): Judgement<Exclude<TileVerdict, { kind: 'bad' }>> => {
+export const DEFAULT_MAX_AGE = 7 * 24 * 3600;
+
+type GoodVerdict = Exclude<TileVerdict, { kind: 'bad' }>;
+/** A usable answer and the validators that came with it. */
+type Answer = { verdict: GoodVerdict; validators: { etag?: string; lastModified?: string } };
+
+const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** Request headers that ask the upstream to answer 304 when the stored tile is still current. */
+export function conditionalHeaders(known: { etag?: string; lastModified?: string }): Record<string, string> | undefined {
+  const h: Record<string, string> = {};
+  if (known.etag) h['If-None-Match'] = known.etag;
+  if (known.lastModified) h['If-Modified-Since'] = known.lastModified;
+  return Object.keys(h).length ? h : undefined;
+}
+
+/** Outcome of a revalidation, as a pure function: what to write given what is stored and what came back. */
+export function refreshAction(stored: 'tile' | 'empty' | 'absent', storedData: Buffer | undefined, verdict: GoodVerdict): 'write' | 'write-empty' | 'unchanged' {
+  if (verdict.kind === 'not-modified') return 'unchanged';
+  if (verdict.kind === 'empty') return stored === 'empty' ? 'unchanged' : 'write-empty';
+  return stored === 'tile' && storedData !== undefined && storedData.equals(verdict.data) ? 'unchanged' : 'write';
+}
+
+function judgeTile(format: TileFormat, conditional = false) {
+  return (res: Parameters<typeof validateTile>[0]): Judgement<Answer> => {
     const v = validateTile(res, format);
-    if (v.kind !== 'bad') return { ok: true, value: v };
+    if (v.kind === 'not-modified' && !conditional) {
+      return { ok: false, outcome: { kind: 'invalid', message: '304 to a request that was not conditional', retryable: false } };
+    }
+    if (v.kind !== 'bad') {
+      const etag = one(res.headers.etag);
+      const lastModified = one(res.headers['last-modified']);
+      return { ok: true, value: { verdict: v, validators: { ...(etag && { etag }), ...(lastModified && { lastModified }) } } };
+    }
     const retryAfter = res.headers['retry-after'];
     const outcome: AttemptOutcome =
       v.status !== undefined
@@ -189,6 +232,10 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
     stored: 0,
     empty: 0,
     skipped: 0,
+    revalidated: 0,
+    unchanged: 0,
+    notModified: 0,
+    writes: 0,
     failed: 0,
     failures: [],
     requests: 0,
@@ -254,6 +301,17 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
     result.origin = staging.origin;
     if (staging.origin !== 'new') log(`${resource}: ${staging.origin === 'resumed' ? 'resuming the previous run' : 'starting from the published store'}`);
     const st = staging;
+    // Tiles the upstream vouched for after the cutoff are current; older ones are revalidated. A resumed run
+    // keeps the cutoff of the run it continues, so what that run already revalidated is not asked again.
+    const maxAgeMs = Math.max(0, opts.maxAge ?? DEFAULT_MAX_AGE) * 1000;
+    let cutoff = started - maxAgeMs;
+    try {
+      const prev = JSON.parse(st.getState(STATE.refresh) ?? 'null') as { maxAgeMs?: number; cutoff?: number } | null;
+      if (st.origin === 'resumed' && prev?.maxAgeMs === maxAgeMs && typeof prev.cutoff === 'number') cutoff = prev.cutoff;
+    } catch {
+      /* unreadable: a fresh cutoff */
+    }
+    st.setState(STATE.refresh, JSON.stringify({ maxAgeMs, cutoff }));
     st.writer.batch(() => {
       for (const d of discovered.documents) st.putDocument(d.path, d.contentType, d.data);
     });
@@ -261,7 +319,9 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
     for (const p of discovered.prefetched) {
       if (planned_.has(p.task.pyramid) && !st.has(p.task)) {
         // Only if the plan holds it; the generator then finds it stored and skips it.
-        if (plans.some((pl) => pl.pyramid === p.task.pyramid && pl.zooms.some((z) => z.z === p.task.z))) st.record(p.task, { data: p.data });
+        if (plans.some((pl) => pl.pyramid === p.task.pyramid && pl.zooms.some((z) => z.z === p.task.z))) {
+          st.record(p.task, { data: p.data }, { checkedAt: Date.now() }).catch(() => undefined);
+        }
       }
     }
     st.flush();
@@ -282,7 +342,8 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
         const next = tasks.next();
         if (next.done) return;
         const task = next.value;
-        if (st.has(task)) {
+        const known = st.lookup(task);
+        if (known.kind !== 'absent' && (known.checkedAt ?? -Infinity) >= cutoff) {
           result.skipped++;
           opts.onTile?.(task, 'skipped');
           // A resumed run may skip a long stretch synchronously: let timers and I/O run now and then.
@@ -294,19 +355,44 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
         }
         const source = formats.get(task.pyramid)!;
         const url = tileUrl(source.template, task.z, task.x, task.y);
+        const revalidating = known.kind !== 'absent';
+        const headers = revalidating ? conditionalHeaders(known) : undefined;
         try {
-          const verdict = await client.request(url, judgeTile(source.pyramid.format), hard.signal, () => {
-            if (stopping()) throw new Stopped();
-          });
-          if (verdict.kind === 'tile') {
-            st.record(task, { data: verdict.data });
-            result.stored++;
-          } else {
-            st.record(task, { emptyStatus: verdict.status });
-            result.empty++;
+          const { verdict, validators } = await client.request(
+            url,
+            judgeTile(source.pyramid.format, !!headers),
+            hard.signal,
+            () => {
+              if (stopping()) throw new Stopped();
+            },
+            headers,
+          );
+          const v = { ...validators, checkedAt: Date.now() };
+          // A 304 may omit validators it did not change (RFC 9110): keep the stored ones then.
+          if (verdict.kind === 'not-modified') {
+            v.etag ??= known.kind !== 'absent' ? known.etag : undefined;
+            v.lastModified ??= known.kind !== 'absent' ? known.lastModified : undefined;
           }
+          const action = refreshAction(known.kind, known.kind === 'tile' && verdict.kind === 'tile' ? st.tileData(task) : undefined, verdict);
+          let outcome: 'stored' | 'empty' | 'skipped';
+          // The worker waits for the commit: a SIGKILL then loses only the tiles in flight, one per worker.
+          if (action === 'unchanged') {
+            await st.record(task, { touch: true }, v);
+            result.unchanged++;
+            if (verdict.kind === 'not-modified') result.notModified++;
+            outcome = 'skipped';
+          } else if (verdict.kind === 'tile') {
+            await st.record(task, { data: verdict.data }, v);
+            result.stored++;
+            outcome = 'stored';
+          } else {
+            await st.record(task, { emptyStatus: verdict.kind === 'empty' ? verdict.status : 204 }, v);
+            result.empty++;
+            outcome = 'empty';
+          }
+          if (revalidating) result.revalidated++;
           result.fetched++;
-          opts.onTile?.(task, verdict.kind === 'tile' ? 'stored' : 'empty');
+          opts.onTile?.(task, outcome);
         } catch (err) {
           if (err instanceof Stopped || hard.signal.aborted) return;
           result.failed++;
@@ -323,6 +409,7 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
     clearInterval(ticker);
     st.flush();
+    result.writes = st.tileWrites;
     st.setState(STATE.checkpoint, JSON.stringify({ at: new Date().toISOString(), ...snapshot() }));
 
     if (fatal) {
@@ -415,7 +502,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
             picks.map((t) =>
               client
                 .request(tileUrl(source.template, zp.z, t.x, t.y), judgeTile(source.pyramid.format), opts.signal)
-                .then((v) => (v.kind === 'tile' ? v.data.length : 0))
+                .then(({ verdict: v }) => (v.kind === 'tile' ? v.data.length : 0))
                 .catch(() => undefined),
             ),
           );

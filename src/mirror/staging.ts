@@ -1,8 +1,16 @@
 // The store a run writes into: `{data}/{kind}/.{id}.mbtiles.staging` (hidden from the catalog by its dot),
 // created through StoreWriter so it has exactly the schema of a published store, plus progress tables of the
 // mirror (prefixed `tilemirror_mirror_`): tiles known to be empty, and the run's state and checkpoints.
-// Tiles arrive in batches committed in one transaction each (every `batchSize` tiles or `batchMs`), so a SIGKILL
-// loses at most one uncommitted batch; SQLite's rollback journal makes every commit all-or-nothing.
+// The staging file runs in WAL mode with synchronous=NORMAL: a commit is an append to the WAL without fsync,
+// which survives the death of the process (SIGKILL, OOM) because the bytes are already in the OS, and costs
+// microseconds, so every tile is committed as soon as its tick ends ("group commit": the tiles that settled in
+// the same event-loop turn share one transaction) and the worker waits for that commit before taking the next
+// tile. A SIGKILL therefore loses at most the tiles in flight, one per worker. Power loss may tear the file;
+// the next run's quick_check then discards it. Publishing checkpoints the WAL, returns the file to rollback-journal
+// mode (what readers of a published store expect: one self-contained file) and fsyncs it before the rename.
+//
+// Per tile the mirror keeps its validators (ETag, Last-Modified) and when the upstream last vouched for it
+// (`tilemirror_mirror_tiles`): refresh runs revalidate only tiles checked longer ago than the max-age.
 //
 // The staging file starts, in order of preference, as: the staging file a previous run left (resume), a copy of
 // the published store (extend or re-run without fetching what is already there), or an empty store. Either way
@@ -20,7 +28,22 @@ CREATE TABLE IF NOT EXISTS tilemirror_mirror_state (name TEXT PRIMARY KEY, value
 CREATE TABLE IF NOT EXISTS tilemirror_mirror_empty (
   pyramid TEXT NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, status INTEGER NOT NULL,
   PRIMARY KEY (pyramid, z, x, y)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tilemirror_mirror_tiles (
+  pyramid TEXT NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
+  etag TEXT, last_modified TEXT, checked_at INTEGER NOT NULL,
+  PRIMARY KEY (pyramid, z, x, y)) WITHOUT ROWID;
 `;
+
+/** What the upstream said about a tile the last time it was asked (XYZ addressing, like the empty table). */
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+  /** Wall-clock ms when the upstream last answered for this tile. */
+  checkedAt: number;
+}
+
+/** A planned tile as the staging store knows it. */
+export type KnownTile = { kind: 'absent' } | ({ kind: 'tile' | 'empty' } & Partial<Validators>);
 
 export const STATE = {
   /** Identifies the upstream resource (base URL without key, pyramids, templates): a staging file of another one is discarded. */
@@ -29,6 +52,8 @@ export const STATE = {
   plan: 'plan',
   checkpoint: 'checkpoint',
   publishedAt: 'published_at',
+  /** The max-age policy of the run that wrote the store and its cutoff: a resumed refresh keeps its cutoff. */
+  refresh: 'refresh',
 } as const;
 
 export interface StorePaths {
@@ -51,10 +76,11 @@ export function storePaths(dataDir: string, kind: ResourceKind, id: string): Sto
 /** Where a staging store came from: reported so the operator knows a run resumed. */
 export type StagingOrigin = 'resumed' | 'copied-published' | 'new';
 
-function readState(file: string, name: string): string | undefined {
+function readState(file: string, name: string, readonly = true): string | undefined {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    // A staging file may be in WAL mode: read-write then, so its WAL is recovered (read-only could not).
+    db = new Database(file, { readonly, fileMustExist: true });
     const row = db.prepare('SELECT value FROM tilemirror_mirror_state WHERE name = ?').get(name) as { value: string } | undefined;
     return row?.value;
   } catch {
@@ -100,7 +126,8 @@ export interface TileCounts {
   empty: number;
 }
 
-type Pending = { task: TileTask; data?: Buffer; status?: number };
+/** A queued write: a tile's bytes, an empty status, or only fresh validators (the tile did not change). */
+type Pending = { task: TileTask; data?: Buffer; status?: number; v?: Validators };
 
 export class StagingStore {
   readonly writer: StoreWriter;
@@ -113,14 +140,24 @@ export class StagingStore {
   private readonly delEmpty: Database.Statement;
   private readonly delMain: Database.Statement;
   private readonly delExtra: Database.Statement;
+  private readonly getValidators: Database.Statement;
+  private readonly putValidators: Database.Statement;
+  private readonly getMain: Database.Statement;
+  private readonly getExtra: Database.Statement;
   private pending: Pending[] = [];
+  private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private scheduled?: NodeJS.Immediate;
   private lastFlush = Date.now();
   private readonly batchSize: number;
   private readonly batchMs: number;
+  /** Tile rows written (stored bytes or a change to/from empty): what a refresh promises to keep small. */
+  tileWrites = 0;
 
   private constructor(readonly file: string, readonly origin: StagingOrigin, private readonly opts: OpenStagingOptions) {
     this.writer = new StoreWriter(file, opts.header);
     this.db = this.writer.db;
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(MIRROR_SQL);
     this.mainName = opts.header.pyramids[0].name;
     this.batchSize = opts.batchSize ?? 500;
@@ -134,6 +171,14 @@ export class StagingStore {
     this.delEmpty = this.db.prepare('DELETE FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
     this.delMain = this.db.prepare('DELETE FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
     this.delExtra = this.db.prepare('DELETE FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?');
+    this.getValidators = this.db.prepare('SELECT etag, last_modified AS lastModified, checked_at AS checkedAt FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
+    this.putValidators = this.db.prepare(
+      'INSERT OR REPLACE INTO tilemirror_mirror_tiles (pyramid, z, x, y, etag, last_modified, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.getMain = this.db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck();
+    this.getExtra = this.db
+      .prepare('SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?')
+      .pluck();
     const setState = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
     this.db.transaction(() => {
       setState.run(STATE.fingerprint, opts.fingerprint);
@@ -151,7 +196,7 @@ export class StagingStore {
   static open(opts: OpenStagingOptions): StagingStore {
     const { staging, published } = opts.paths;
     let origin: StagingOrigin = 'new';
-    if (existsSync(staging) && healthy(staging) && readState(staging, STATE.fingerprint) === opts.fingerprint) {
+    if (existsSync(staging) && healthy(staging) && readState(staging, STATE.fingerprint, false) === opts.fingerprint) {
       origin = 'resumed';
     } else {
       removeStaging(staging);
@@ -194,6 +239,7 @@ export class StagingStore {
     const list = names.map((n) => `'${n.replace(/'/g, "''")}'`).join(',');
     this.db.exec(`DELETE FROM tilemirror_tiles WHERE pyramid NOT IN (${list})`);
     this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE pyramid NOT IN (${list})`);
+    this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE pyramid NOT IN (${list})`);
     if (!names.includes(this.mainName)) this.db.exec('DELETE FROM tiles');
     for (const plan of plans) {
       const zooms = plan.zooms.map((z) => z.z).join(',');
@@ -203,9 +249,11 @@ export class StagingStore {
       const emp = `pyramid = '${plan.pyramid.replace(/'/g, "''")}' AND `;
       this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level NOT IN (${zooms})`);
       this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z NOT IN (${zooms})`);
+      this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z NOT IN (${zooms})`);
       for (const zp of plan.zooms) {
         this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, true, 'tile_row', 'tile_column')})`);
         this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
+        this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
       }
     }
   }
@@ -218,10 +266,41 @@ export class StagingStore {
       : !!this.hasExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
   }
 
-  /** Queues a fetched tile (data) or an empty one (status); committed with the next batch. */
-  record(task: TileTask, result: { data: Buffer } | { emptyStatus: number }): void {
-    this.pending.push('data' in result ? { task, data: result.data } : { task, status: result.emptyStatus });
+  /** Whether the tile is stored, known empty or absent, with what the upstream last said about it. */
+  lookup(t: TileTask): KnownTile {
+    const v = this.getValidators.get(t.pyramid, t.z, t.x, t.y) as { etag: string | null; lastModified: string | null; checkedAt: number } | undefined;
+    const empty = !!this.hasEmpty.get(t.pyramid, t.z, t.x, t.y);
+    const stored = !empty && (t.pyramid === this.mainName ? !!this.hasMain.get(t.z, t.x, tmsRow(t.z, t.y)) : !!this.hasExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y)));
+    const kind = empty ? 'empty' : stored ? 'tile' : 'absent';
+    if (kind === 'absent') return { kind };
+    return { kind, ...(v && { checkedAt: v.checkedAt, ...(v.etag !== null && { etag: v.etag }), ...(v.lastModified !== null && { lastModified: v.lastModified }) }) };
+  }
+
+  /** The stored bytes of a tile (a refresh compares before rewriting). */
+  tileData(t: TileTask): Buffer | undefined {
+    const row = t.pyramid === this.mainName ? this.getMain.get(t.z, t.x, tmsRow(t.z, t.y)) : this.getExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+    return (row as Buffer | undefined) ?? undefined;
+  }
+
+  /**
+   * Queues a fetched tile (data), an empty one (emptyStatus) or a confirmation that the stored one is current
+   * (touch), with the upstream's validators. Resolves once committed: the end of the current event-loop turn,
+   * together with every other tile settled in it.
+   */
+  record(task: TileTask, result: { data: Buffer } | { emptyStatus: number } | { touch: true }, v?: Validators): Promise<void> {
+    this.pending.push('data' in result ? { task, data: result.data, v } : 'emptyStatus' in result ? { task, status: result.emptyStatus, v } : { task, v });
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     if (this.pending.length >= this.batchSize) this.flush();
+    else this.scheduled ??= setImmediate(() => this.flushQuietly());
+    return done;
+  }
+
+  private flushQuietly(): void {
+    try {
+      this.flush();
+    } catch {
+      /* the waiters were told */
+    }
   }
 
   /** Commits the queue when it is due (size or age). */
@@ -235,22 +314,44 @@ export class StagingStore {
 
   /** Commits every queued tile in one transaction. A tile is either stored or empty, never both. */
   flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
     const batch = this.pending;
+    const waiters = this.waiters;
     this.pending = [];
+    this.waiters = [];
     this.lastFlush = Date.now();
     if (batch.length === 0) return;
-    this.writer.batch(() => {
-      for (const { task: t, data, status } of batch) {
-        if (data) {
-          this.writer.putTile(t.pyramid, t.z, t.x, t.y, data);
-          this.delEmpty.run(t.pyramid, t.z, t.x, t.y);
-        } else {
-          this.putEmpty.run(t.pyramid, t.z, t.x, t.y, status ?? 204);
-          if (t.pyramid === this.mainName) this.delMain.run(t.z, t.x, tmsRow(t.z, t.y));
-          else this.delExtra.run(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+    let writes = 0;
+    try {
+      this.writer.batch(() => {
+        for (const { task: t, data, status, v } of batch) {
+          if (data) {
+            this.writer.putTile(t.pyramid, t.z, t.x, t.y, data);
+            this.delEmpty.run(t.pyramid, t.z, t.x, t.y);
+            writes++;
+          } else if (status !== undefined) {
+            this.putEmpty.run(t.pyramid, t.z, t.x, t.y, status);
+            if (t.pyramid === this.mainName) this.delMain.run(t.z, t.x, tmsRow(t.z, t.y));
+            else this.delExtra.run(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+            writes++;
+          }
+          if (v) this.putValidators.run(t.pyramid, t.z, t.x, t.y, v.etag ?? null, v.lastModified ?? null, v.checkedAt);
         }
-      }
-    });
+      });
+    } catch (err) {
+      for (const w of waiters) w.reject(err as Error);
+      throw err;
+    }
+    this.tileWrites += writes;
+    for (const w of waiters) w.resolve();
+  }
+
+  /** Returns the file to rollback-journal mode with everything in it (before publishing; closes nothing). */
+  settle(): void {
+    this.flush();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('journal_mode = DELETE');
   }
 
   putDocument(path: string, contentType: string, data: Buffer | string): void {
@@ -306,8 +407,11 @@ export class StagingStore {
 
   close(): void {
     if (this.db.open) {
-      this.flush();
-      this.writer.close();
+      try {
+        this.flush();
+      } finally {
+        this.writer.close();
+      }
     }
   }
 }

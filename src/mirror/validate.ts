@@ -1,6 +1,7 @@
 // Every tile is checked before it is stored: a mirror that stores a truncated PNG or an HTML error page
 // serves it for months. Pure functions of the response, so each rule is tested without a network.
 
+import * as zlib from 'node:zlib';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { isGzip, sniffImageFormat } from '../store/formats';
 import type { TileFormat } from '../store/types';
@@ -17,6 +18,8 @@ export type TileVerdict =
   | { kind: 'tile'; data: Buffer }
   /** Inside the bounds but nothing there (204, 404, an empty vector tile): recorded, served as 204. */
   | { kind: 'empty'; status: number }
+  /** 304 to a conditional request: the stored tile is still current. */
+  | { kind: 'not-modified' }
   /** Not storable: `retry` says whether another attempt might do better. */
   | { kind: 'bad'; retry: boolean; reason: string; status?: number };
 
@@ -42,11 +45,53 @@ export function contentTypeMatches(contentType: string | undefined, format: Tile
 
 const PNG_END = Buffer.from([0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
 
+let CRC_TABLE: Int32Array | undefined;
+
+/** CRC-32 (the PNG and gzip one): zlib's when this Node has it (20.15+), else a table. */
+export function crc32(data: Uint8Array): number {
+  const native = (zlib as { crc32?: (d: Uint8Array) => number }).crc32;
+  if (native) return native(data) >>> 0;
+  if (!CRC_TABLE) {
+    CRC_TABLE = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      CRC_TABLE[n] = c;
+    }
+  }
+  let c = -1;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
+/**
+ * Walks a PNG's chunks and checks every chunk's CRC: catches bit flips and garbage behind valid magic bytes
+ * (the case a magic-byte and IEND check misses) at the cost of one CRC pass (~50 µs for a 256 px tile),
+ * far cheaper than decoding. Structure too: IHDR first, IEND last, nothing after it.
+ */
+export function checkPng(data: Buffer): string | undefined {
+  let at = 8;
+  let first = true;
+  while (at + 12 <= data.length) {
+    const len = data.readUInt32BE(at);
+    const end = at + 12 + len;
+    if (len > 0x7fffffff || end > data.length) return 'png is truncated (a chunk runs past the end)';
+    const type = data.toString('latin1', at + 4, at + 8);
+    if (first && type !== 'IHDR') return 'png does not start with IHDR';
+    first = false;
+    if (crc32(data.subarray(at + 4, at + 8 + len)) !== data.readUInt32BE(at + 8 + len)) return `png chunk ${type} at ${at} is corrupt (CRC mismatch)`;
+    at = end;
+    if (type === 'IEND') return at === data.length ? undefined : 'png has bytes after IEND';
+  }
+  return 'png is truncated (no IEND chunk)';
+}
+
 /** The raster really is the format and (png, jpg) ends as a complete file: catches truncated bodies without Content-Length. */
 export function checkRaster(data: Buffer, format: 'png' | 'jpg' | 'webp'): string | undefined {
   const sniffed = sniffImageFormat(data);
   if (sniffed !== format) return `body is ${sniffed ?? 'not an image'}, expected ${format}`;
   if (format === 'png' && !data.subarray(data.length - 8).equals(PNG_END)) return 'png is truncated (no IEND chunk)';
+  if (format === 'png') return checkPng(data);
   if (format === 'jpg' && !(data[data.length - 2] === 0xff && data[data.length - 1] === 0xd9)) return 'jpg is truncated (no EOI marker)';
   if (format === 'webp' && data.readUInt32LE(4) + 8 !== data.length) return 'webp size does not match its RIFF header';
   return undefined;
@@ -59,6 +104,7 @@ export function checkRaster(data: Buffer, format: 'png' | 'jpg' | 'webp'): strin
 export function validateTile(res: RawResponse, format: TileFormat): TileVerdict {
   const { status, body } = res;
   if (status === 204 || status === 404) return { kind: 'empty', status };
+  if (status === 304) return { kind: 'not-modified' };
   if (status !== 200) {
     const retry = status === 429 || status === 408 || (status >= 500 && status !== 501);
     return { kind: 'bad', retry, reason: `HTTP ${status}`, status };

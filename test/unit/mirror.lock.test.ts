@@ -1,34 +1,93 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { acquireLock, LockError } from '../../src/mirror/lock';
 
+const ROOT = resolve(__dirname, '../..');
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tm-lock-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-test('one holder at a time; released locks can be taken again', () => {
+/** A child node process that takes the lock through ts-node-free plain JS (better-sqlite3 from the project). */
+const CHILD = `
+const Database = require(${JSON.stringify(join(ROOT, 'node_modules/better-sqlite3'))});
+const { hostname } = require('node:os');
+const db = new Database(process.argv[1], { timeout: 0 });
+db.exec('BEGIN IMMEDIATE');
+db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)');
+db.exec('DELETE FROM owner');
+db.prepare('INSERT INTO owner VALUES (?, ?, ?)').run(process.pid, hostname(), new Date().toISOString());
+db.exec('COMMIT');
+db.exec('BEGIN IMMEDIATE');
+process.stdout.write('held\\n');
+setInterval(() => {}, 1000);
+`;
+
+test('one holder at a time; released locks can be taken again and leave no file', () => {
   const file = join(dir, '.x.lock');
   const lock = acquireLock(file);
-  expect(readFileSync(file, 'utf8')).toContain(String(process.pid));
   expect(() => acquireLock(file)).toThrow(LockError);
   lock.release();
   expect(existsSync(file)).toBe(false);
+  expect(existsSync(`${file}-journal`)).toBe(false);
   acquireLock(file).release();
 });
 
-test('a lock of a live process is refused, a lock of a dead one is taken over', () => {
+test('a lock held by another process is refused and names it; SIGKILL frees it at once', async () => {
   const file = join(dir, '.y.lock');
+  const child = spawn(process.execPath, ['-e', CHILD, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((res) => child.stdout.once('data', () => res()));
+  expect(() => acquireLock(file)).toThrow(new RegExp(`another mirror.*pid ${child.pid}`));
+  child.kill('SIGKILL');
+  await new Promise((res) => child.once('exit', res));
+  // The file is still there (the holder died without cleaning up), but the kernel dropped its lock.
+  expect(existsSync(file)).toBe(true);
+  const lock = acquireLock(file);
+  lock.release();
+  expect(existsSync(file)).toBe(false);
+});
+
+test('processes racing for a lock left by a killed holder: exactly one wins', async () => {
+  const file = join(dir, '.race.lock');
+  // A lock file of a dead holder, as a SIGKILL leaves it.
+  const dead = spawn(process.execPath, ['-e', CHILD, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((res) => dead.stdout.once('data', () => res()));
+  dead.kill('SIGKILL');
+  await new Promise((res) => dead.once('exit', res));
+  // The racers run the built module (the CLI's); the kill test builds dist when it is stale.
+  const built = join(ROOT, 'dist/mirror/lock.js');
+  if (!existsSync(built)) return;
+  const script = `
+    const { acquireLock } = require(${JSON.stringify(built)});
+    const go = Number(process.argv[2]);
+    while (Date.now() < go) {}
+    try { const l = acquireLock(process.argv[1]); process.stdout.write('won'); setTimeout(() => l.release(), 500); }
+    catch (e) { process.stdout.write('lost'); }
+  `;
+  const go = Date.now() + 400;
+  const outs = await Promise.all(
+    Array.from({ length: 6 }, () => {
+      const p = spawn(process.execPath, ['-e', script, file, String(go)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      return new Promise<string>((res) => p.once('exit', () => res(out)));
+    }),
+  );
+  expect(outs.filter((o) => o === 'won')).toHaveLength(1);
+  expect(outs.filter((o) => o === 'lost')).toHaveLength(5);
+});
+
+test('a lock file in the old text format: refused while its pid lives, taken over when it is dead', () => {
+  const file = join(dir, '.z.lock');
   // pid 1 is alive (or at least exists) in any container.
   writeFileSync(file, `1 ${hostname()}\n`);
-  expect(() => acquireLock(file)).toThrow(/another mirror/);
-  // A pid that has exited: a finished child's.
+  expect(() => acquireLock(file)).toThrow(/another mirror.*pid 1/);
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   writeFileSync(file, `${child.stdout.toString()} ${hostname()}\n`);
   const lock = acquireLock(file);
-  expect(readFileSync(file, 'utf8')).toContain(String(process.pid));
+  expect(() => acquireLock(file)).toThrow(LockError);
   lock.release();
 });

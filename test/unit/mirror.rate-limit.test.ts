@@ -67,3 +67,42 @@ describe('token bucket', () => {
     await expect(p).rejects.toThrow('stop');
   });
 });
+
+describe('the shared Retry-After gate', () => {
+  test('a pause holds every caller until it ends, unlimited rate or not', async () => {
+    for (const rate of [0, 100]) {
+      const clock = fakeClock();
+      const b = new TokenBucket(rate, 5, clock);
+      b.pauseFor(2000);
+      expect(b.pausedFor()).toBe(2000);
+      const starts: number[] = [];
+      await Promise.all(Array.from({ length: 3 }, async () => {
+        await b.take();
+        starts.push(clock.t);
+      }));
+      expect(Math.min(...starts)).toBeGreaterThanOrEqual(2000);
+      expect(b.pausedFor()).toBe(0);
+    }
+  });
+
+  test('a longer pause extends a shorter one, never the reverse', () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(0, 1, clock);
+    b.pauseFor(1000);
+    b.pauseFor(300);
+    expect(b.pausedFor()).toBe(1000);
+    b.pauseFor(5000);
+    expect(b.pausedFor()).toBe(5000);
+  });
+
+  test('no burst right after a pause: the bucket did not fill while the upstream asked for quiet', async () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(10, 10, clock);
+    for (let i = 0; i < 10; i++) b.reserve();
+    b.pauseFor(5000);
+    await b.take();
+    expect(clock.t).toBeGreaterThanOrEqual(5000);
+    // The next one waits its 1/rate turn instead of finding 10 tokens saved up.
+    expect(b.reserve()).toBeGreaterThan(0);
+  });
+});

@@ -1,3 +1,4 @@
+import { conditionalHeaders, refreshAction } from '../../src/mirror/run';
 import { backoffDelay, decideRetry, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy } from '../../src/mirror/retry';
 
 const policy: RetryPolicy = { retries: 3, baseMs: 100, maxMs: 1000, maxRetryAfterMs: 60_000 };
@@ -44,5 +45,27 @@ describe('retry decisions', () => {
   test('defaults are sane', () => {
     expect(DEFAULT_RETRY.retries).toBeGreaterThanOrEqual(3);
     expect(DEFAULT_RETRY.maxMs).toBeGreaterThan(DEFAULT_RETRY.baseMs);
+  });
+});
+
+describe('refresh decisions', () => {
+  const png = Buffer.from('png-bytes');
+  test('conditional headers carry what the upstream sent, nothing when it sent nothing', () => {
+    expect(conditionalHeaders({ etag: '"a"', lastModified: 'Wed, 21 Oct 2015 07:28:00 GMT' })).toEqual({
+      'If-None-Match': '"a"',
+      'If-Modified-Since': 'Wed, 21 Oct 2015 07:28:00 GMT',
+    });
+    expect(conditionalHeaders({ etag: 'W/"b"' })).toEqual({ 'If-None-Match': 'W/"b"' });
+    expect(conditionalHeaders({})).toBeUndefined();
+  });
+
+  test('304, identical bytes and still-empty are unchanged; everything else is written', () => {
+    expect(refreshAction('tile', png, { kind: 'not-modified' })).toBe('unchanged');
+    expect(refreshAction('tile', png, { kind: 'tile', data: Buffer.from('png-bytes') })).toBe('unchanged');
+    expect(refreshAction('tile', png, { kind: 'tile', data: Buffer.from('other') })).toBe('write');
+    expect(refreshAction('tile', png, { kind: 'empty', status: 204 })).toBe('write-empty');
+    expect(refreshAction('empty', undefined, { kind: 'empty', status: 404 })).toBe('unchanged');
+    expect(refreshAction('empty', undefined, { kind: 'tile', data: png })).toBe('write');
+    expect(refreshAction('absent', undefined, { kind: 'tile', data: png })).toBe('write');
   });
 });

@@ -16,6 +16,7 @@ import {
 } from './ogc';
 import { mapSprite, sprite } from './sprites';
 import { staticMap } from './static-maps';
+import { adminStatusJson, adminStatusPage } from './status';
 import { storedTile } from './tiles';
 import { wmtsService, wmtsServiceCapabilities } from './wmts';
 
@@ -65,6 +66,9 @@ export const routes: Route[] = [
   // WMTS, service-wide: KVP and RESTful capabilities
   route('/wmts', wmtsService),
   route('/wmts/1.0.0/WMTSCapabilities.xml', wmtsServiceCapabilities),
+  // Mirror job status for operators: behind the admin keys (checked by the handlers), 404 when none is configured
+  route('/admin[/]', adminStatusPage, { public: true }),
+  route('/admin/status.json', adminStatusJson, { public: true }),
   // This server
   route('/', home),
   route('/health', health, { public: true }),

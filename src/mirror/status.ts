@@ -1,0 +1,265 @@
+// Persisted state of the configured mirror jobs: `{data}/.tilemirror-jobs.json`, one entry per job (last run,
+// result, tile counts, errors, next run, skipped firings). Written atomically (temporary file + rename) and
+// merged per job on every write, so the server and a `tilemirror mirror --config` process can share it.
+// Every message stored here is redacted before it arrives; the upstream key is never part of a record.
+
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config/schema';
+import type { MirrorResult } from './run';
+
+export const STATUS_FILE = '.tilemirror-jobs.json';
+
+export type Trigger = 'schedule' | 'manual';
+export type RunResult = 'published' | 'failed' | 'interrupted';
+
+/** One resource of a finished run, as the status shows it. */
+export interface ResourceRecord {
+  resource: string;
+  status: RunResult;
+  planned: number;
+  fetched: number;
+  stored: number;
+  empty: number;
+  skipped: number;
+  failed: number;
+  bytes: number;
+  elapsedMs: number;
+  problems: string[];
+}
+
+export interface TileCounts {
+  planned: number;
+  /** Requested by this run (stored or recorded empty). */
+  fetched: number;
+  stored: number;
+  empty: number;
+  /** Already stored before this run (resumed or unchanged). */
+  skipped: number;
+  failed: number;
+}
+
+export interface RunRecord {
+  trigger: Trigger;
+  startedAt: string;
+  endedAt: string;
+  result: RunResult;
+  exitCode: number;
+  tiles: TileCounts;
+  bytes: number;
+  /** Failed tiles plus problems that stopped or spoiled a resource. */
+  errors: number;
+  lastError?: string;
+  resources: ResourceRecord[];
+}
+
+/** Live progress of a running job (in memory; also persisted every few seconds for other processes). */
+export interface JobProgress {
+  resource: string;
+  /** 1-based position of the resource in the job, and how many it has. */
+  resourceIndex: number;
+  resources: number;
+  done: number;
+  total: number;
+  fetched: number;
+  failed: number;
+  bytes: number;
+  tilesPerSecond: number;
+  /** Seconds left at the current rate, when known. */
+  etaSeconds?: number;
+  elapsedMs: number;
+}
+
+export interface RunningRecord {
+  trigger: Trigger;
+  startedAt: string;
+  pid: number;
+  progress?: JobProgress;
+}
+
+export interface JobState {
+  lastRun?: RunRecord;
+  /** End of the last run that published every resource. */
+  lastSuccessAt?: string;
+  running?: RunningRecord;
+  /** Next scheduled firing, as computed by the scheduler of a running server. */
+  nextRun?: string;
+  runs: number;
+  failures: number;
+  /** Firings skipped because the previous run was still going. */
+  skipped: number;
+  lastSkipped?: { at: string; reason: string };
+}
+
+export interface StatusFile {
+  version: 1;
+  updatedAt: string;
+  jobs: Record<string, JobState>;
+}
+
+export const emptyJobState = (): JobState => ({ runs: 0, failures: 0, skipped: 0 });
+
+export function statusFilePath(dataDir: string): string {
+  return join(dataDir, STATUS_FILE);
+}
+
+/** A `running` record whose process is gone (killed mid-run) is not shown as running. */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads the state file; a missing or unreadable file reads as no state (it is rewritten on the next run). */
+export function readStatusFile(dataDir: string): StatusFile {
+  try {
+    const raw: unknown = JSON.parse(readFileSync(statusFilePath(dataDir), 'utf8'));
+    if (isObject(raw) && isObject(raw.jobs)) {
+      const jobs: Record<string, JobState> = {};
+      for (const [name, st] of Object.entries(raw.jobs)) if (isObject(st)) jobs[name] = { ...emptyJobState(), ...(st as Partial<JobState>) };
+      return { version: 1, updatedAt: String(raw.updatedAt ?? ''), jobs };
+    }
+  } catch {
+    /* missing or corrupt: start afresh */
+  }
+  return { version: 1, updatedAt: '', jobs: {} };
+}
+
+let tmpCounter = 0;
+
+/** Writes `value` as JSON to `file` atomically: readers see the old or the new file, never a partial one. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+  try {
+    writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never created */
+    }
+    throw err;
+  }
+}
+
+/**
+ * The job state of one data directory. `update` re-reads the file and changes only the named job, so two
+ * processes updating different jobs do not undo each other's writes.
+ */
+export class StatusStore {
+  readonly file: string;
+
+  constructor(readonly dataDir: string, private readonly onError: (err: Error) => void = () => undefined) {
+    this.file = statusFilePath(dataDir);
+  }
+
+  read(): StatusFile {
+    return readStatusFile(this.dataDir);
+  }
+
+  job(name: string): JobState {
+    return this.read().jobs[name] ?? emptyJobState();
+  }
+
+  update(name: string, change: (st: JobState) => void): JobState {
+    const file = this.read();
+    const st = file.jobs[name] ?? emptyJobState();
+    change(st);
+    file.jobs[name] = st;
+    file.updatedAt = new Date().toISOString();
+    try {
+      mkdirSync(this.dataDir, { recursive: true });
+      writeJsonAtomic(this.file, file);
+    } catch (err) {
+      // A full disk must not stop the server or a run: the state is informational.
+      this.onError(err as Error);
+    }
+    return st;
+  }
+}
+
+/** Sums a job's resource results into one record (the resources in the order they ran). */
+export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {
+  const tiles: TileCounts = { planned: 0, fetched: 0, stored: 0, empty: 0, skipped: 0, failed: 0 };
+  let bytes = 0;
+  const resources: ResourceRecord[] = results.map((r) => {
+    for (const k of Object.keys(tiles) as (keyof TileCounts)[]) tiles[k] += r[k];
+    bytes += r.bytes;
+    return {
+      resource: r.resource,
+      status: r.status,
+      planned: r.planned,
+      fetched: r.fetched,
+      stored: r.stored,
+      empty: r.empty,
+      skipped: r.skipped,
+      failed: r.failed,
+      bytes: r.bytes,
+      elapsedMs: r.elapsedMs,
+      problems: r.problems.slice(0, 10),
+    };
+  });
+  const problems = [...results.flatMap((r) => [...r.problems.map((p) => `${r.resource}: ${p}`), ...r.failures.map((f) => `${r.resource}: ${f}`)]), ...extraProblems];
+  const result: RunResult = results.some((r) => r.status === 'interrupted')
+    ? 'interrupted'
+    : extraProblems.length === 0 && results.length > 0 && results.every((r) => r.status === 'published')
+      ? 'published'
+      : 'failed';
+  const exitCode = result === 'published' ? 0 : result === 'interrupted' ? 3 : 1;
+  const errors = tiles.failed + results.reduce((n, r) => n + r.problems.length, 0) + extraProblems.length;
+  return {
+    trigger,
+    startedAt: startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    result,
+    exitCode,
+    tiles,
+    bytes,
+    errors,
+    ...(problems.length > 0 && { lastError: problems[problems.length - 1].slice(0, 500) }),
+    resources,
+  };
+}
+
+/** What the status endpoint and `tilemirror status` show for one configured job. */
+export interface JobView extends JobState {
+  name: string;
+  resources: string[];
+  schedule?: string;
+  timezone?: string;
+  /** The job is in the state file but no longer in the configuration. */
+  unconfigured?: boolean;
+}
+
+/**
+ * Joins the configured jobs with their state: configured jobs first, in config order, then jobs only the file
+ * still remembers. `nextRun` comes from `next` (a live scheduler or a computation from the cron expression).
+ */
+export function jobViews(config: Config, state: StatusFile, next: (name: string) => string | undefined = () => undefined): JobView[] {
+  for (const st of Object.values(state.jobs)) if (st.running && !pidAlive(st.running.pid)) delete st.running;
+  const out: JobView[] = config.mirror.jobs.map((j) => {
+    const st = state.jobs[j.name] ?? emptyJobState();
+    const nextRun = next(j.name) ?? (st.nextRun && Date.parse(st.nextRun) > Date.now() ? st.nextRun : undefined);
+    const view: JobView = { name: j.name, resources: j.resources, ...st, nextRun };
+    if (j.schedule) {
+      view.schedule = j.schedule;
+      view.timezone = j.timezone ?? config.mirror.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    }
+    if (!nextRun) delete view.nextRun;
+    return view;
+  });
+  for (const [name, st] of Object.entries(state.jobs)) {
+    if (!config.mirror.jobs.some((j) => j.name === name)) out.push({ name, resources: [], ...st, unconfigured: true });
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+// Readers during a refresh: while a mirror run revalidates and republishes a store whose upstream changed, clients
+// keep reading tiles from a server on the same data directory. Every answer is a complete version: 200 with
+// either the old or the new bytes of that tile, never an error or a 404, and within one store version (the ETag
+// names it) the changed tiles are all old or all new, never a mixture; once a reader has seen the new version it
+// never sees the old one again.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runMirror, type MirrorOptions } from '../../src/mirror/run';
+import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
+import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+
+let upstream: TestServer;
+let sim: UpstreamSimulator;
+let served: TestServer;
+let data: string;
+
+beforeAll(async () => {
+  upstream = await startServer();
+  sim = await startSimulator(upstream.url);
+  data = mkdtempSync(join(tmpdir(), 'tm-readers-'));
+  served = await startServer({ dataDir: data });
+});
+afterAll(async () => {
+  await served?.close();
+  await sim?.close();
+  await upstream?.close();
+  rmSync(data, { recursive: true, force: true });
+});
+
+const opts = (extra: Partial<MirrorOptions> = {}): MirrorOptions => ({
+  upstream: sim.url,
+  key: KEY,
+  dataDir: data,
+  resource: 'maps/sample',
+  zoom: [0, 3],
+  concurrency: 4,
+  ...extra,
+});
+const hash = (b: Buffer): string => createHash('sha1').update(b).digest('hex').slice(0, 12);
+
+// The changed upstream: every z2 and z3 tile of the 512 px pyramid shows its horizontally mirrored neighbour.
+const changed: string[] = [];
+for (const z of [2, 3]) for (let x = 0; x < 2 ** z; x++) for (let y = 0; y < 2 ** z; y++) changed.push(`/maps/sample/${z}/${x}/${y}.png`);
+const source = (p: string): string => {
+  const [z, x, y] = p.replace('/maps/sample/', '').replace('.png', '').split('/').map(Number);
+  return `/maps/sample/${z}/${2 ** z - 1 - x}/${y}.png`;
+};
+
+test('a client reading during a refresh only ever sees complete versions', async () => {
+  expect((await runMirror(opts())).status).toBe('published');
+  const oldBytes = new Map<string, string>();
+  const newBytes = new Map<string, string>();
+  for (const p of changed) {
+    oldBytes.set(p, hash((await rawGet(`${upstream.url}${p}?key=${KEY}`)).body));
+    newBytes.set(p, hash((await rawGet(`${upstream.url}${source(p)}?key=${KEY}`)).body));
+  }
+  // Only tiles whose bytes really change tell versions apart (ocean tiles may equal their neighbours).
+  const telling = changed.filter((p) => oldBytes.get(p) !== newBytes.get(p));
+  expect(telling.length).toBeGreaterThan(20);
+  // Serving the first version already.
+  for (let i = 0; i < 50 && (await rawGet(`${served.url}${telling[0]}?key=${KEY}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+
+  sim.options.override = (p) => (changed.includes(p) ? { from: source(p) } : undefined);
+  type Seen = { reader: number; seq: number; path: string; status: number; version: string; which: 'old' | 'new' | 'other' };
+  const seen: Seen[] = [];
+  let stop = false;
+  let sawNewAt = 0;
+  const reader = async (id: number): Promise<void> => {
+    for (let seq = 0, i = id; !stop; seq++, i += 7) {
+      const path = telling[i % telling.length];
+      const res = await rawGet(`${served.url}${path}?key=${KEY}`);
+      const h = res.status === 200 ? hash(res.body) : '';
+      const which = h === oldBytes.get(path) ? 'old' : h === newBytes.get(path) ? 'new' : 'other';
+      // The tile ETag starts with the store version (16 characters); see http/routes/tile-reply.ts.
+      const version = String(res.headers.etag ?? '').slice(1, 17);
+      seen.push({ reader: id, seq, path, status: res.status, version, which });
+      if (which === 'new' && !sawNewAt) sawNewAt = Date.now();
+    }
+  };
+  const readers = Array.from({ length: 4 }, (_, i) => reader(i));
+  // Slow enough (rate-limited) that readers read all through the run.
+  const result = await runMirror(opts({ maxAge: 0, rate: 300 }));
+  expect(result).toMatchObject({ status: 'published', failed: 0 });
+  expect(result.writes).toBe(telling.length);
+  const publishedAt = Date.now();
+  while (!sawNewAt && Date.now() - publishedAt < 5000) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
+  stop = true;
+  await Promise.all(readers);
+  sim.options.override = undefined;
+
+  expect(seen.filter((s) => s.status !== 200 || s.which === 'other')).toEqual([]);
+  const byVersion = new Map<string, Set<string>>();
+  for (const s of seen) byVersion.set(s.version, (byVersion.get(s.version) ?? new Set()).add(s.which));
+  // Two versions, each wholly old or wholly new.
+  expect([...byVersion.values()].map((w) => [...w].sort().join())).toEqual(['old', 'new']);
+  // Per reader: old ... old, new ... new.
+  for (let id = 0; id < 4; id++) {
+    const mine = seen.filter((s) => s.reader === id).map((s) => s.which);
+    const firstNew = mine.indexOf('new');
+    expect(firstNew).toBeGreaterThan(0);
+    expect(mine.slice(firstNew).includes('old')).toBe(false);
+  }
+  const olds = seen.filter((s) => s.which === 'old').length;
+  // eslint-disable-next-line no-console
+  console.log(`readers: ${seen.length} reads (${olds} old, ${seen.length - olds} new) during a ${result.elapsedMs} ms refresh of ${result.planned} tiles`);
+  expect(olds).toBeGreaterThan(50);
+});
