@@ -113,8 +113,12 @@ describe('Retry-After closes the gate for every request', () => {
     sim.options.fault = undefined;
     expect(res.status).toBe('published');
     expect(told).toBeGreaterThan(0);
-    // Requests already on the wire when the answer left may still arrive a moment later; nothing else may.
-    const during = sim.log.filter((l) => l.at > told + 25 && l.at < told + quietMs);
+    // Requests the other workers had already sent when the answer left may still arrive a moment later on a busy
+    // machine (at most one per other worker); after that grace, nothing may until the pause ends.
+    const GRACE_MS = 250;
+    const late = sim.log.filter((l) => l.at > told && l.at <= told + GRACE_MS);
+    expect(late.length).toBeLessThanOrEqual(7);
+    const during = sim.log.filter((l) => l.at > told + GRACE_MS && l.at < told + quietMs);
     expect(during.map((l) => `${l.path} +${Math.round(l.at - told)} ms`)).toEqual([]);
     const before = sim.log.filter((l) => l.at <= told).length;
     const after = sim.log.filter((l) => l.at >= told + quietMs).length;
