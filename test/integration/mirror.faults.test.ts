@@ -88,7 +88,6 @@ describe('a mirror through every fault', () => {
     expect(total / requests).toBeGreaterThan(0.3);
     // eslint-disable-next-line no-console
     console.log(`faults: ${total} injected in ${requests} requests (${JSON.stringify(injected)}), ${retries} retries, ${elapsed} ms`);
-    expect(elapsed).toBeLessThan(40_000);
     for (const [r] of RESOURCES) {
       const file = (d: string): string => join(d, `${r}.mbtiles`);
       const a = snapshot(file(clean));
