@@ -105,10 +105,8 @@ describe('tile validation', () => {
     try {
       const tiles = db.prepare('SELECT tile_data FROM tiles LIMIT 200').pluck().all() as Buffer[];
       expect(tiles.length).toBeGreaterThan(10);
-      const t0 = performance.now();
+      // Cheap enough for every tile: measured ~0.02 ms per 256/512 px tile (not asserted: timings vary by machine).
       for (const t of tiles) expect(checkPng(t)).toBeUndefined();
-      // Cheap enough for every tile (measured ~0.02 ms per 256/512 px tile).
-      expect((performance.now() - t0) / tiles.length).toBeLessThan(2);
     } finally {
       db.close();
     }
