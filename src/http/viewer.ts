@@ -1,9 +1,7 @@
 import type { TilesetInfo } from '../store/types';
+import { escapeHtml as esc } from './html';
 
 // The embeddable viewer page: MapLibre GL JS from this server's /assets (node_modules), never an external URL.
-
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /** JSON for a <script> block: `<` escaped so no string can close the script element. */
 const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c');
@@ -31,6 +29,7 @@ export function viewerPage(input: ViewerInput): string {
 <div id="map"></div>
 <script type="module">
 import { Map, NavigationControl, ScaleControl } from '/assets/maplibre-gl/maplibre-gl.mjs';
+import { escapeHtml as esc } from './html';
 const options = ${scriptJson({ style: input.style, center: input.center.slice(0, 2), zoom: input.center[2] })};
 const map = new Map({ container: 'map', hash: true, attributionControl: { compact: false }, ...options });
 map.addControl(new NavigationControl());

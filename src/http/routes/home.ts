@@ -1,9 +1,7 @@
 import { withKey } from '../../ogc/urls';
 import { documentReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
-
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+import { escapeHtml as esc } from '../html';
 
 /** `/`: what this server holds, with the viewer, TileJSON and WMTS links of each resource (for people, not clients). */
 export function home(ctx: RequestContext): Reply {

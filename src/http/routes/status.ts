@@ -8,6 +8,8 @@ import { jobViews, readStatusFile, type JobProgress, type JobView } from '../../
 import { KeyRing } from '../auth';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
+import { escapeHtml as esc } from '../html';
+import { formatBytes } from '../../mirror/progress';
 
 const rings = new WeakMap<Config, KeyRing>();
 
@@ -62,20 +64,6 @@ export function adminStatusJson(ctx: RequestContext): Reply {
   };
 }
 
-const esc = (s: unknown): string =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
 
 function when(iso: string | undefined): string {
   return iso ? esc(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '–';
@@ -95,7 +83,7 @@ function stateCell(j: StatusDocument['jobs'][number]): string {
   const pct = p.total ? Math.min(100, (p.done / p.total) * 100) : 100;
   return `running (${esc(j.running.trigger)}): ${esc(p.resource)} [${p.resourceIndex}/${p.resources}]<br>
 <progress max="100" value="${pct.toFixed(1)}"></progress> ${p.done}/${p.total} tiles (${pct.toFixed(1)}%),
-${p.tilesPerSecond} tiles/s, ${esc(bytes(p.bytes))}, ${p.failed} errors, ETA ${seconds(p.etaSeconds)}`;
+${p.tilesPerSecond} tiles/s, ${esc(formatBytes(p.bytes))}, ${p.failed} errors, ETA ${seconds(p.etaSeconds)}`;
 }
 
 function lastCell(j: StatusDocument['jobs'][number]): string {
@@ -103,7 +91,7 @@ function lastCell(j: StatusDocument['jobs'][number]): string {
   if (!r) return 'never run';
   const ms = Date.parse(r.endedAt) - Date.parse(r.startedAt);
   return `<span class="${esc(r.result)}">${esc(r.result)}</span> ${when(r.endedAt)} (${esc(r.trigger)}, ${seconds(ms / 1000)})<br>
-${r.tiles.planned} planned: ${r.tiles.fetched} fetched, ${r.tiles.stored} stored, ${r.tiles.empty} empty, ${r.tiles.skipped} already stored, ${r.tiles.failed} failed; ${esc(bytes(r.bytes))}`;
+${r.tiles.planned} planned: ${r.tiles.fetched} fetched, ${r.tiles.stored} stored, ${r.tiles.empty} empty, ${r.tiles.skipped} already stored, ${r.tiles.failed} failed; ${esc(formatBytes(r.bytes))}`;
 }
 
 function errorsCell(j: StatusDocument['jobs'][number]): string {
