@@ -38,6 +38,8 @@ export function parseConfig(raw: unknown, source: string, baseDir: string, env: 
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, source));
   const config = parsed.data;
   config.data = resolve(baseDir, config.data);
+  // Mirror jobs' area files are relative to the config file, like the data directory.
+  for (const job of config.mirror.jobs) job.areas = job.areas.map((a) => resolve(baseDir, a));
   config.keys = [...config.keys, ...keysFromEnv(env[config.keysEnv], config.keysEnv)];
   const seen = new Set<string>();
   config.keys.forEach((k, i) => {

@@ -79,6 +79,18 @@ export const mirrorJobSchema = z
     resources: z.array(z.string().regex(/^[a-z]+(\/.+)?$/, 'a resource like tiles/ID, maps/ID or images/ID')).min(1, 'at least one resource'),
     zoom: zoomRange.optional(),
     bboxes: z.array(bbox).default([]),
+    /** GeoJSON files (Polygon, MultiPolygon, Feature, FeatureCollection; lon/lat), relative to the config file: more areas. */
+    areas: z.array(z.string().min(1)).default([]),
+    /**
+     * A generic source instead of the upstream's own resources: any TileJSON URL, or a layer of any WMTS
+     * capabilities URL, mirrored into the job's one resource `tiles/ID`. A `key=` in the URL is its key.
+     */
+    source: z
+      .union([
+        z.object({ tilejson: z.url({ protocol: /^https?$/ }) }).strict(),
+        z.object({ wmts: z.url({ protocol: /^https?$/ }), layer: z.string().min(1), matrixSet: z.string().min(1).optional() }).strict(),
+      ])
+      .optional(),
     /** Cron expression (node-cron; seconds optional); without one the job only runs from `tilemirror mirror --config`. */
     schedule: cronExpression.optional(),
     /** IANA time zone of the schedule (default: the `mirror` section's, else the system's). */
@@ -115,7 +127,10 @@ export const mirrorSchema = z
     m.jobs.forEach((job, i) => {
       if (seen.has(job.name)) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'name'], message: `duplicate job name "${job.name}"` });
       seen.add(job.name);
-      if (!job.upstream && !m.upstream) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'upstream'], message: 'no upstream: set mirror.upstream or the job\'s upstream' });
+      if (job.source && (job.resources.length !== 1 || !job.resources[0].startsWith('tiles/'))) {
+        ctx.addIssue({ code: 'custom', path: ['jobs', i, 'resources'], message: 'a job with a source mirrors it into exactly one resource, tiles/ID' });
+      }
+      if (!job.upstream && !m.upstream && !job.source) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'upstream'], message: 'no upstream: set mirror.upstream or the job\'s upstream' });
     });
   });
 

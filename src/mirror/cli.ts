@@ -6,10 +6,12 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../config/load';
 import type { Config } from '../config/schema';
-import type { Bounds } from '../store/types';
+import { isDocumentKind, type Bounds, type TileFormat } from '../store/types';
 import { parseResource, type ResourceRef } from './jobs';
 import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs-config';
+import { readAreaFile, type PolygonArea } from './area';
 import { parseBBox, parseZoomRange, UsageError } from './plan';
+import { sourceBase, splitSourceKey, type GenericSource } from './sources';
 import { formatBytes, formatDuration, ProgressPrinter, tileRate } from './progress';
 import { createRedactor } from './redact';
 import { planReport, runMirror, type MirrorOptions, type MirrorResult, type PlanReport } from './run';
@@ -31,6 +33,17 @@ interface Flags {
   failureBudget: number;
   maxAge?: number;
   sample?: number;
+  withDependencies?: boolean;
+  scale?: number[];
+  format?: TileFormat[];
+  area: PolygonArea[];
+  sourceTilejson?: string;
+  sourceWmts?: string;
+  layer?: string;
+  matrixSet?: string;
+  id?: string;
+  /** Set from --source-tilejson / --source-wmts (key-free). */
+  source?: GenericSource;
 }
 
 const wrap = <T>(fn: (v: string) => T) => (v: string): T => {
@@ -57,12 +70,18 @@ function positiveNumber(v: string): number {
 
 function addSharedOptions(cmd: Command): Command {
   return cmd
-    .argument('[resources...]', 'tiles/ID, maps/ID or images/ID; with --config: job names (default: every job)')
+    .argument('[resources...]', 'tiles/ID, maps/ID, images/ID, fonts/FONTSTACK, sprites/ID, data/ID, weather or ogc; with --config: job names (default: every job)')
     .option('-C, --config <file>', 'run the jobs of this configuration file (mirror.jobs) instead of RESOURCE arguments')
     .option('-u, --upstream <url>', 'base URL of the upstream API (MapTiler Cloud or another tilemirror)')
     .option('-d, --data <dir>', 'data directory holding the stores (default: mirror, or the config file\'s)', 'mirror')
     .option('-z, --zoom <min-max>', 'zoom range, e.g. 0-8 (default: the upstream\'s)', wrap(parseZoomRange))
     .option('-b, --bbox <w,s,e,n>', 'area in degrees; repeat for several (default: the upstream\'s bounds)', (v: string, acc: Bounds[]) => [...acc, wrap(parseBBox)(v)], [] as Bounds[])
+    .option('-a, --area <file.geojson>', 'area: a GeoJSON Polygon or MultiPolygon (or Feature/FeatureCollection of them) in lon/lat; repeat for several, with --bbox too', (v: string, acc: PolygonArea[]) => [...acc, wrap(readAreaFile)(v)], [] as PolygonArea[])
+    .option('--source-tilejson <url>', 'mirror any TileJSON URL (a key=... in it is the key) into tiles/ID given by --id')
+    .option('--source-wmts <url>', 'mirror a layer (--layer) of any WMTS capabilities URL into tiles/ID given by --id')
+    .option('--layer <id>', 'with --source-wmts: the layer identifier')
+    .option('--matrix-set <id>', "with --source-wmts: the TileMatrixSet (default: the layer's first Web Mercator one)")
+    .option('--id <id>', 'with --source-tilejson/--source-wmts: the tileset id the source is mirrored into (tiles/ID)')
     .option('-c, --concurrency <n>', 'requests in flight', positiveInt(256), 8)
     .option('-r, --rate <req/s>', 'requests per second sent to the upstream (default: unlimited)', positiveNumber)
     .addOption(new Option('-k, --key <key>', 'upstream key (default: $TILEMIRROR_UPSTREAM_KEY)').env('TILEMIRROR_UPSTREAM_KEY'))
@@ -75,10 +94,25 @@ function addSharedOptions(cmd: Command): Command {
       if (!/^\d+$/.test(v)) throw new InvalidArgumentError('a non-negative integer');
       return Number(v);
     })
+    .option('--with-dependencies', "maps: also mirror the fonts and the sprite the map's style uses")
+    .option('--scale <list>', 'maps: pixel ratios to mirror, e.g. 1,2 adds @2x pyramids (default 1)', wrap(parseScales))
+    .option('--format <list>', "maps: tile formats to mirror, e.g. png,webp (default: the upstream's)", wrap(parseFormats))
     .exitOverride((err) => {
       // Usage errors exit with 2 (help and version with 0), as documented for `mirror`.
       process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
     });
+}
+
+function parseScales(v: string): number[] {
+  const list = v.split(',').map((s) => Number(s.trim()));
+  if (list.length === 0 || list.some((n) => n !== 1 && n !== 2)) throw new Error('a comma-separated list of 1 and 2');
+  return list;
+}
+
+function parseFormats(v: string): TileFormat[] {
+  const list = v.split(',').map((s) => s.trim().toLowerCase().replace(/^jpeg$/, 'jpg'));
+  if (list.length === 0 || list.some((f) => f !== 'png' && f !== 'jpg' && f !== 'webp')) throw new Error('a comma-separated list of png, jpg and webp');
+  return list as TileFormat[];
 }
 
 function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: string) => void): MirrorOptions {
@@ -89,11 +123,16 @@ function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: string) => 
     key: flags.key,
     zoom: flags.zoom,
     bboxes: flags.bbox,
+    areas: flags.area,
+    source: flags.source,
     concurrency: flags.concurrency,
     rate: flags.rate,
     timeoutMs: flags.timeout * 1000,
     failureBudget: flags.failureBudget,
     maxAge: flags.maxAge,
+    withDependencies: flags.withDependencies,
+    scales: flags.scale,
+    formats: flags.format,
     log,
   };
 }
@@ -107,7 +146,7 @@ export function formatSummary(r: MirrorResult): string[] {
   const rate = tileRate({ resource: r.resource, total: r.planned, done: 0, fetched: r.fetched, skipped: r.skipped, failed: r.failed, bytes: r.bytes, retries: r.retries, elapsedMs: r.elapsedMs });
   const lines = [
     `${r.resource}: ${r.status}${r.published ? ` -> ${r.published}` : ''}`,
-    `  ${r.planned} tiles planned: ${r.stored} fetched and stored, ${r.empty} empty, ${r.skipped} already stored, ${r.failed} failed`,
+    `  ${r.planned} ${isDocumentKind(r.resource.split('/')[0]) ? 'documents' : 'tiles'} planned: ${r.stored} fetched and stored, ${r.empty} empty, ${r.skipped} already stored, ${r.failed} failed`,
     `  ${r.requests} requests (${r.retries} retries), ${formatBytes(r.bytes)} in ${formatDuration(secs)} (${rate.toFixed(0)} tiles/s)`,
   ];
   if (r.revalidated > 0) lines.push(`  ${r.revalidated} stored tiles revalidated: ${r.unchanged} unchanged (${r.notModified} answered 304), ${r.writes} tile rows written`);
@@ -132,7 +171,7 @@ export function formatPlan(p: PlanReport, rate?: number): string[] {
 /** `--config` mode: the configuration (with `--data` applied when given) and the selected jobs; exits 2 on errors. */
 function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config; jobs: MirrorJob[] } {
   // The job's own fields decide these; a flag that would be ignored is refused instead.
-  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'rate', 'timeout', 'failureBudget'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'rate', 'timeout', 'failureBudget', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'layer', 'matrixSet', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
   if (ignored.length > 0) {
     process.stderr.write(`error: with --config the jobs' fields apply; set ${ignored.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} in the file (mirror or mirror.jobs[])\n`);
     process.exit(EXIT.usage);
@@ -150,6 +189,45 @@ function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config
     process.stderr.write(`${createRedactor(flags.key)(`error: ${e.message}`)}\n`);
     process.exit(EXIT.usage);
   }
+}
+
+/**
+ * `--source-tilejson URL` / `--source-wmts URL --layer ID [--matrix-set ID]` with `--id ID`: the resource is
+ * `tiles/ID`, the upstream is the URL's origin and a `key=` in the URL is the key (it wins over --key and the
+ * environment). Returns the secrets to redact; undefined without a source flag. Exits 2 on misuse.
+ */
+function adHocSource(flags: Flags, resources: string[]): { ref: ResourceRef; secrets: (string | undefined)[] } | undefined {
+  if (!flags.sourceTilejson && !flags.sourceWmts) {
+    if (flags.layer || flags.matrixSet || flags.id) usage('--layer, --matrix-set and --id go with --source-tilejson or --source-wmts');
+    return undefined;
+  }
+  if (flags.sourceTilejson && flags.sourceWmts) usage('give either --source-tilejson or --source-wmts, not both');
+  if (resources.length > 0) usage(`with a source, no RESOURCE arguments: it is mirrored into tiles/ID given by --id (got ${resources.join(' ')})`);
+  if (!flags.id) usage('a source needs --id ID: it is mirrored into tiles/ID');
+  if (flags.sourceWmts && !flags.layer) usage('--source-wmts needs --layer ID');
+  if (flags.sourceTilejson && (flags.layer || flags.matrixSet)) usage('--layer and --matrix-set go with --source-wmts');
+  let ref: ResourceRef;
+  try {
+    ref = parseResource(`tiles/${flags.id}`);
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  const raw: GenericSource = flags.sourceTilejson ? { type: 'tilejson', url: flags.sourceTilejson } : { type: 'wmts', url: flags.sourceWmts!, layer: flags.layer!, ...(flags.matrixSet && { matrixSet: flags.matrixSet }) };
+  const { source, key } = splitSourceKey(raw);
+  const secrets = [flags.key, key];
+  try {
+    flags.upstream = sourceBase(source);
+  } catch (e) {
+    return usage(createRedactor(...secrets)((e as Error).message));
+  }
+  flags.source = source;
+  flags.key = key ?? flags.key;
+  return { ref, secrets };
+}
+
+function usage(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(EXIT.usage);
 }
 
 /** Ad-hoc mode needs --upstream and at least one resource. */
@@ -311,12 +389,13 @@ export function registerMirrorCommands(program: Command): void {
   addSharedOptions(program.command('mirror').description('mirror resources of an upstream into the data directory (staged, verified, published atomically)')).action(
     async (resources: string[], flags: Flags, cmd: Command) => {
       if (flags.config) return mirrorJobs(resources, flags, cmd);
-      requireAdHoc(flags, resources);
-      const redact = createRedactor(flags.key);
+      const generic = adHocSource(flags, resources);
+      if (!generic) requireAdHoc(flags, resources);
+      const redact = createRedactor(flags.key, ...(generic?.secrets ?? []));
       const err = (l: string): void => void process.stderr.write(`${redact(l)}\n`);
       let refs: ResourceRef[];
       try {
-        refs = parseResources(resources);
+        refs = generic ? [generic.ref] : parseResources(resources);
       } catch (e) {
         err(`error: ${(e as Error).message}`);
         process.exit(EXIT.usage);
@@ -357,11 +436,12 @@ export function registerMirrorCommands(program: Command): void {
     }, 20)
     .action(async (resources: string[], flags: Flags, cmd: Command) => {
       if (flags.config) return planJobs(resources, flags, cmd);
-      requireAdHoc(flags, resources);
-      const redact = createRedactor(flags.key);
+      const generic = adHocSource(flags, resources);
+      if (!generic) requireAdHoc(flags, resources);
+      const redact = createRedactor(flags.key, ...(generic?.secrets ?? []));
       let refs: ResourceRef[];
       try {
-        refs = parseResources(resources);
+        refs = generic ? [generic.ref] : parseResources(resources);
       } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exit(EXIT.usage);

@@ -5,7 +5,9 @@ import { ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
 import type { Bounds } from '../store/types';
 import { parseResource, type ResourceRef } from './jobs';
+import { readAreaFile, type PolygonArea } from './area';
 import { UsageError } from './plan';
+import { sourceBase, splitSourceKey, type GenericSource } from './sources';
 import type { MirrorOptions } from './run';
 
 export interface MirrorJob {
@@ -18,6 +20,10 @@ export interface MirrorJob {
   keySource?: string;
   zoom?: [number, number];
   bboxes: Bounds[];
+  /** GeoJSON polygon areas, read from the job's `areas` files. */
+  areas: PolygonArea[];
+  /** A generic source (TileJSON or WMTS) mirrored into the job's one `tiles/ID`; `upstream` is its origin. */
+  source?: GenericSource;
   concurrency: number;
   rate?: number;
   timeoutMs: number;
@@ -46,14 +52,33 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
     if (keyOverride) [key, keySource] = [keyOverride, '--key'];
     else if (env[keyEnv]) [key, keySource] = [env[keyEnv], `$${keyEnv}`];
     else if (m.key) [key, keySource] = [m.key, 'config mirror.key'];
+    const areas = j.areas.map((file, k) => {
+      try {
+        return readAreaFile(file);
+      } catch (err) {
+        throw new ConfigError(`invalid configuration: mirror.jobs[${i}].areas[${k}]: ${(err as Error).message}`);
+      }
+    });
+    let source: GenericSource | undefined;
+    let upstream = j.upstream ?? m.upstream;
+    if (j.source) {
+      const raw: GenericSource = 'tilejson' in j.source ? { type: 'tilejson', url: j.source.tilejson } : { type: 'wmts', url: j.source.wmts, layer: j.source.layer, ...(j.source.matrixSet && { matrixSet: j.source.matrixSet }) };
+      const split = splitSourceKey(raw);
+      source = split.source;
+      upstream = sourceBase(source);
+      // The key in the source's URL is the source's own; it wins over the upstream key.
+      if (split.key) [key, keySource] = [split.key, `mirror.jobs[${i}].source URL`];
+    }
     return {
       name: j.name,
       resources,
-      upstream: (j.upstream ?? m.upstream)!,
+      upstream: upstream!,
       key,
       keySource,
       zoom: j.zoom,
       bboxes: j.bboxes,
+      areas,
+      ...(source && { source }),
       concurrency: j.concurrency ?? m.concurrency,
       rate: j.rate ?? m.rate,
       timeoutMs: (j.timeout ?? m.timeout) * 1000,
@@ -84,6 +109,8 @@ export function jobMirrorOptions(job: MirrorJob, resource: ResourceRef, dataDir:
     key: job.key,
     zoom: job.zoom,
     bboxes: job.bboxes,
+    areas: job.areas,
+    source: job.source,
     concurrency: job.concurrency,
     rate: job.rate,
     timeoutMs: job.timeoutMs,

@@ -6,6 +6,7 @@
 
 import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
 import type { Bounds } from '../store/types';
+import { coverZoom, type PolygonArea } from './area';
 
 /** Rows y0..y1 (inclusive) that all hold the same disjoint, sorted, inclusive column intervals. */
 export interface Band {
@@ -107,9 +108,15 @@ export function bandCount(b: Band): number {
   return (b.y1 - b.y0 + 1) * b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
 }
 
-/** Tiles at zoom z inside any of the areas and inside the upstream bounds. */
-export function planZoom(areas: Bounds[], upstreamBounds: Bounds, z: number): ZoomPlan {
-  const limits = splitAntimeridian(upstreamBounds).map((b) => tileRange(b, z));
+/**
+ * Tiles at zoom z inside any of the areas (boxes, and GeoJSON polygons: see area.ts) and inside the upstream
+ * bounds (and inside `limit`, the upstream's own tile limits at z, e.g. WMTS TileMatrixSetLimits; null: none).
+ */
+export function planZoom(areas: Bounds[], upstreamBounds: Bounds, z: number, polygons: PolygonArea[] = [], limit?: TileRange | null): ZoomPlan {
+  let limits = splitAntimeridian(upstreamBounds).map((b) => tileRange(b, z));
+  if (limit === null) return { z, bands: [], count: 0 };
+  if (limit) limits = limits.map((l) => intersectRanges(l, limit)).filter((l): l is TileRange => !!l);
+  if (polygons.length > 0) return coverZoom({ areas: polygons, bboxes: areas, within: limits }, z);
   const ranges: TileRange[] = [];
   for (const area of areas.flatMap(splitAntimeridian)) {
     const r = tileRange(area, z);
@@ -128,15 +135,26 @@ export interface PyramidExtent {
   bounds: Bounds;
 }
 
+/** The upstream's tile limits per zoom (WMTS TileMatrixSetLimits): a range, or null when it has no tiles at z. */
+export type ZoomLimits = Record<number, TileRange | null>;
+
 /**
- * The plan of one pyramid: requested zooms ∩ the pyramid's zooms, areas ∩ its bounds (no areas: all of it).
+ * The plan of one pyramid: requested zooms ∩ the pyramid's zooms, areas (boxes and polygons) ∩ its bounds
+ * (no areas: all of it) ∩ its per-zoom limits, if any.
  */
-export function planPyramid(name: string, extent: PyramidExtent, areas: Bounds[] = [], zooms?: [number, number]): PyramidPlan {
+export function planPyramid(
+  name: string,
+  extent: PyramidExtent,
+  areas: Bounds[] = [],
+  zooms?: [number, number],
+  polygons: PolygonArea[] = [],
+  limits?: ZoomLimits,
+): PyramidPlan {
   const lo = Math.max(extent.minzoom, zooms?.[0] ?? extent.minzoom);
   const hi = Math.min(extent.maxzoom, zooms?.[1] ?? extent.maxzoom);
-  const wanted = areas.length ? areas : [extent.bounds];
+  const wanted = areas.length || polygons.length ? areas : [extent.bounds];
   const out: ZoomPlan[] = [];
-  for (let z = lo; z <= hi; z++) out.push(planZoom(wanted, extent.bounds, z));
+  for (let z = lo; z <= hi; z++) out.push(planZoom(wanted, extent.bounds, z, polygons, limits?.[z]));
   return { pyramid: name, zooms: out, count: out.reduce((n, zp) => n + zp.count, 0) };
 }
 
@@ -186,6 +204,34 @@ export function planBounds(extent: Bounds, areas: Bounds[]): Bounds {
   // Nothing in common: keep the upstream's own bounds (the plan is then empty anyway).
   if (boxes.length === 0 || extent[0] > extent[2]) return extent;
   return [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+}
+
+/**
+ * Whether tile x/y is in a zoom's plan: binary searches over the bands and their columns (for checks of stores
+ * whose plan has too many bands for one SQL condition, e.g. a polygon's cover).
+ */
+export function zoomPlanHas(zp: ZoomPlan, x: number, y: number): boolean {
+  const bands = zp.bands;
+  let lo = 0;
+  let hi = bands.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const b = bands[mid];
+    if (y < b.y0) hi = mid - 1;
+    else if (y > b.y1) lo = mid + 1;
+    else {
+      let a = 0;
+      let c = b.xs.length - 1;
+      while (a <= c) {
+        const m = (a + c) >> 1;
+        if (x < b.xs[m][0]) c = m - 1;
+        else if (x > b.xs[m][1]) a = m + 1;
+        else return true;
+      }
+      return false;
+    }
+  }
+  return false;
 }
 
 /** A short, stable description of a plan (its rectangles): part of the staging fingerprint. */

@@ -6,16 +6,19 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Bounds, Pyramid, TileFormat } from '../store/types';
+import { isDocumentKind, type Bounds, type Pyramid, type TileFormat } from '../store/types';
 import type { StoreHeader } from '../store/writer';
 import { UpstreamClient, UpstreamError, type Judgement } from './client';
-import { discover, parseResource, type Discovered, type ResourceRef } from './jobs';
+import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './jobs';
+import { dependencyLine } from './jobs/documents';
 import { tileUrl } from './jobs/common';
+import type { PolygonArea } from './area';
 import { acquireLock, LockError } from './lock';
 import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, UsageError, type PyramidPlan, type TileTask } from './plan';
 import type { ProgressSnapshot } from './progress';
 import { publishStaging, verifyStaging } from './publish';
 import { createRedactor, type Redactor } from './redact';
+import { discoverSource, sourceBase, type GenericSource } from './sources';
 import type { AttemptOutcome, RetryPolicy } from './retry';
 import { assertNoSecret } from './rewrite';
 import { StagingStore, STATE, storePaths, type StagingOrigin } from './staging';
@@ -25,13 +28,27 @@ export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
   upstream: string;
   dataDir: string;
-  /** `tiles/ID`, `maps/ID`, `images/ID`. */
+  /** `tiles/ID`, `maps/ID`, `images/ID`, `fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`. */
   resource: string | ResourceRef;
+  /**
+   * Maps: also mirror what the style needs offline, after the map: its fonts (every font of every `text-font`)
+   * and its sprite. Default false: the run's notes name them (the weather catalog's keyframe tilesets are part
+   * of `weather` and always mirrored).
+   */
+  withDependencies?: boolean;
+  /** Maps: pixel ratios to mirror, e.g. [1, 2] adds the @2x pyramids (default [1]). */
+  scales?: number[];
+  /** Maps: tile formats to mirror, e.g. ['png', 'webp'] (default: the upstream TileJSON's format). */
+  formats?: TileFormat[];
   key?: string;
   /** Inclusive zoom range; default: the upstream's. */
   zoom?: [number, number];
   /** Areas in degrees; default: the upstream's bounds. */
   bboxes?: Bounds[];
+  /** GeoJSON polygon areas (see area.ts); with bboxes, the plan is the union of all of them. */
+  areas?: PolygonArea[];
+  /** A generic source (any TileJSON or WMTS capabilities URL) for a `tiles/ID` resource; `upstream` is then its origin. */
+  source?: GenericSource;
   /** Requests in flight (default 8). */
   concurrency?: number;
   /** Requests per second (default: unlimited). */
@@ -90,6 +107,8 @@ export interface MirrorResult {
   published?: string;
   notes: string[];
   problems: string[];
+  /** Runs this one caused: a style's fonts and sprite (withDependencies), the weather keyframe tilesets, a stack's fonts. */
+  dependencies?: MirrorResult[];
 }
 
 class Stopped extends Error {}
@@ -132,18 +151,18 @@ export interface Planned {
 }
 
 /** Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror). */
-export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = []): Omit<Planned, 'ref'> {
+export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
   const plans: PyramidPlan[] = [];
   const pyramids: Pyramid[] = [];
   for (const s of d.sources) {
-    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom);
+    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom, areas, s.limits);
     if (plan.zooms.length === 0) continue;
     plans.push(plan);
     pyramids.push({
       ...s.pyramid,
       minzoom: plan.zooms[0].z,
       maxzoom: plan.zooms[plan.zooms.length - 1].z,
-      bounds: planBounds(s.pyramid.bounds, bboxes),
+      bounds: planBounds(s.pyramid.bounds, [...bboxes, ...areas.map((a) => a.bbox)]),
     });
   }
   if (plans.length === 0) {
@@ -198,7 +217,8 @@ function judgeTile(format: TileFormat, conditional = false) {
 
 export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamClient {
   return new UpstreamClient({
-    base: opts.upstream,
+    // A generic source's origin is its upstream: the key goes there and nowhere else.
+    base: opts.source ? sourceBase(opts.source) : opts.upstream,
     key: opts.key,
     connections: opts.concurrency ?? 8,
     rate: opts.rate,
@@ -210,18 +230,44 @@ export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamCli
 }
 
 /** Discovers a resource and plans it (no store is touched): what `plan` prints and `mirror` runs. */
-export async function discoverAndPlan(client: UpstreamClient, ref: ResourceRef, opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'signal' | 'dataDir'>): Promise<Planned> {
+export async function discoverAndPlan(
+  client: UpstreamClient,
+  ref: ResourceRef,
+  opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats'>,
+): Promise<Planned> {
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
-  const discovered = await discover(ref, { client, signal: opts.signal, knownFormat: knownFormat([paths.staging, paths.published]) });
-  return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes) };
+  const ctx = { client, signal: opts.signal, knownFormat: knownFormat([paths.staging, paths.published]), scales: opts.scales, formats: opts.formats };
+  const discovered = opts.source ? await discoverSource(ref.kind, ref.id, opts.source, ctx) : await discover(ref, ctx);
+  return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes, opts.areas) };
 }
 
 /** Mirrors one resource. Never throws for upstream or store trouble: the result says what happened. Throws UsageError. */
 export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
+  const ref = refOf(opts.resource);
+  // Document resources have no tile plan: the document engine stages, verifies and publishes them alike.
+  if (isDocumentKind(ref.kind)) return mirrorDocuments({ ...ref, kind: ref.kind }, opts, { runMirror, createClient });
+  const wanted: ResourceRef[] = [];
+  const result = await runTiles(opts, ref, wanted);
+  if (wanted.length && result.status !== 'interrupted' && !opts.signal?.aborted) {
+    // A map's fonts and sprite, each its own store, after the map (whose run named them).
+    result.dependencies = [];
+    for (const d of wanted) {
+      if (opts.signal?.aborted) break;
+      const r = await runMirror({ ...opts, resource: d, withDependencies: false, zoom: undefined, bboxes: undefined, areas: undefined, source: undefined });
+      result.dependencies.push(r);
+      result.notes.push(`dependency ${dependencyLine(r)}`);
+      opts.log?.(createRedactor(opts.key)(`${result.resource}: dependency ${dependencyLine(r)}`));
+      if (r.status === 'interrupted') break;
+    }
+  }
+  return result;
+}
+
+/** One run of a tiled resource (tiles, maps, images); `wanted` receives what to mirror after it (withDependencies). */
+async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceRef[]): Promise<MirrorResult> {
   const started = Date.now();
   const redact = createRedactor(opts.key);
   const log = (line: string): void => opts.log?.(redact(line));
-  const ref = refOf(opts.resource);
   const resource = `${ref.kind}/${ref.id}`;
   const result: MirrorResult = {
     resource,
@@ -283,6 +329,7 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
     result.planned = planned.total;
     result.notes.push(...discovered.notes.map(redact));
     for (const n of result.notes) log(`${resource}: ${n}`);
+    if (opts.withDependencies) wanted.push(...(discovered.dependencies ?? []));
 
     // The key must not reach the store: the documents were rewritten, this proves it.
     for (const d of discovered.documents) assertNoSecret(d.data, opts.key, `${resource} ${d.path}`);
@@ -354,7 +401,7 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
           continue;
         }
         const source = formats.get(task.pyramid)!;
-        const url = tileUrl(source.template, task.z, task.x, task.y);
+        const url = tileUrl(source.template, task.z, task.x, task.y, source.matrixIds?.[task.z]);
         const revalidating = known.kind !== 'absent';
         const headers = revalidating ? conditionalHeaders(known) : undefined;
         try {
@@ -474,6 +521,7 @@ export interface PlanReport {
 export async function planReport(opts: MirrorOptions & { sample?: number }): Promise<PlanReport> {
   const redact = createRedactor(opts.key);
   const ref = refOf(opts.resource);
+  if (isDocumentKind(ref.kind)) return { resource: `${ref.kind}/${ref.id}`, pyramids: [], total: 0, sampled: 0, notes: [documentPlanNote(ref)] };
   const client = createClient(opts, redact);
   try {
     const p = await discoverAndPlan(client, ref, opts);
@@ -501,7 +549,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
           const sizes = await Promise.all(
             picks.map((t) =>
               client
-                .request(tileUrl(source.template, zp.z, t.x, t.y), judgeTile(source.pyramid.format), opts.signal)
+                .request(tileUrl(source.template, zp.z, t.x, t.y, source.matrixIds?.[zp.z]), judgeTile(source.pyramid.format), opts.signal)
                 .then(({ verdict: v }) => (v.kind === 'tile' ? v.data.length : 0))
                 .catch(() => undefined),
             ),

@@ -20,8 +20,11 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreWriter, tmsRow, type StoreHeader } from '../store/writer';
-import type { ResourceKind } from '../store/types';
-import type { PyramidPlan, TileTask } from './plan';
+import type { StoreKind } from '../store/types';
+import { zoomPlanHas, type PyramidPlan, type TileTask } from './plan';
+
+/** Plans of a zoom with more bands than this are pruned and counted by scanning rows (see pruneByScan). */
+const SQL_BANDS = 64;
 
 export const MIRROR_SQL = `
 CREATE TABLE IF NOT EXISTS tilemirror_mirror_state (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -63,7 +66,7 @@ export interface StorePaths {
   lock: string;
 }
 
-export function storePaths(dataDir: string, kind: ResourceKind, id: string): StorePaths {
+export function storePaths(dataDir: string, kind: StoreKind, id: string): StorePaths {
   const dir = join(dataDir, kind);
   return {
     dir,
@@ -251,10 +254,39 @@ export class StagingStore {
       this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z NOT IN (${zooms})`);
       this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z NOT IN (${zooms})`);
       for (const zp of plan.zooms) {
+        if (zp.bands.length > SQL_BANDS) {
+          this.pruneByScan(plan.pyramid, isMain, zp);
+          continue;
+        }
         this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, true, 'tile_row', 'tile_column')})`);
         this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
         this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
       }
+    }
+  }
+
+  /**
+   * Prune of one zoom whose plan has many bands (a polygon's cover): one pass over the zoom's rows, each looked
+   * up in the plan, instead of one SQL condition with thousands of terms (SQLite caps expression depth at 1000).
+   */
+  private pruneByScan(pyramid: string, isMain: boolean, zp: PyramidPlan['zooms'][number]): void {
+    const z = zp.z;
+    // Rows are streamed; only those to delete (outside the plan: usually none) are collected.
+    const outside: [number, number][] = [];
+    const tiles = isMain
+      ? this.db.prepare('SELECT tile_column, tile_row FROM tiles WHERE zoom_level = ?').raw().iterate(z)
+      : this.db.prepare('SELECT tile_column, tile_row FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ?').raw().iterate(pyramid, z);
+    for (const [x, r] of tiles as Iterable<[number, number]>) if (!zoomPlanHas(zp, x, tmsRow(z, r))) outside.push([x, r]);
+    for (const [x, r] of outside) {
+      if (isMain) this.delMain.run(z, x, r);
+      else this.delExtra.run(pyramid, z, x, r);
+    }
+    for (const table of ['tilemirror_mirror_empty', 'tilemirror_mirror_tiles']) {
+      const gone: [number, number][] = [];
+      const rows = this.db.prepare(`SELECT x, y FROM ${table} WHERE pyramid = ? AND z = ?`).raw().iterate(pyramid, z) as Iterable<[number, number]>;
+      for (const [x, y] of rows) if (!zoomPlanHas(zp, x, y)) gone.push([x, y]);
+      const del = this.db.prepare(`DELETE FROM ${table} WHERE pyramid = ? AND z = ? AND x = ? AND y = ?`);
+      for (const [x, y] of gone) del.run(pyramid, z, x, y);
     }
   }
 
@@ -381,6 +413,16 @@ export class StagingStore {
         .prepare('SELECT count(*) FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND y BETWEEN ? AND ? AND x BETWEEN ? AND ?')
         .pluck();
       for (const zp of plan.zooms) {
+        if (zp.bands.length > SQL_BANDS) {
+          // A polygon's cover: count by one pass over the zoom's rows (a query per band would scan columns again and again).
+          const rows = (isMain
+            ? this.db.prepare('SELECT tile_column, tile_row FROM tiles WHERE zoom_level = ?').raw().iterate(zp.z)
+            : this.db.prepare('SELECT tile_column, tile_row FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ?').raw().iterate(plan.pyramid, zp.z)) as Iterable<[number, number]>;
+          for (const [x, r] of rows) if (zoomPlanHas(zp, x, tmsRow(zp.z, r))) stored++;
+          const empties = this.db.prepare('SELECT x, y FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ?').raw().iterate(plan.pyramid, zp.z) as Iterable<[number, number]>;
+          for (const [x, y] of empties) if (zoomPlanHas(zp, x, y)) empty++;
+          continue;
+        }
         for (const b of zp.bands) {
           for (const [lo, hi] of b.xs) {
             const rows = [tmsRow(zp.z, b.y1), tmsRow(zp.z, b.y0)];

@@ -3,14 +3,12 @@ import { join } from 'node:path';
 import { DocumentStore } from './documents';
 import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
-import type { DocumentKind, ResourceKind, StoreKind, TilesetInfo } from './types';
+import { DOCUMENT_KIND_LIST, isDocumentKind, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
 export const TILE_KINDS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
-export const DOCUMENT_KINDS: readonly DocumentKind[] = ['fonts', 'sprites'];
+export const DOCUMENT_KINDS: readonly DocumentKind[] = DOCUMENT_KIND_LIST;
 export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS];
-
-const isDocumentKind = (k: StoreKind): k is DocumentKind => (DOCUMENT_KINDS as readonly string[]).includes(k);
 
 // Any file name but hidden ones (staging files start with a dot); font names hold spaces.
 const ID_PATTERN = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
@@ -138,7 +136,7 @@ export class Catalog {
     return s instanceof MbtilesStore ? s : undefined;
   }
 
-  /** A font or sprite store. */
+  /** A document store: a font, a sprite, a dataset, the weather catalog, the OGC provenance. */
   documents(kind: DocumentKind, id: string): DocumentStore | undefined {
     const s = this.lookup(kind, id);
     return s instanceof DocumentStore ? s : undefined;

@@ -7,8 +7,18 @@ export type TileFormat = 'png' | 'jpg' | 'webp' | 'pbf' | 'basis';
 /** What kind of tiled resource a store mirrors; it decides the URL space it is served under. */
 export type ResourceKind = 'tiles' | 'maps' | 'images';
 
-/** Resources that are documents only (no tiles): glyph ranges of one font, one sprite sheet. */
-export type DocumentKind = 'fonts' | 'sprites';
+/**
+ * Resources that are documents only (no tiles): glyph ranges of one font, one sprite sheet, a dataset's
+ * features.json, the weather catalog (latest.json), the upstream's OGC conformance declaration (provenance).
+ */
+export type DocumentKind = 'fonts' | 'sprites' | 'data' | 'weather' | 'ogc';
+
+/** Every DocumentKind, in the order of the spec's sections. */
+export const DOCUMENT_KIND_LIST: readonly DocumentKind[] = ['data', 'weather', 'sprites', 'fonts', 'ogc'];
+
+export function isDocumentKind(kind: string): kind is DocumentKind {
+  return (DOCUMENT_KIND_LIST as readonly string[]).includes(kind);
+}
 
 export type StoreKind = ResourceKind | DocumentKind;
 

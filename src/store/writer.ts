@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL, META } from './schema';
-import type { Pyramid, StoreKind, VectorLayer } from './types';
+import { isDocumentKind, type Pyramid, type StoreKind, type VectorLayer } from './types';
 
 /** What a writer needs to know about a store before its tiles arrive. */
 export interface StoreHeader {
@@ -10,7 +10,7 @@ export interface StoreHeader {
   attribution?: string;
   type?: 'baselayer' | 'overlay';
   center?: [number, number, number];
-  /** The first pyramid is the main one (written to the MBTiles `tiles` table); none for document stores (fonts, sprites). */
+  /** The first pyramid is the main one (written to the MBTiles `tiles` table); none for document stores (fonts, sprites, data, weather, ogc). */
   pyramids: Pyramid[];
   vectorLayers?: VectorLayer[];
   image?: { width: number; height: number };
@@ -35,7 +35,7 @@ export class StoreWriter {
   private readonly insertDoc: Database.Statement;
 
   constructor(readonly file: string, header: StoreHeader) {
-    const documentsOnly = header.kind === 'fonts' || header.kind === 'sprites';
+    const documentsOnly = isDocumentKind(header.kind);
     if (header.pyramids.length === 0 && !documentsOnly) throw new Error('a tile store needs at least one pyramid');
     this.db = new Database(file);
     this.db.pragma('journal_mode = DELETE');

@@ -304,10 +304,11 @@ describe('command line', () => {
   });
 
   test('usage errors exit with 2', async () => {
-    expect((await tilemirror(['mirror', '--upstream', sim.url, 'fonts/Noto Sans'])).code).toBe(2);
+    expect((await tilemirror(['mirror', '--upstream', sim.url, 'fonts/Noto Sans,,Bold'])).code).toBe(2);
     expect((await tilemirror(['mirror', '--upstream', sim.url, '--zoom', '9-2', 'tiles/x'])).code).toBe(2);
     expect((await tilemirror(['mirror', 'tiles/x'])).code).toBe(2);
-    const r = await tilemirror(['mirror', '--upstream', sim.url, 'weather']);
-    expect(r.err).toContain('not supported yet');
+    const r = await tilemirror(['mirror', '--upstream', sim.url, 'nope/x']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown resource');
   });
 });

@@ -94,9 +94,11 @@ describe('configuration of mirror jobs', () => {
     expect(errorOf(() => config({ keyEnv: 'not a name' }))).toMatch(/mirror\.keyEnv: an environment variable name/);
   });
 
-  test('a resource of an unsupported kind names its field', () => {
-    const c = config({ upstream: 'https://u.example', jobs: [{ name: 'w', resources: ['tiles/ok', 'weather'] }] });
-    expect(errorOf(() => configuredJobs(c, {}))).toMatch(/mirror\.jobs\[0\]\.resources\[1\]: mirroring weather is not supported yet/);
+  test('a resource of an unknown kind names its field; every kind of the spec is accepted', () => {
+    const c = config({ upstream: 'https://u.example', jobs: [{ name: 'w', resources: ['tiles/ok', 'nope/x'] }] });
+    expect(errorOf(() => configuredJobs(c, {}))).toMatch(/mirror\.jobs\[0\]\.resources\[1\]: unknown resource "nope\/x"/);
+    const all = config({ upstream: 'https://u.example', jobs: [{ name: 'a', resources: ['weather', 'ogc', 'data/d', 'sprites/s', 'fonts/A,B'] }] });
+    expect(configuredJobs(all, {})[0].resources.map((r) => `${r.kind}/${r.id}`)).toEqual(['weather/latest', 'ogc/conformance', 'data/d', 'sprites/s', 'fonts/A,B']);
   });
 
   test('the key comes from --key, then the environment variable, then the file', () => {

@@ -1,5 +1,6 @@
 import { route, type Route } from '../route-table';
 import { imageJson, mapStyle, ogcTilesetLanding, tileJson, tileMatrixSet, viewer, wmtsCapabilities } from './documents';
+import { dataFeatures } from './data';
 import { health, home } from './home';
 import { fontGlyphs } from './fonts';
 import { mapTile } from './maps';
@@ -18,6 +19,7 @@ import { mapSprite, sprite } from './sprites';
 import { staticMap } from './static-maps';
 import { adminStatusJson, adminStatusPage } from './status';
 import { storedTile } from './tiles';
+import { weatherLatest } from './weather';
 import { wmtsService, wmtsServiceCapabilities } from './wmts';
 
 // Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide
@@ -43,10 +45,14 @@ export const routes: Route[] = [
   route('/tiles/:tilesId/tiles', ogcTilesetLanding('tiles')),
   route('/tiles/:tilesId/tileMatrixSet', tileMatrixSet('tiles')),
   route('/tiles/:tilesId/WMTSCapabilities.xml', wmtsCapabilities('tiles')),
+  // Data
+  route('/data/:dataId/features.json', dataFeatures),
   // Images
   route('/images/:imageId/image.json', imageJson),
   route(`/images/:imageId/${XYZ}[.:ext]`, storedTile('images'), { hot: true }),
   route('/images/:imageId/WMTSCapabilities.xml', wmtsCapabilities('images')),
+  // Weather
+  route('/weather/latest.json', weatherLatest),
   // Sprites, fonts
   route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', sprite),
   route('/fonts/:fontstack/:range.pbf', fontGlyphs),

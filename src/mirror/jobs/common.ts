@@ -67,10 +67,10 @@ export function tileTemplate(tj: UpstreamTileJson, docUrl: string): string {
   return stripKey(docUrl.replace(/[?#].*$/, '').replace(/[^/]*$/, '') + t);
 }
 
-/** The URL of one tile from a template ({z}/{x}/{y}, or {-y} for TMS rows). */
-export function tileUrl(template: string, z: number, x: number, y: number): string {
+/** The URL of one tile from a template ({z}/{x}/{y}, or {-y} for TMS rows); `zValue` replaces {z} when given (a WMTS TileMatrix identifier). */
+export function tileUrl(template: string, z: number, x: number, y: number, zValue?: string): string {
   return template
-    .replace('{z}', String(z))
+    .replace('{z}', zValue ?? String(z))
     .replace('{x}', String(x))
     .replace('{y}', String(y))
     .replace('{-y}', String(2 ** z - 1 - y));

@@ -1,36 +1,56 @@
-// RESOURCE arguments (`tiles/ID`, `maps/ID`, `images/ID`) and the discovery job of each kind. The other kinds of
-// the spec (fonts, sprites, data, weather, ogc) are recognised so they get a clear "not supported yet".
+// RESOURCE arguments and the discovery job of each tiled kind (`tiles/ID`, `maps/ID`, `images/ID`). The
+// document kinds (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`) have no tiles and no plan: their
+// collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (documents.ts).
 
-import type { ResourceKind } from '../../store/types';
+import { isDocumentKind, type DocumentKind } from '../../store/types';
+import { parseFontstack } from '../../services/fonts/glyphs';
 import { UsageError } from '../plan';
+import type { MirrorOptions, MirrorResult } from '../run';
+import { collectData } from './data';
+import { mirrorDocumentStore, type Collector, type EngineDeps } from './documents';
+import { GLYPH_STARTS, mirrorFontstack } from './fonts';
+import { collectOgc } from './ogc';
+import { collectSprite } from './sprites';
+import { collectWeather } from './weather';
 import { discoverImage } from './images';
 import { discoverMap } from './maps';
 import { discoverTiles } from './tiles';
-import type { DiscoverContext, Discovered } from './types';
+import type { DiscoverContext, Discovered, ResourceRef } from './types';
 
-export type { Discovered, DiscoverContext, PyramidSource, StoredDoc } from './types';
+export type { Discovered, DiscoverContext, PyramidSource, ResourceRef, StoredDoc } from './types';
 
-export interface ResourceRef {
-  kind: ResourceKind;
-  id: string;
-}
-
-const LATER = new Set(['fonts', 'sprites', 'data', 'weather', 'ogc']);
+const KINDS = 'tiles/ID, maps/ID, images/ID, fonts/FONTSTACK, sprites/ID, data/ID, weather or ogc';
 // Ids become file names: no path separators, no leading dot (hidden files are staging files), no control characters.
 const ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
+
+/** Store ids of the singleton kinds: `weather` is `{data}/weather/latest.mbtiles`, `ogc` is `{data}/ogc/conformance.mbtiles`. */
+export const SINGLETON_IDS = { weather: 'latest', ogc: 'conformance' } as const;
 
 export function parseResource(text: string): ResourceRef {
   const slash = text.indexOf('/');
   const kind = slash < 0 ? text : text.slice(0, slash);
   const id = slash < 0 ? '' : text.slice(slash + 1);
-  if (LATER.has(kind)) throw new UsageError(`mirroring ${kind} is not supported yet (supported: tiles/ID, maps/ID, images/ID)`);
-  if (kind !== 'tiles' && kind !== 'maps' && kind !== 'images') {
-    throw new UsageError(`unknown resource "${text}": expected tiles/ID, maps/ID or images/ID`);
+  if (kind === 'weather' || kind === 'ogc') {
+    const only = SINGLETON_IDS[kind];
+    if (id !== '' && id !== only) throw new UsageError(`invalid resource "${text}": use "${kind}" (or ${kind}/${only})`);
+    return { kind, id: only };
+  }
+  if (kind !== 'tiles' && kind !== 'maps' && kind !== 'images' && !isDocumentKind(kind)) {
+    throw new UsageError(`unknown resource "${text}": expected ${KINDS}`);
   }
   if (!ID.test(id)) throw new UsageError(`invalid resource id in "${text}"`);
+  if (kind === 'fonts') {
+    try {
+      // One store per font: a fontstack is mirrored font by font (`{data}/fonts/{Font Name}.mbtiles`).
+      for (const name of parseFontstack(id)) if (!ID.test(name)) throw new RangeError(`invalid font name "${name}"`);
+    } catch (err) {
+      throw new UsageError(`invalid fontstack in "${text}": ${(err as Error).message}`);
+    }
+  }
   return { kind, id };
 }
 
+/** Discovery of a tiled resource (the document kinds are collected by the document engine instead). */
 export function discover(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
   switch (ref.kind) {
     case 'tiles':
@@ -39,5 +59,41 @@ export function discover(ref: ResourceRef, ctx: DiscoverContext): Promise<Discov
       return discoverMap(ref.id, ctx);
     case 'images':
       return discoverImage(ref.id, ctx);
+    default:
+      throw new UsageError(`${ref.kind}/${ref.id} has no tiles to plan`);
+  }
+}
+
+/** The collector of each document kind (fonts go through mirrorFontstack: one store per font of the stack). */
+const COLLECTORS: Record<Exclude<DocumentKind, 'fonts'>, Collector> = {
+  sprites: collectSprite,
+  data: collectData,
+  weather: collectWeather,
+  ogc: collectOgc,
+};
+
+/** Mirrors a document resource (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`). */
+export function mirrorDocuments(ref: ResourceRef & { kind: DocumentKind }, opts: MirrorOptions, deps: EngineDeps): Promise<MirrorResult> {
+  if (ref.kind === 'fonts') return mirrorFontstack(ref, opts, deps);
+  return mirrorDocumentStore(ref, opts, COLLECTORS[ref.kind], deps);
+}
+
+/** What `plan` says about a document resource: no tiles; the documents a run asks for. */
+export function documentPlanNote(ref: ResourceRef): string {
+  switch (ref.kind) {
+    case 'fonts': {
+      const n = parseFontstack(ref.id).length;
+      return `documents only: ${GLYPH_STARTS.length} glyph ranges per font, ${n} font${n === 1 ? '' : 's'} (one store each)`;
+    }
+    case 'sprites':
+      return 'documents only: sprite.json, sprite.png, sprite@2x.json, sprite@2x.png';
+    case 'data':
+      return 'documents only: features.json';
+    case 'weather':
+      return 'documents only: latest.json, then every keyframe tileset it names (plan those as tiles/ID)';
+    case 'ogc':
+      return 'documents only: the upstream conformance declaration (provenance)';
+    default:
+      return '';
   }
 }

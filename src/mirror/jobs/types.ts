@@ -1,12 +1,27 @@
 import type { StoreHeader } from '../../store/writer';
-import type { Pyramid, ResourceKind } from '../../store/types';
+import type { Pyramid, ResourceKind, StoreKind, TileFormat } from '../../store/types';
 import type { UpstreamClient } from '../client';
-import type { TileTask } from '../plan';
+import type { TileTask, ZoomLimits } from '../plan';
+
+/** A resource to mirror: `tiles/ID`, `maps/ID`, `images/ID`, `fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`. */
+export interface ResourceRef {
+  kind: StoreKind;
+  id: string;
+  /**
+   * Upstream path the documents come from when it is not the kind's own: a map style's sprite lives at
+   * `/maps/{mapId}/sprite` upstream and is stored as `sprites/{mapId}` (only set for dependencies).
+   */
+  source?: string;
+}
 
 /** One pyramid as the upstream offers it, with the key-free absolute URL template of its tiles. */
 export interface PyramidSource {
   pyramid: Pyramid;
   template: string;
+  /** The value `{z}` stands for at each zoom when it is not the zoom itself (a WMTS TileMatrix identifier, URL-encoded). */
+  matrixIds?: Record<number, string>;
+  /** The upstream's own tile limits per zoom (WMTS TileMatrixSetLimits): the plan stays inside them. */
+  limits?: ZoomLimits;
 }
 
 /** A document to store beside the tiles, already rewritten to local URLs. */
@@ -28,6 +43,8 @@ export interface Discovered {
   notes: string[];
   /** Tiles fetched during discovery (e.g. to learn an image's format), stored instead of fetched again. */
   prefetched: { task: TileTask; data: Buffer }[];
+  /** Other resources this one needs to work offline (a map style's fonts and sprite), mirrored on request. */
+  dependencies?: ResourceRef[];
 }
 
 export interface DiscoverContext {
@@ -35,4 +52,8 @@ export interface DiscoverContext {
   signal?: AbortSignal;
   /** The format an existing store of this resource recorded (saves probing a tile again). */
   knownFormat?: string;
+  /** Maps: pixel ratios to mirror (1 and/or 2 for @2x); default [1]. */
+  scales?: number[];
+  /** Maps: tile formats to mirror; default the upstream TileJSON's format only. */
+  formats?: TileFormat[];
 }

@@ -1,0 +1,361 @@
+// The document engine: mirrors resources that are documents only (fonts, sprites, data, weather, ogc). They have
+// no tile plan, so a run is: lock, collect every document from the upstream (a kind's collector validates each
+// one), mirror the prerequisites (the weather catalog's keyframe tilesets), write a fresh staging store, verify it
+// (integrity_check, every document read back byte for byte), publish it by one rename. Exactly the guarantees of
+// a tile run: a failed or interrupted run leaves the published store untouched and readers never see a half store.
+// Documents are few and small (a font is 256 glyph ranges), so a run always starts over instead of resuming.
+
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { isGzip } from '../../store/formats';
+import type { DocumentKind } from '../../store/types';
+import { StoreWriter, type StoreHeader } from '../../store/writer';
+import { decodeBody, UpstreamError, type Judgement, type UpstreamClient } from '../client';
+import { acquireLock, LockError } from '../lock';
+import { createRedactor, type Redactor } from '../redact';
+import { assertNoSecret } from '../rewrite';
+import { MIRROR_SQL, removeStaging, STATE, storePaths } from '../staging';
+import type { RawResponse } from '../validate';
+import type { MirrorOptions, MirrorResult } from '../run';
+import type { ResourceRef } from './types';
+
+/** A document to store, as validated by a collector. */
+export interface FetchedDoc {
+  path: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface CollectContext {
+  client: UpstreamClient;
+  signal?: AbortSignal;
+  /** Requests in flight (fonts fetch their ranges in parallel). */
+  concurrency: number;
+  /** The published store of this resource when there is one (read-only): e.g. the keyframes the last weather run named. */
+  published?: string;
+  /** Called after each document request settles. */
+  onDocument?: () => void;
+}
+
+/** What a collector found upstream. */
+export interface Collected {
+  header: StoreHeader;
+  documents: FetchedDoc[];
+  /** Documents asked for. */
+  planned: number;
+  /** Asked for but not there (404, or a glyph range without glyphs): not stored, served as the upstream does. */
+  absent: number;
+  /** Documents that could not be fetched or failed validation (after retries): the store is not published. */
+  failures: string[];
+  notes: string[];
+  /** The upstream has no such resource (e.g. 404 for sprite.json): nothing to publish. */
+  missing?: string;
+  /** Resources that must be mirrored and published before this store is (the weather keyframe tilesets). */
+  prerequisites?: ResourceRef[];
+}
+
+export type Collector = (ref: ResourceRef, ctx: CollectContext) => Promise<Collected>;
+
+/** What the engine needs from run.ts (passed in, so this module does not import it at run time). */
+export interface EngineDeps {
+  runMirror: (opts: MirrorOptions) => Promise<MirrorResult>;
+  createClient: (opts: MirrorOptions, redact: Redactor) => UpstreamClient;
+}
+
+export function emptyResult(resource: string): MirrorResult {
+  return {
+    resource,
+    status: 'failed',
+    exitCode: 1,
+    planned: 0,
+    fetched: 0,
+    stored: 0,
+    empty: 0,
+    skipped: 0,
+    revalidated: 0,
+    unchanged: 0,
+    notModified: 0,
+    writes: 0,
+    failed: 0,
+    failures: [],
+    requests: 0,
+    retries: 0,
+    bytes: 0,
+    elapsedMs: 0,
+    notes: [],
+    problems: [],
+  };
+}
+
+const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * Judges a document response: 200 gives the body with its transfer gzip undone (also a gzip body sent without
+ * Content-Encoding, as some glyph servers do), passed through `check` (a message: invalid, retried); 404 (and
+ * 204) give undefined; other statuses are failed attempts (5xx and 429 retried by the client's policy).
+ */
+export function judgeDocument(check: (body: Buffer, res: RawResponse) => string | undefined) {
+  return (res: RawResponse): Judgement<Buffer | undefined> => {
+    if (res.status === 404 || res.status === 204) return { ok: true, value: undefined };
+    if (res.status !== 200) {
+      const text = res.body.subarray(0, 200).toString('utf8').trim();
+      return { ok: false, outcome: { kind: 'status', status: res.status, retryAfter: one(res.headers['retry-after']), ...(text && { message: text }) } };
+    }
+    const declared = one(res.headers['content-length']);
+    if (declared !== undefined && Number(declared) !== res.body.length) {
+      return { ok: false, outcome: { kind: 'invalid', message: `body of ${res.body.length} bytes, Content-Length says ${declared}` } };
+    }
+    const type = (one(res.headers['content-type']) ?? '').split(';')[0].trim().toLowerCase();
+    if (type === 'text/html') return { ok: false, outcome: { kind: 'invalid', message: `Content-Type ${type} is an error page` } };
+    let body: Buffer;
+    try {
+      body = decodeBody(res);
+      if (isGzip(body)) body = gunzipSync(body);
+    } catch (err) {
+      return { ok: false, outcome: { kind: 'invalid', message: `corrupt body: ${(err as Error).message}` } };
+    }
+    const problem = check(body, res);
+    return problem ? { ok: false, outcome: { kind: 'invalid', message: problem } } : { ok: true, value: body };
+  };
+}
+
+/** A JSON document's bytes as received, or undefined on 404; `check` validates the parsed value. */
+export async function fetchJsonDocument(
+  ctx: CollectContext,
+  path: string,
+  check: (value: unknown) => string | undefined,
+): Promise<{ bytes: Buffer; value: unknown } | undefined> {
+  let parsed: unknown;
+  const bytes = await ctx.client.request(
+    ctx.client.resolve(path),
+    judgeDocument((body) => {
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        return `not JSON: ${(err as Error).message}`;
+      }
+      return check(parsed);
+    }),
+    ctx.signal,
+  );
+  ctx.onDocument?.();
+  return bytes === undefined ? undefined : { bytes, value: parsed };
+}
+
+/** Runs `fn` over items with at most `n` in flight; stops taking new items once `stop()` says so. */
+export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>, stop: () => boolean): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length && !stop()) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
+}
+
+function fsyncPath(path: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on directories; the rename is still atomic, only less durable.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Writes the documents into a fresh staging file, verifies it and publishes it by one rename. Returns the
+ * problems that kept it from being published (the staging file is removed then; the published store is untouched).
+ */
+export function publishDocuments(
+  paths: ReturnType<typeof storePaths>,
+  header: StoreHeader,
+  documents: FetchedDoc[],
+  provenance: { fingerprint: string; upstream: string },
+): string[] {
+  removeStaging(paths.staging);
+  const writer = new StoreWriter(paths.staging, header);
+  let ok = false;
+  try {
+    writer.db.exec(MIRROR_SQL);
+    const setState = writer.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
+    writer.batch(() => {
+      setState.run(STATE.fingerprint, provenance.fingerprint);
+      setState.run(STATE.upstream, provenance.upstream);
+      setState.run(STATE.publishedAt, new Date().toISOString());
+      for (const d of documents) writer.putDocument(d.path, d.contentType, d.data);
+    });
+    // Verify: SQLite's integrity check, and every document reads back as written (nothing more, nothing less).
+    const problems: string[] = [];
+    const rows = writer.db.pragma('integrity_check') as { integrity_check: string }[];
+    if (!(rows.length === 1 && rows[0].integrity_check === 'ok')) problems.push(`integrity_check: ${rows.map((r) => r.integrity_check).slice(0, 5).join('; ')}`);
+    const count = writer.db.prepare('SELECT count(*) FROM tilemirror_documents').pluck().get() as number;
+    if (count !== documents.length) problems.push(`${count} documents stored, ${documents.length} expected`);
+    const read = writer.db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').pluck();
+    for (const d of documents) {
+      const back = read.get(d.path) as Buffer | undefined;
+      if (!back || !back.equals(d.data)) problems.push(`${d.path} does not read back as written`);
+    }
+    if (problems.length) return problems;
+    ok = true;
+  } finally {
+    writer.close();
+    if (!ok) removeStaging(paths.staging);
+  }
+  fsyncPath(paths.staging);
+  renameSync(paths.staging, paths.published);
+  fsyncPath(dirname(paths.published));
+  return [];
+}
+
+/** The documents of a published document store (empty when there is none or it cannot be read). */
+export function readPublishedDocument(file: string | undefined, path: string): Buffer | undefined {
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').pluck().get(path) as Buffer | undefined) ?? undefined;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Mirrors one document store (`{data}/{kind}/{id}.mbtiles`) with `collect`. Never throws for upstream or store
+ * trouble: the result says what happened.
+ */
+export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKind }, opts: MirrorOptions, collect: Collector, deps: EngineDeps): Promise<MirrorResult> {
+  const started = Date.now();
+  const redact = createRedactor(opts.key);
+  const log = (line: string): void => opts.log?.(redact(line));
+  const resource = `${ref.kind}/${ref.id}`;
+  const result = emptyResult(resource);
+  const paths = storePaths(opts.dataDir, ref.kind, ref.id);
+  mkdirSync(paths.dir, { recursive: true });
+  let lock;
+  try {
+    lock = acquireLock(paths.lock);
+  } catch (err) {
+    if (!(err instanceof LockError)) throw err;
+    result.problems.push(redact(err.message));
+    log(`${resource}: ${err.message}`);
+    result.elapsedMs = Date.now() - started;
+    return result;
+  }
+  const client = deps.createClient(opts, redact);
+  const progress = (): void =>
+    opts.onProgress?.({
+      resource,
+      total: result.planned,
+      done: result.fetched + result.failed,
+      fetched: result.fetched,
+      skipped: 0,
+      failed: result.failed,
+      bytes: client.stats.bytes,
+      retries: client.stats.retries,
+      elapsedMs: Date.now() - started,
+    });
+  try {
+    const collected = await collect(ref, {
+      client,
+      signal: opts.signal,
+      concurrency: Math.max(1, opts.concurrency ?? 8),
+      published: existsSync(paths.published) ? paths.published : undefined,
+      onDocument: () => {
+        result.fetched++;
+        if (result.fetched % 32 === 0) progress();
+      },
+    });
+    result.planned = collected.planned;
+    result.stored = collected.documents.length;
+    result.empty = collected.absent;
+    result.failed = collected.failures.length;
+    result.fetched = Math.max(result.fetched - result.failed, result.stored + result.empty);
+    result.failures.push(...collected.failures.slice(0, 20).map(redact));
+    result.notes.push(...collected.notes.map(redact));
+    for (const n of result.notes) log(`${resource}: ${n}`);
+
+    if (opts.signal?.aborted) {
+      result.status = 'interrupted';
+      result.exitCode = 3;
+      return result;
+    }
+    if (collected.missing) {
+      result.problems.push(redact(collected.missing));
+      return result;
+    }
+    if (collected.failures.length) {
+      result.problems.push(`${collected.failures.length} documents failed; the published store is untouched, run again to retry`);
+      return result;
+    }
+    // The key must not reach the store, whatever the upstream echoed.
+    for (const d of collected.documents) assertNoSecret(d.data, opts.key, `${resource} ${d.path}`);
+    assertNoSecret(JSON.stringify(collected.header), opts.key, `${resource} metadata`);
+
+    // Prerequisites first: the store is published only when everything it names is.
+    const pre: MirrorResult[] = [];
+    for (const p of collected.prerequisites ?? []) {
+      if (opts.signal?.aborted) break;
+      log(`${resource}: mirroring ${p.kind}/${p.id}`);
+      const r = await deps.runMirror({ ...opts, resource: p });
+      pre.push(r);
+      result.notes.push(dependencyLine(r));
+      if (r.status === 'interrupted') break;
+    }
+    if (pre.length) result.dependencies = pre;
+    if (opts.signal?.aborted || pre.some((r) => r.status === 'interrupted')) {
+      result.status = 'interrupted';
+      result.exitCode = 3;
+      return result;
+    }
+    const unpublished = pre.filter((r) => r.status !== 'published');
+    if (unpublished.length) {
+      result.problems.push(`${unpublished.map((r) => r.resource).join(', ')} not published: ${ref.kind}/${ref.id} keeps its previous version`);
+      return result;
+    }
+
+    const fingerprint = createHash('sha256').update(JSON.stringify([client.base, ref.kind, ref.id, ref.source ?? null])).digest('hex').slice(0, 32);
+    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint, upstream: client.base });
+    if (problems.length) {
+      result.problems.push(...problems);
+      return result;
+    }
+    result.status = 'published';
+    result.exitCode = 0;
+    result.published = paths.published;
+    result.writes = collected.documents.length;
+  } catch (err) {
+    if (opts.signal?.aborted && !(err instanceof UpstreamError)) {
+      result.status = 'interrupted';
+      result.exitCode = 3;
+    } else {
+      result.problems.push(redact(err instanceof Error ? err.message : String(err)));
+    }
+  } finally {
+    client.close();
+    lock.release();
+    result.requests = client.stats.requests;
+    result.bytes = client.stats.bytes;
+    result.retries = client.stats.retries;
+    result.elapsedMs = Date.now() - started;
+    progress();
+  }
+  return result;
+}
+
+/** One line about a dependency's run, for the notes of the resource that needed it. */
+export function dependencyLine(r: MirrorResult): string {
+  const why = r.status === 'published' ? '' : `: ${[...r.problems, ...r.failures].slice(0, 2).join('; ') || r.status}`;
+  return `${r.resource}: ${r.status}${why} (${r.stored} stored, ${r.empty} empty, ${r.skipped} already stored, ${r.failed} failed)`;
+}
+
+/** The message of a failed document request, for the failures list. */
+export function failureOf(path: string, err: unknown): string {
+  return `${path}: ${err instanceof Error ? err.message : String(err)}`;
+}

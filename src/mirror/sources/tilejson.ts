@@ -1,0 +1,130 @@
+// A TileJSON source: any TileJSON URL. The first `tiles` template ({z}/{x}/{y}, or {-y}; `scheme: "tms"` flips
+// rows) is fetched; bounds, zooms, tile size from the document; the format from its `format`, else from the
+// bytes of a first tile (kept and stored, not fetched again). Templates with `{s}` subdomains are refused: the
+// first template is used as it is, so write one without `{s}`.
+
+import { lonLatToTile } from '../../geo/mercator';
+import { isGzip, sniffImageFormat } from '../../store/formats';
+import type { TileFormat } from '../../store/types';
+import { stripKey, UpstreamError, type UpstreamClient } from '../client';
+import { center, fetchTileJson, pyramidFromTileJson, text, tileTemplate, tileUrl, toTileFormat, vectorLayers, type UpstreamTileJson } from '../jobs/common';
+import type { DiscoverContext, Discovered, StoredDoc } from '../jobs/types';
+import type { TileTask } from '../plan';
+import { validateTile } from '../validate';
+
+/** The format a tile's bytes are in (png, jpg, webp by magic bytes; gzip or a protobuf layer: pbf). */
+export function sniffTileFormat(data: Buffer, contentType?: string): TileFormat | undefined {
+  const image = sniffImageFormat(data);
+  if (image) return image;
+  if (data.length > 0 && (isGzip(data) || data[0] === 0x1a)) return 'pbf';
+  if (contentType && /protobuf|vector-tile/i.test(contentType)) return 'pbf';
+  return undefined;
+}
+
+/**
+ * Learns the format of a source's tiles from the first candidate tile the upstream answers 200 for. The tile,
+ * validated as that format, is returned to be stored instead of fetched again.
+ */
+export async function probeFormat(
+  client: UpstreamClient,
+  template: string,
+  candidates: TileTask[],
+  signal?: AbortSignal,
+  matrixIds?: Record<number, string>,
+): Promise<{ format: TileFormat; prefetched: { task: TileTask; data: Buffer }[] }> {
+  const tried: string[] = [];
+  for (const task of candidates) {
+    const url = tileUrl(template, task.z, task.x, task.y, matrixIds?.[task.z]);
+    const res = await client.request(
+      url,
+      (r) => (r.status === 200 || r.status === 204 || r.status === 404 ? { ok: true, value: r } : { ok: false, outcome: { kind: 'status', status: r.status } }),
+      signal,
+    );
+    if (res.status !== 200) {
+      tried.push(`${task.z}/${task.x}/${task.y}: HTTP ${res.status}`);
+      continue;
+    }
+    const ct = Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : res.headers['content-type'];
+    // A gzip Content-Encoding on a tile: a vector tile (rasters are never sent compressed).
+    const format = /gzip/i.test(String(res.headers['content-encoding'] ?? '')) ? 'pbf' : sniffTileFormat(res.body, ct);
+    if (!format) {
+      tried.push(`${task.z}/${task.x}/${task.y}: not a png, jpg, webp or vector tile (${ct ?? 'no Content-Type'})`);
+      continue;
+    }
+    const verdict = validateTile(res, format);
+    return { format, prefetched: verdict.kind === 'tile' ? [{ task, data: verdict.data }] : [] };
+  }
+  throw new UpstreamError(`cannot tell the tile format (no "format" in the source, and no probed tile was usable: ${tried.join('; ') || 'no tile to probe'})`);
+}
+
+/** Tiles worth probing for the format: the document's centre, then the middle and a corner of the bounds at minzoom. */
+export function probeCandidates(bounds: [number, number, number, number], minzoom: number, maxzoom: number, centre?: [number, number, number]): TileTask[] {
+  const out: TileTask[] = [];
+  const add = (lon: number, lat: number, z: number): void => {
+    const n = 2 ** z;
+    const [fx, fy] = lonLatToTile(lon, lat, z);
+    const t = { pyramid: 'main', z, x: Math.min(n - 1, Math.max(0, Math.floor(fx))), y: Math.min(n - 1, Math.max(0, Math.floor(fy))) };
+    if (!out.some((o) => o.z === t.z && o.x === t.x && o.y === t.y)) out.push(t);
+  };
+  const [w, s, e, n] = bounds;
+  const midLon = w <= e ? (w + e) / 2 : ((w + e + 360) / 2 > 180 ? (w + e + 360) / 2 - 360 : (w + e + 360) / 2);
+  if (centre) add(centre[0], centre[1], Math.min(maxzoom, Math.max(minzoom, Math.round(centre[2]))));
+  add(midLon, (s + n) / 2, minzoom);
+  add(w, n, minzoom);
+  return out;
+}
+
+/** A JSON document's strings with credentials removed from every URL in them. */
+function keyFree<T>(doc: T): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return /^https?:\/\//i.test(v) ? stripKey(v) : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(doc) as T;
+}
+
+export async function discoverTileJsonSource(id: string, url: string, ctx: DiscoverContext): Promise<Discovered> {
+  const { client, signal } = ctx;
+  const found = await fetchTileJson(client, url, signal);
+  const { tj, url: docUrl } = found!;
+  let template = tileTemplate(tj, docUrl);
+  if (template.includes('{s}')) throw new UpstreamError(`${stripKey(docUrl)}: the first tiles template uses {s} subdomains; give a TileJSON whose first template has none`);
+  if (String(tj.scheme ?? 'xyz').toLowerCase() === 'tms' && template.includes('{y}')) template = template.replace('{y}', '{-y}');
+  const base = pyramidFromTileJson('main', tj);
+  let format: TileFormat | undefined = typeof tj.format === 'string' ? toTileFormat(tj.format) : undefined;
+  if (!format && ctx.knownFormat) format = toTileFormat(ctx.knownFormat);
+  let prefetched: Discovered['prefetched'] = [];
+  if (!format) {
+    const probed = await probeFormat(client, template, probeCandidates(base.bounds, base.minzoom, base.maxzoom, center(tj.center)), signal);
+    format = probed.format;
+    prefetched = probed.prefetched;
+  }
+  const pyramid = { ...base, format, tileSize: typeof tj.tileSize === 'number' ? tj.tileSize : format === 'pbf' ? 512 : 256 };
+  const extra: Record<string, string> = {};
+  if (typeof tj.encoding === 'string') extra.encoding = tj.encoding;
+  const documents: StoredDoc[] = [
+    // Provenance: the source's TileJSON, its tiles pointing at this server, every other URL without credentials.
+    { path: 'tiles.json', contentType: 'application/json', data: JSON.stringify({ ...keyFree(tj as UpstreamTileJson), tiles: [`tilemirror://tiles/${encodeURIComponent(id)}/{z}/{x}/{y}`] }) },
+    { path: 'source.json', contentType: 'application/json', data: JSON.stringify({ type: 'tilejson', url: stripKey(docUrl), template }) },
+  ];
+  return {
+    kind: 'tiles',
+    id,
+    header: {
+      kind: 'tiles',
+      name: text(tj.name) ?? id,
+      description: text(tj.description),
+      attribution: text(tj.attribution),
+      center: center(tj.center),
+      pyramids: [pyramid],
+      vectorLayers: pyramid.format === 'pbf' ? (vectorLayers(tj) ?? []) : undefined,
+      extraMetadata: extra,
+    },
+    sources: [{ pyramid, template }],
+    documents,
+    notes: [`mirrored from the TileJSON ${stripKey(docUrl)}`],
+    prefetched,
+  };
+}
