@@ -30,7 +30,8 @@ export function verifyStaging(staging: StagingStore, plans: PyramidPlan[]): Veri
   return { ok: problems.length === 0, planned, stored, empty, problems };
 }
 
-function fsyncPath(path: string): void {
+/** Flushes a file (or a directory entry) to disk before and after the publishing rename. */
+export function fsyncPath(path: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');

@@ -10,7 +10,7 @@ import { isDocumentKind, type Bounds, type Pyramid, type TileFormat } from '../s
 import type { StoreHeader } from '../store/writer';
 import { UpstreamClient, UpstreamError, type Judgement } from './client';
 import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './jobs';
-import { dependencyLine } from './jobs/documents';
+import { dependencyLine, emptyResult } from './jobs/documents';
 import { tileUrl } from './jobs/common';
 import type { PolygonArea } from './area';
 import { acquireLock, LockError } from './lock';
@@ -269,28 +269,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
   const redact = createRedactor(opts.key);
   const log = (line: string): void => opts.log?.(redact(line));
   const resource = `${ref.kind}/${ref.id}`;
-  const result: MirrorResult = {
-    resource,
-    status: 'failed',
-    exitCode: 1,
-    planned: 0,
-    fetched: 0,
-    stored: 0,
-    empty: 0,
-    skipped: 0,
-    revalidated: 0,
-    unchanged: 0,
-    notModified: 0,
-    writes: 0,
-    failed: 0,
-    failures: [],
-    requests: 0,
-    retries: 0,
-    bytes: 0,
-    elapsedMs: 0,
-    notes: [],
-    problems: [],
-  };
+  const result = emptyResult(resource);
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
   mkdirSync(paths.dir, { recursive: true });
 

@@ -7,7 +7,7 @@
 
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { isGzip } from '../../store/formats';
@@ -15,6 +15,7 @@ import type { DocumentKind } from '../../store/types';
 import { StoreWriter, type StoreHeader } from '../../store/writer';
 import { decodeBody, UpstreamError, type Judgement, type UpstreamClient } from '../client';
 import { acquireLock, LockError } from '../lock';
+import { fsyncPath } from '../publish';
 import { createRedactor, type Redactor } from '../redact';
 import { assertNoSecret } from '../rewrite';
 import { MIRROR_SQL, removeStaging, STATE, storePaths } from '../staging';
@@ -154,17 +155,6 @@ export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => P
   await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
 }
 
-function fsyncPath(path: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on directories; the rename is still atomic, only less durable.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 /**
  * Writes the documents into a fresh staging file, verifies it and publishes it by one rename. Returns the
