@@ -64,7 +64,8 @@ export function sendReply(
   };
   if (reply.gzipped || reply.compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
 
-  if (reply.status === 200 && matchesEtag(req.headers['if-none-match'], tag)) {
+  // 204 too: an absent tile that is still absent revalidates like any other.
+  if ((reply.status === 200 || reply.status === 204) && matchesEtag(req.headers['if-none-match'], tag)) {
     res.writeHead(304, headers);
     res.end();
     return;

@@ -79,3 +79,15 @@ test('the key never appears in the request log', async () => {
   expect(lines.join('')).not.toContain('very-secret-key');
   expect(requests[0]).toContain('key=***');
 });
+
+test('tile ETags name the bytes: equal tiles share one, and a still-absent tile revalidates as 304', async () => {
+  const a = await request(srv.url).get('/maps/sample/0/0/0.png?key=demo');
+  const b = await request(srv.url).get('/maps/sample/0/0/0.png?key=demo&other=1');
+  expect(a.headers.etag).toBe(b.headers.etag);
+  const other = await request(srv.url).get('/maps/sample/1/0/0.png?key=demo');
+  expect(other.headers.etag).not.toBe(a.headers.etag);
+  const empty = await request(srv.url).get('/tiles/sample-vector/3/1/5?key=demo');
+  expect(empty.status).toBe(204);
+  const again = await request(srv.url).get('/tiles/sample-vector/3/1/5?key=demo').set('If-None-Match', empty.headers.etag);
+  expect(again.status).toBe(304);
+});

@@ -17,12 +17,11 @@ export function mapTile(ctx: RequestContext, p: Params): Reply | Promise<Reply> 
   const a = parseTileAddress(p.z, p.x, p.y);
   const tileSize = p.size ? 256 : 512;
   const scale = p.scale ? 2 : 1;
-  const variant = `${tileSize}${p.scale ?? ''}`;
   // Bounds and zooms come from the pyramid of that tile size when the map has one, else from the main pyramid.
   const sized = store.info.pyramids.find((q) => q.tileSize === tileSize) ?? store.info.pyramids[0];
   assertInPyramid(sized, a);
   const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
-  if (exact) return tileReply(store, variant, a, format, store.tile(exact.name, a.z, a.x, a.y));
+  if (exact) return tileReply(store.tile(exact.name, a.z, a.x, a.y), format);
   if (format === 'basis') throw badRequest('Invalid format: basis tiles are not mirrored for this map');
-  return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((t) => tileReply(store, variant, a, format, t?.data));
+  return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((t) => tileReply(t?.data, format));
 }

@@ -36,9 +36,9 @@ export function storedTile(kind: 'tiles' | 'images') {
       format = asked;
     }
     assertInPyramid(main, a);
-    if (format === main.format) return tileReply(store, main.name, a, format, store.tile(main.name, a.z, a.x, a.y));
+    if (format === main.format) return tileReply(store.tile(main.name, a.z, a.x, a.y), format);
     return rasterTiles
       .get(store, { tileSize: main.tileSize, scale: 1, ...a, format })
-      .then((t) => tileReply(store, main.name, a, format, t?.data));
+      .then((t) => tileReply(t?.data, format));
   };
 }
