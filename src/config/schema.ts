@@ -103,6 +103,14 @@ export const mirrorJobSchema = z
     /** Per-request timeout in seconds. */
     timeout: z.number().positive().optional(),
     failureBudget: z.number().int().min(0).optional(),
+    /** Maps: also mirror the fonts and sprite their style uses. */
+    withDependencies: z.boolean().default(false),
+    /** Maps: pixel ratios to mirror (2 adds the @2x pyramids). */
+    scales: z.array(z.union([z.literal(1), z.literal(2)])).min(1).optional(),
+    /** Maps: tile formats to mirror (default: the upstream's). */
+    formats: z.array(z.enum(['png', 'jpg', 'webp'])).min(1).optional(),
+    /** Revalidate stored tiles older than this many seconds (conditional requests); default 7 days. */
+    maxAge: z.number().int().min(0).optional(),
   })
   .strict();
 

@@ -3,7 +3,7 @@
 
 import { ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
-import type { Bounds } from '../store/types';
+import type { Bounds, TileFormat } from '../store/types';
 import { parseResource, type ResourceRef } from './jobs';
 import { readAreaFile, type PolygonArea } from './area';
 import { UsageError } from './plan';
@@ -28,6 +28,10 @@ export interface MirrorJob {
   rate?: number;
   timeoutMs: number;
   failureBudget: number;
+  withDependencies: boolean;
+  scales?: number[];
+  formats?: TileFormat[];
+  maxAge?: number;
   schedule?: string;
   timezone?: string;
 }
@@ -83,6 +87,10 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
       rate: j.rate ?? m.rate,
       timeoutMs: (j.timeout ?? m.timeout) * 1000,
       failureBudget: j.failureBudget ?? m.failureBudget,
+      withDependencies: j.withDependencies,
+      scales: j.scales,
+      formats: j.formats,
+      maxAge: j.maxAge,
       schedule: j.schedule,
       timezone: j.timezone ?? m.timezone,
     };
@@ -115,5 +123,9 @@ export function jobMirrorOptions(job: MirrorJob, resource: ResourceRef, dataDir:
     rate: job.rate,
     timeoutMs: job.timeoutMs,
     failureBudget: job.failureBudget,
+    withDependencies: job.withDependencies,
+    scales: job.scales,
+    formats: job.formats,
+    maxAge: job.maxAge,
   };
 }

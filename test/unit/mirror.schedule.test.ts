@@ -9,7 +9,7 @@ import pino from 'pino';
 import { ConfigError, parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { formatStatusTable } from '../../src/mirror/cli';
-import { configuredJobs, selectJobs } from '../../src/mirror/jobs-config';
+import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/jobs-config';
 import { ProgressPrinter, type ProgressSnapshot } from '../../src/mirror/progress';
 import type { MirrorResult } from '../../src/mirror/run';
 import { decideFiring, jobProgress, nextRunOf, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/schedule';
@@ -379,5 +379,25 @@ describe('progress output', () => {
     p.update(snap(50), true);
     p.finish();
     expect(text).toMatch(/nightly tiles\/v \[#{12}-{12}\] 50% \| 50\/100 tiles \| \d+ tiles\/s \| 100\.0 KB \| 2 errors \| ETA \S+/);
+  });
+});
+
+describe('job options for maps', () => {
+  test('withDependencies, scales, formats and maxAge pass from the config to the run', () => {
+    const config = parseConfig(
+      {
+        mirror: {
+          upstream: 'http://127.0.0.1:9',
+          jobs: [{ name: 'm', resources: ['maps/sample'], withDependencies: true, scales: [1, 2], formats: ['png', 'webp'], maxAge: 3600 }],
+        },
+      },
+      't',
+      process.cwd(),
+      {},
+    );
+    const [job] = configuredJobs(config, {});
+    const o = jobMirrorOptions(job, job.resources[0], '/tmp/x');
+    expect(o).toMatchObject({ withDependencies: true, scales: [1, 2], formats: ['png', 'webp'], maxAge: 3600 });
+    expect(() => parseConfig({ mirror: { upstream: 'http://x', jobs: [{ name: 'm', resources: ['maps/a'], scales: [3] }] } }, 't', process.cwd(), {})).toThrow(/jobs\[0\]\.scales/);
   });
 });

@@ -30,6 +30,11 @@ describe('route patterns', () => {
       ['/images/i/image.json', '/images/:imageId/image.json'],
       ['/ogc/conformance', '/ogc/conformance'],
       ['/ogc', '/ogc[/]'],
+      ['/data/places/features.json', '/data/:dataId/features.json'],
+      ['/weather/latest.json', '/weather/latest.json'],
+      ['/fonts/Noto%20Sans%20Regular/0-255.pbf', '/fonts/:fontstack/:range.pbf'],
+      ['/sprites/sample/sprite@2x.png', '/sprites/:spriteId/sprite[:scale(@\\d+x)].:format'],
+      ['/maps/sample/static/auto/512x512@2x.png', '/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format'],
     ];
     for (const [path, pattern] of cases) expect(matchRoute(routes, path)?.route.pattern).toBe(pattern);
   });
