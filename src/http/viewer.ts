@@ -29,7 +29,6 @@ export function viewerPage(input: ViewerInput): string {
 <div id="map"></div>
 <script type="module">
 import { Map, NavigationControl, ScaleControl } from '/assets/maplibre-gl/maplibre-gl.mjs';
-import { escapeHtml as esc } from './html';
 const options = ${scriptJson({ style: input.style, center: input.center.slice(0, 2), zoom: input.center[2] })};
 const map = new Map({ container: 'map', hash: true, attributionControl: { compact: false }, ...options });
 map.addControl(new NavigationControl());
