@@ -44,3 +44,44 @@ function tileserverVersion() {
 }
 
 module.exports = { ensureTileserver, TILESERVER_PREFIX };
+
+// MapProxy (the mirror benchmark's anchor): Debian's `mapproxy` package provides mapproxy-seed. Installed with
+// apt-get on first use (as root, or through sudo when available); never a project dependency.
+const MAPPROXY_PACKAGE = 'mapproxy';
+
+function which(cmd) {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+function mapproxyVersion(seed) {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Version}', MAPPROXY_PACKAGE], { encoding: 'utf8' });
+  if (r.status === 0 && r.stdout) return r.stdout.trim();
+  const v = spawnSync(seed, ['--version'], { encoding: 'utf8', timeout: 30000 });
+  return (v.stdout || v.stderr || 'unknown').trim().split('\n')[0];
+}
+
+/** The path of mapproxy-seed, installing Debian's `mapproxy` first when needed; { reason } when it cannot. */
+function ensureMapproxy({ install = true, log = console.error } = {}) {
+  let seed = which('mapproxy-seed');
+  if (seed) return { seed, version: mapproxyVersion(seed) };
+  if (!install) return { reason: 'mapproxy-seed is not installed (apt-get install mapproxy; run without --no-install)' };
+  if (!which('apt-get')) return { reason: 'mapproxy-seed is not installed and there is no apt-get' };
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const sudo = root ? [] : which('sudo') ? ['sudo', '-n'] : undefined;
+  if (!sudo) return { reason: 'mapproxy-seed is not installed and apt-get needs root (apt-get install mapproxy)' };
+  log(`installing Debian ${MAPPROXY_PACKAGE} (mapproxy-seed) with apt-get (once) ...`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = (args) =>
+    spawnSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), ...args], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 15 * 60 * 1000 });
+  let r = apt(['install', '-y', '-q', '--no-install-recommends', MAPPROXY_PACKAGE]);
+  if (r.status !== 0) {
+    apt(['update', '-q']);
+    r = apt(['install', '-y', '-q', '--no-install-recommends', MAPPROXY_PACKAGE]);
+  }
+  seed = which('mapproxy-seed');
+  if (r.status !== 0 || !seed) return { reason: `apt-get install ${MAPPROXY_PACKAGE} failed (exit ${r.status ?? r.signal})` };
+  return { seed, version: mapproxyVersion(seed) };
+}
+
+module.exports.ensureMapproxy = ensureMapproxy;

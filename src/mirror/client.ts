@@ -99,8 +99,19 @@ export class UpstreamClient {
 
   /** One GET, no retry: the raw bytes and headers, or a thrown network error (message already redacted). */
   async getOnce(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // One controller per request, fed by a timer and by the run's signal through a listener removed when the
+    // request ends. (AbortSignal.any would do it in one line, but on Node 20 the long-lived run signal keeps
+    // every combined signal alive: memory grew ~400 bytes per request, past 600 MB on a 1.4M-tile run.)
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`timed out after ${this.timeoutMs} ms`));
+    }, this.timeoutMs);
+    const onRunAbort = (): void => controller.abort(signal?.reason);
+    if (signal?.aborted) onRunAbort();
+    else signal?.addEventListener('abort', onRunAbort, { once: true });
+    const combined = controller.signal;
     this.stats.requests++;
     const target = this.withKey(url);
     const mod = target.toLowerCase().startsWith('https:') ? https : http;
@@ -139,8 +150,11 @@ export class UpstreamClient {
       });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
-      const msg = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : (err as Error).message;
+      const msg = timedOut ? `timed out after ${this.timeoutMs} ms` : (err as Error).message;
       throw new UpstreamError(this.opts.redact(msg));
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onRunAbort);
     }
   }
 

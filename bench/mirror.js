@@ -1,0 +1,727 @@
+'use strict';
+// Benchmark `mirror`: tiles/s mirroring z0-8 of an area from a loopback upstream (a tilemirror serving a
+// synthetic tileset), beside mapproxy-seed seeding the same tiles from the same upstream into MBTiles, beside
+// the upstream's own serving rate for the same tiles (the ceiling); then the memory of a 1,000,000+ tile plan:
+// `tilemirror plan` of the world at z0-10 and a bounded run of it against bench/big-upstream.js.
+// Every command runs as a child process on 127.0.0.1; the upstream is pinned to CPU 0, the client to the last.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { ROOT } = require('./lib/store');
+const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds } = require('./lib/processes');
+const { runLoad } = require('./lib/loadgen');
+const { ensureMapproxy } = require('./lib/anchors');
+const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
+const { table, markdownTable, fmt, writeResults } = require('./lib/report');
+
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const EXIT_STATS = path.join(__dirname, 'lib', 'exit-stats.js');
+const KEY = 'demo';
+const ID = 'synthetic';
+
+const TARGETS = { vsMapproxy: 5, bigRssMb: 300 };
+
+const PARTS = ['ceiling', 'tilemirror', 'mapproxy', 'plan', 'big'];
+
+const options = {
+  area: { default: '96,64,191,159', help: 'the area, as tiles x0,y0,x1,y1 (XYZ, inclusive) at --maxzoom, with all their parents (default: 96x96 tiles at z8, lon -45..90, lat -41..66.5: 12,294 tiles)' },
+  maxzoom: { default: 8, help: 'deepest zoom mirrored (z0..maxzoom over the area)' },
+  'tile-bytes': { default: 0, help: 'pad every PNG tile to about this many bytes with a random ancillary chunk (0: solid-colour PNGs of ~156 bytes)' },
+  concurrency: { default: '8,16,32', help: 'tilemirror mirror --concurrency values, comma-separated (no --rate)' },
+  runs: { default: 3, help: 'tilemirror runs per concurrency (the median is reported; all are kept in the JSON)' },
+  'mapproxy-concurrency': { default: '2,8', help: 'mapproxy-seed -c values, comma-separated' },
+  'ceiling-duration': { default: 5, help: 'seconds of load per concurrency when measuring the upstream\'s own rate (after 1 s warm-up)' },
+  'upstream-log': { default: true, help: 'request log of the upstream tilemirror on (to /dev/null), as a deployed one would run' },
+  'big-zoom': { default: 10, help: 'the large plan: the whole world at z0..big-zoom (10: 1,398,101 tiles)' },
+  'big-seconds': { default: 60, help: 'seconds the large plan runs before SIGINT (0: until it is published)' },
+  'big-concurrency': { default: 16, help: 'tilemirror mirror --concurrency of the large run' },
+  only: { default: PARTS.join(','), help: `parts to run, comma-separated: ${PARTS.join(', ')}` },
+  install: { default: true, help: 'apt-get install mapproxy when mapproxy-seed is missing (--no-install to skip MapProxy then)' },
+  pin: { default: true, help: 'pin the upstream to CPU 0 and the mirroring client (and load generator) to the last CPU (taskset)' },
+  'idle-wait': { default: 30, help: 'seconds to wait, before each run, for other processes to leave the CPUs idle' },
+  timeout: { default: 600, help: 'seconds after which one mirroring run is killed and reported as failed' },
+};
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const list = (s) => String(s).split(',').map((v) => v.trim()).filter(Boolean);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+
+function pinPlan() {
+  const n = os.cpus().length;
+  if (n < 2) return false;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  return { upstream: '0', client: String(n - 1) };
+}
+
+// ---- /proc: processes, memory, CPU -------------------------------------------------------------------------
+
+function readProc(pid, file) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function kb(text, field) {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+function statFields(pid) {
+  const s = readProc(pid, 'stat');
+  if (!s) return undefined;
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 };
+}
+
+/** pid and its descendants, from /proc (no `ps` per sample). */
+function tree(pid) {
+  const kids = new Map();
+  for (const n of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(n)) continue;
+    const st = statFields(n);
+    if (!st) continue;
+    if (!kids.has(st.ppid)) kids.set(st.ppid, []);
+    kids.get(st.ppid).push(Number(n));
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) ?? []));
+  return out;
+}
+
+/** Memory and CPU of a process tree now: summed RSS and PSS (MB), per-pid peak (VmHWM), CPU seconds. */
+function sampleTree(pids) {
+  let rss = 0;
+  let pss = 0;
+  let cpu = 0;
+  const hwm = new Map();
+  for (const p of pids) {
+    const status = readProc(p, 'status');
+    if (!status) continue;
+    rss += kb(status, 'VmRSS');
+    hwm.set(p, kb(status, 'VmHWM'));
+    pss += kb(readProc(p, 'smaps_rollup'), 'Pss');
+    cpu += statFields(p)?.cpu ?? 0;
+  }
+  return { rssMb: rss / 1024, pssMb: pss / 1024, hwm, cpu };
+}
+
+async function machineLoad(ms = 1000) {
+  const a = allProcessesCpu();
+  await sleep(ms);
+  return otherCpuSeconds(a, allProcessesCpu(), new Set([process.pid])) / (ms / 1000);
+}
+
+async function waitIdle(maxSec) {
+  const t0 = Date.now();
+  let load = await machineLoad();
+  if (load >= 0.3 && maxSec > 0) console.error(`  the machine is busy (${fmt(load, 2)} cores used by other processes): waiting up to ${maxSec} s`);
+  while (load >= 0.3 && Date.now() - t0 < maxSec * 1000) load = await machineLoad();
+  return load;
+}
+
+// ---- one measured command ----------------------------------------------------------------------------------
+
+/**
+ * Runs a command to its end (or SIGINT after `interruptAfterMs`), in its own process group, pinned to `cpus`,
+ * sampling its process tree every `sampleMs`: wall time, exit code, peak RSS/PSS, CPU, stdout, stderr tail.
+ */
+function runMeasured(name, cmd, args, { cpus, env, cwd, timeoutMs, sampleMs = 250, interruptAfterMs, exitStats, exclude = [] }) {
+  if (cpus !== undefined) {
+    args = ['-c', cpus, cmd, ...args];
+    cmd = 'taskset';
+  }
+  const before = allProcessesCpu();
+  const t0 = performance.now();
+  const child = startServer(name, cmd, args, { cwd, env: { ...env, ...(exitStats && { BENCH_EXIT_STATS: exitStats }) }, stdout: 'pipe' });
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    stdout = (stdout + d).slice(-20000);
+  });
+  const samples = [];
+  const seen = new Set([child.pid]);
+  const hwm = new Map();
+  let peakRss = 0;
+  let peakPss = 0;
+  let cpuLast = 0;
+  let interruptedAt;
+  const sample = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const pids = tree(child.pid);
+    for (const p of pids) seen.add(p);
+    const s = sampleTree(pids);
+    for (const [p, v] of s.hwm) hwm.set(p, Math.max(hwm.get(p) ?? 0, v));
+    peakRss = Math.max(peakRss, s.rssMb);
+    peakPss = Math.max(peakPss, s.pssMb);
+    cpuLast = Math.max(cpuLast, s.cpu);
+    samples.push({ t: Math.round(performance.now() - t0) / 1000, rssMb: Math.round(s.rssMb * 10) / 10, processes: pids.length });
+  };
+  const timer = setInterval(sample, sampleMs);
+  let interruptTimer;
+  if (interruptAfterMs) {
+    interruptTimer = setTimeout(() => {
+      sample();
+      interruptedAt = performance.now();
+      try {
+        process.kill(child.pid, 'SIGINT');
+      } catch {
+        /* gone */
+      }
+    }, interruptAfterMs);
+  }
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => {
+      console.error(`  ${name}: still running after ${timeoutMs / 1000} s: killing it`);
+      stop(child, 2000);
+    }, timeoutMs);
+    child.once('exit', async (code, signal) => {
+      const wallSec = (performance.now() - t0) / 1000;
+      clearInterval(timer);
+      clearTimeout(killer);
+      clearTimeout(interruptTimer);
+      await stop(child, 1000);
+      let stats;
+      if (exitStats) {
+        try {
+          stats = JSON.parse(fs.readFileSync(exitStats, 'utf8'));
+        } catch {
+          /* absent: a crash */
+        }
+      }
+      const others = otherCpuSeconds(before, allProcessesCpu(), new Set([...seen, ...exclude, process.pid]));
+      resolve({
+        code,
+        signal,
+        wallSec,
+        runSec: interruptedAt ? (interruptedAt - t0) / 1000 : wallSec,
+        stdout,
+        stderrTail: child.stderrTail,
+        samples,
+        peakRssMb: stats?.maxRssKb ? Math.max(stats.maxRssKb / 1024, peakRss) : peakRss,
+        sampledPeakRssMb: peakRss,
+        peakPssMb: peakPss,
+        sumOfPeaksMb: [...hwm.values()].reduce((a, b) => a + b, 0) / 1024,
+        processes: seen.size,
+        cpuSec: stats ? stats.userSec + stats.systemSec : cpuLast,
+        exitStats: stats,
+        otherCpuCores: others / wallSec,
+      });
+    });
+  });
+}
+
+// ---- store checks --------------------------------------------------------------------------------------------
+
+/** Tiles of `file` (MBTiles, TMS rows) and how many are byte-identical to the upstream store's. */
+function compareStores(file, upstreamFile) {
+  const Database = require('better-sqlite3');
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('ATTACH DATABASE ? AS up').run(upstreamFile);
+    const count = db.prepare('SELECT count(*) FROM main.tiles').pluck().get();
+    const same = db
+      .prepare('SELECT count(*) FROM main.tiles a JOIN up.tiles b ON a.zoom_level = b.zoom_level AND a.tile_column = b.tile_column AND a.tile_row = b.tile_row AND a.tile_data = b.tile_data')
+      .pluck()
+      .get();
+    const perZoom = db.prepare('SELECT zoom_level AS z, count(*) AS n FROM main.tiles GROUP BY 1 ORDER BY 1').all();
+    return { count, identical: same, perZoom };
+  } finally {
+    db.close();
+  }
+}
+
+function countTiles(file) {
+  const Database = require('better-sqlite3');
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT count(*) FROM tiles').pluck().get();
+  } finally {
+    db.close();
+  }
+}
+
+// ---- the parts -----------------------------------------------------------------------------------------------
+
+async function upstreamCeiling(ctx, concurrencies) {
+  const out = [];
+  for (const c of concurrencies) {
+    await waitIdle(ctx.idleWait);
+    const cpu0 = sampleTree([ctx.upstream.pid]).cpu;
+    const load = await runLoad(
+      { origin: ctx.origin, paths: ctx.paths, connections: c, duration: ctx.ceilingDuration, warmup: 1, minBytes: ctx.minTileBytes },
+      { cpus: ctx.pin ? ctx.pin.client : undefined, onPhase: () => (ctx.cpuAtMain = sampleTree([ctx.upstream.pid]).cpu) },
+    );
+    const upstreamCores = (sampleTree([ctx.upstream.pid]).cpu - (ctx.cpuAtMain ?? cpu0)) / load.durationSec;
+    const bad = load.non2xx + load.errors + load.timeouts + (load.responsesSeen - load.responsesOk);
+    if (bad) throw new Error(`the upstream answered ${bad} of ${load.responsesSeen} requests with something else than a tile`);
+    const r = {
+      tool: 'upstream (autocannon)',
+      config: `${c} connections`,
+      concurrency: c,
+      tiles: load.totalRequests,
+      seconds: load.durationSec,
+      tilesPerSec: load.requestsPerSecMean,
+      p99Ms: load.latencyMs.p99,
+      upstreamCores,
+      loadgenCores: load.loadgenCpuSeconds / load.durationSec,
+    };
+    console.error(`- upstream ceiling, ${c} connections: ${fmt(r.tilesPerSec, 0)} tiles/s (upstream CPU ${fmt(upstreamCores, 2)} cores, load generator ${fmt(r.loadgenCores, 2)})`);
+    out.push(r);
+  }
+  return out;
+}
+
+async function tilemirrorRuns(ctx, concurrencies, runs) {
+  const out = [];
+  for (const c of concurrencies) {
+    const rounds = [];
+    for (let i = 1; i <= runs; i++) {
+      const idle = await waitIdle(ctx.idleWait);
+      const data = path.join(ctx.tmp, `tm-c${c}-${i}`);
+      const statsFile = path.join(ctx.tmp, `tm-c${c}-${i}.json`);
+      const up0 = sampleTree([ctx.upstream.pid]).cpu;
+      const args = ['-r', EXIT_STATS, CLI, 'mirror', '--upstream', ctx.origin, '--data', data, '--zoom', `0-${ctx.area.z}`, `--bbox=${ctx.area.bbox4326.join(',')}`, '--concurrency', String(c), '--key', KEY, `tiles/${ID}`];
+      const r = await runMeasured(`tilemirror mirror c${c}`, process.execPath, args, {
+        cpus: ctx.pin ? ctx.pin.client : undefined,
+        timeoutMs: ctx.timeoutSec * 1000,
+        exitStats: statsFile,
+        exclude: [ctx.upstream.pid],
+      });
+      const upstreamCores = (sampleTree([ctx.upstream.pid]).cpu - up0) / r.wallSec;
+      const published = path.join(data, 'tiles', `${ID}.mbtiles`);
+      const check = fs.existsSync(published) ? compareStores(published, ctx.upstreamFile) : { count: 0, identical: 0 };
+      const ok = r.code === 0 && check.count === ctx.area.total && check.identical === ctx.area.total;
+      const round = {
+        run: i,
+        ok,
+        exitCode: r.code ?? r.signal,
+        seconds: r.wallSec,
+        tiles: check.count,
+        identical: check.identical,
+        tilesPerSec: check.count / r.wallSec,
+        peakRssMb: r.peakRssMb,
+        cpuCores: r.cpuSec / r.wallSec,
+        upstreamCores,
+        otherCpuCores: r.otherCpuCores,
+        otherCpuCoresBefore: idle,
+        summary: r.stdout.trim().split('\n').slice(-3),
+      };
+      if (!ok) round.error = `exit ${r.code ?? r.signal}, ${check.count} tiles (${check.identical} identical) of ${ctx.area.total}: ${r.stderrTail.slice(-600)}`;
+      console.error(
+        `- tilemirror c${c} run ${i}: ${ok ? 'published' : 'FAILED'} ${check.count} tiles in ${fmt(r.wallSec, 2)} s = ${fmt(round.tilesPerSec, 0)} tiles/s, ` +
+          `peak RSS ${fmt(r.peakRssMb, 0)} MB, mirror CPU ${fmt(round.cpuCores, 2)} cores, upstream CPU ${fmt(upstreamCores, 2)} cores` +
+          (round.error ? `\n  ${round.error}` : ''),
+      );
+      fs.rmSync(data, { recursive: true, force: true });
+      rounds.push(round);
+    }
+    const good = rounds.filter((r) => r.ok);
+    const pick = good.length ? good.slice().sort((a, b) => a.seconds - b.seconds)[Math.floor((good.length - 1) / 2)] : rounds[0];
+    out.push({
+      tool: 'tilemirror mirror',
+      config: `--concurrency ${c}`,
+      concurrency: c,
+      ok: good.length === rounds.length,
+      tiles: pick.tiles,
+      seconds: pick.seconds,
+      tilesPerSec: good.length ? median(good.map((r) => r.tilesPerSec)) : NaN,
+      peakRssMb: Math.max(...rounds.map((r) => r.peakRssMb)),
+      cpuCores: pick.cpuCores,
+      upstreamCores: pick.upstreamCores,
+      otherCpuCores: Math.max(...rounds.map((r) => r.otherCpuCores)),
+      identical: pick.identical === ctx.area.total,
+      rounds,
+    });
+  }
+  return out;
+}
+
+function mapproxyFiles(dir, ctx) {
+  fs.mkdirSync(dir, { recursive: true });
+  const cacheFile = path.join(dir, `${ID}.mbtiles`);
+  // Meta-tiling off (one request per tile, like the mirror); the source's grid is XYZ (origin nw) to match the
+  // upstream's URLs, the cache's grid TMS (origin sw) so that the MBTiles rows follow the MBTiles spec (with a
+  // nw grid MapProxy writes XYZ rows into tile_row). Same resolutions and tile edges: tiles pass through as
+  // they came (no decoding or resampling; the bytes are checked afterwards).
+  const proxy = [
+    '# written by bench/mirror.js',
+    'services:',
+    '  demo:',
+    'layers:',
+    `  - name: ${ID}`,
+    `    title: ${ID}`,
+    `    sources: [${ID}_cache]`,
+    'caches:',
+    `  ${ID}_cache:`,
+    '    grids: [webmercator_tms]',
+    '    sources: [upstream]',
+    '    format: image/png',
+    '    request_format: image/png',
+    '    meta_size: [1, 1]',
+    '    meta_buffer: 0',
+    '    bulk_meta_tiles: false',
+    '    minimize_meta_requests: true',
+    '    cache:',
+    '      type: mbtiles',
+    `      filename: ${JSON.stringify(cacheFile)}`,
+    'sources:',
+    '  upstream:',
+    '    type: tile',
+    `    url: ${ctx.origin}/tiles/${ID}/%(z)s/%(x)s/%(y)s?key=${KEY}`,
+    '    grid: webmercator_xyz',
+    '    transparent: false',
+    'grids:',
+    '  webmercator_xyz:',
+    '    base: GLOBAL_WEBMERCATOR',
+    '    origin: nw',
+    '  webmercator_tms:',
+    '    base: GLOBAL_WEBMERCATOR',
+    '    origin: sw',
+    'globals:',
+    '  cache:',
+    `    base_dir: ${JSON.stringify(path.join(dir, 'cache_data'))}`,
+    `    lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'locks'))}`,
+    `    tile_lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'tile_locks'))}`,
+    '',
+  ].join('\n');
+  const seed = [
+    '# written by bench/mirror.js',
+    'seeds:',
+    `  ${ID}:`,
+    `    caches: [${ID}_cache]`,
+    '    levels:',
+    '      from: 0',
+    `      to: ${ctx.area.z}`,
+    '    coverages: [area]',
+    'coverages:',
+    '  area:',
+    `    bbox: [${ctx.area.bbox3857.join(', ')}]`,
+    "    srs: 'EPSG:3857'",
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(dir, 'mapproxy.yaml'), proxy);
+  fs.writeFileSync(path.join(dir, 'seed.yaml'), seed);
+  return { proxy: path.join(dir, 'mapproxy.yaml'), seed: path.join(dir, 'seed.yaml'), cacheFile };
+}
+
+async function mapproxyRuns(ctx, concurrencies) {
+  const mp = ensureMapproxy({ install: ctx.install });
+  if (!mp.seed) {
+    console.error(`- mapproxy-seed: n/a (${mp.reason})`);
+    return concurrencies.map((c) => ({ tool: 'mapproxy-seed', config: `-c ${c}`, concurrency: c, status: 'n/a', reason: mp.reason }));
+  }
+  const out = [];
+  for (const c of concurrencies) {
+    const idle = await waitIdle(ctx.idleWait);
+    const dir = path.join(ctx.tmp, `mapproxy-c${c}`);
+    const files = mapproxyFiles(dir, ctx);
+    const up0 = sampleTree([ctx.upstream.pid]).cpu;
+    const r = await runMeasured(`mapproxy-seed -c ${c}`, mp.seed, ['-f', files.proxy, '-s', files.seed, '-c', String(c)], {
+      cpus: ctx.pin ? ctx.pin.client : undefined,
+      cwd: dir,
+      timeoutMs: ctx.timeoutSec * 1000,
+      sampleMs: 500,
+      exclude: [ctx.upstream.pid],
+    });
+    const upstreamCores = (sampleTree([ctx.upstream.pid]).cpu - up0) / r.wallSec;
+    const check = fs.existsSync(files.cacheFile) ? compareStores(files.cacheFile, ctx.upstreamFile) : { count: 0, identical: 0 };
+    const ok = r.code === 0 && check.count === ctx.area.total;
+    const row = {
+      tool: 'mapproxy-seed',
+      version: mp.version,
+      config: `-c ${c}`,
+      concurrency: c,
+      ok,
+      exitCode: r.code ?? r.signal,
+      tiles: check.count,
+      identical: check.identical === ctx.area.total,
+      identicalTiles: check.identical,
+      seconds: r.wallSec,
+      tilesPerSec: check.count / r.wallSec,
+      // The processes share pages (forked workers): the summed RSS counts them once per process, PSS shares them out.
+      peakRssMb: r.peakRssMb,
+      peakPssMb: r.peakPssMb,
+      processes: r.processes,
+      cpuCores: r.cpuSec / r.wallSec,
+      upstreamCores,
+      otherCpuCores: r.otherCpuCores,
+      otherCpuCoresBefore: idle,
+    };
+    if (!ok) row.error = `exit ${r.code ?? r.signal}, ${check.count} tiles of ${ctx.area.total}: ${(r.stderrTail + r.stdout).slice(-800)}`;
+    console.error(
+      `- mapproxy-seed -c ${c}: ${ok ? 'done' : 'FAILED'} ${check.count} tiles (${check.identical} byte-identical) in ${fmt(r.wallSec, 2)} s = ${fmt(row.tilesPerSec, 0)} tiles/s, ` +
+        `peak RSS ${fmt(r.peakRssMb, 0)} MB (PSS ${fmt(r.peakPssMb, 0)} MB, ${r.processes} processes), upstream CPU ${fmt(upstreamCores, 2)} cores` +
+        (row.error ? `\n  ${row.error}` : ''),
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+    out.push(row);
+  }
+  return out;
+}
+
+async function bigPlan(ctx, bigOrigin, zoom) {
+  const expected = (4 ** (zoom + 1) - 1) / 3;
+  await waitIdle(ctx.idleWait);
+  const statsFile = path.join(ctx.tmp, `plan-z${zoom}.json`);
+  const r = await runMeasured(`tilemirror plan z0-${zoom}`, process.execPath, ['-r', EXIT_STATS, CLI, 'plan', '--upstream', bigOrigin, '--zoom', `0-${zoom}`, '--key', KEY, 'tiles/big'], {
+    cpus: ctx.pin ? ctx.pin.client : undefined,
+    timeoutMs: ctx.timeoutSec * 1000,
+    exitStats: statsFile,
+    sampleMs: 50,
+  });
+  const m = /tiles\/big: (\d+) tiles/.exec(r.stdout);
+  const tiles = m ? Number(m[1]) : undefined;
+  const ok = r.code === 0 && tiles === expected;
+  const row = { tool: 'tilemirror plan', config: `world z0-${zoom}`, ok, tiles, expected, seconds: r.wallSec, peakRssMb: r.peakRssMb, cpuCores: r.cpuSec / r.wallSec };
+  if (!ok) row.error = `exit ${r.code ?? r.signal}, ${tiles} tiles (expected ${expected}): ${(r.stderrTail + r.stdout).slice(-600)}`;
+  console.error(`- tilemirror plan world z0-${zoom}: ${tiles ?? '?'} tiles in ${fmt(r.wallSec, 2)} s, peak RSS ${fmt(r.peakRssMb, 0)} MB${row.error ? `\n  ${row.error}` : ''}`);
+  return row;
+}
+
+async function bigRun(ctx, bigOrigin, bigPid) {
+  const zoom = ctx.bigZoom;
+  const expected = (4 ** (zoom + 1) - 1) / 3;
+  await waitIdle(ctx.idleWait);
+  const data = path.join(ctx.tmp, 'big');
+  const statsFile = path.join(ctx.tmp, 'big-run.json');
+  const until = ctx.bigSeconds > 0;
+  const r = await runMeasured(
+    `tilemirror mirror z0-${zoom}`,
+    process.execPath,
+    ['-r', EXIT_STATS, CLI, 'mirror', '--upstream', bigOrigin, '--data', data, '--zoom', `0-${zoom}`, '--concurrency', String(ctx.bigConcurrency), '--key', KEY, 'tiles/big'],
+    {
+      cpus: ctx.pin ? ctx.pin.client : undefined,
+      timeoutMs: until ? (ctx.bigSeconds + 60) * 1000 : Math.max(ctx.timeoutSec, 3600) * 1000,
+      exitStats: statsFile,
+      sampleMs: 500,
+      interruptAfterMs: until ? ctx.bigSeconds * 1000 : undefined,
+      exclude: [bigPid],
+    },
+  );
+  const staging = path.join(data, 'tiles', '.big.mbtiles.staging');
+  const published = path.join(data, 'tiles', 'big.mbtiles');
+  const m = /(\d+) fetched and stored/.exec(r.stdout);
+  let stored = m ? Number(m[1]) : undefined;
+  const file = fs.existsSync(published) ? published : staging;
+  let inStore;
+  try {
+    inStore = countTiles(file);
+  } catch {
+    /* no store */
+  }
+  stored ??= inStore;
+  const expectCode = until ? 3 : 0;
+  const ok = r.code === expectCode && stored > 0 && (until || inStore === expected);
+  // RSS over time: the first and second half of the run (a steady state is flat).
+  const s = r.samples.filter((x) => x.t <= r.runSec);
+  const half = s.filter((x) => x.t >= r.runSec / 2);
+  const row = {
+    tool: 'tilemirror mirror',
+    config: `world z0-${zoom} (${fmt(expected, 0)} tiles), --concurrency ${ctx.bigConcurrency}, ${until ? `SIGINT after ${ctx.bigSeconds} s` : 'to the end'}`,
+    ok,
+    exitCode: r.code ?? r.signal,
+    planned: expected,
+    tiles: stored,
+    tilesInStore: inStore,
+    seconds: r.runSec,
+    wallSec: r.wallSec,
+    stopSec: r.wallSec - r.runSec,
+    tilesPerSec: stored / r.runSec,
+    peakRssMb: r.peakRssMb,
+    rssSecondHalfMinMb: half.length ? Math.min(...half.map((x) => x.rssMb)) : undefined,
+    rssSecondHalfMaxMb: half.length ? Math.max(...half.map((x) => x.rssMb)) : undefined,
+    rssEndMb: s.length ? s[s.length - 1].rssMb : undefined,
+    cpuCores: r.cpuSec / r.wallSec,
+    otherCpuCores: r.otherCpuCores,
+    samples: r.samples,
+    summary: r.stdout.trim().split('\n').slice(-4),
+  };
+  if (!ok) row.error = `exit ${r.code ?? r.signal} (expected ${expectCode}), ${stored} tiles stored: ${(r.stderrTail + r.stdout).slice(-800)}`;
+  console.error(
+    `- tilemirror mirror world z0-${zoom}: ${until ? `interrupted after ${fmt(r.runSec, 1)} s` : 'ran to the end'} (exit ${row.exitCode}, stopped in ${fmt(row.stopSec, 2)} s): ` +
+      `${fmt(stored, 0)} tiles = ${fmt(row.tilesPerSec, 0)} tiles/s, peak RSS ${fmt(r.peakRssMb, 0)} MB (2nd half ${fmt(row.rssSecondHalfMinMb, 0)}-${fmt(row.rssSecondHalfMaxMb, 0)} MB)` +
+      (row.error ? `\n  ${row.error}` : ''),
+  );
+  fs.rmSync(data, { recursive: true, force: true });
+  return row;
+}
+
+// ---- the benchmark ------------------------------------------------------------------------------------------
+
+async function run(opts) {
+  const parts = list(opts.only);
+  for (const p of parts) if (!PARTS.includes(p)) throw new Error(`unknown part ${p} (use ${PARTS.join(', ')})`);
+  const [x0, y0, x1, y1] = list(opts.area).map(Number);
+  if (![x0, y0, x1, y1].every(Number.isInteger) || x1 < x0 || y1 < y0 || x1 >= 2 ** opts.maxzoom || y1 >= 2 ** opts.maxzoom) throw new Error(`--area needs x0,y0,x1,y1 tiles of zoom ${opts.maxzoom}`);
+  if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: npm run build');
+  const area = areaOf({ z: opts.maxzoom, x0, y0, x1, y1 });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-bench-mirror-'));
+  process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+  const pin = opts.pin && pinPlan();
+  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, ${fmt(os.totalmem() / 2 ** 30, 1)} GB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+
+  // The upstream: a tilemirror serving the synthetic tileset.
+  const dataDir = path.join(tmp, 'upstream');
+  const tiles = tileSet({ tileBytes: opts['tile-bytes'] });
+  const upstreamFile = buildSyntheticStore(dataDir, ID, area, tiles);
+  const tileBytes = tiles.bufs.map((b) => b.length);
+  const meanTileBytes = tileBytes.reduce((a, b) => a + b, 0) / tileBytes.length;
+  const areaText =
+    `tiles/${ID}: z0-${area.z} over tiles ${x0}-${x1} x ${y0}-${y1} of z${area.z} (lon ${fmt(area.bbox4326[0], 1)}..${fmt(area.bbox4326[2], 1)}, lat ${fmt(area.bbox4326[1], 1)}..${fmt(area.bbox4326[3], 1)}), ` +
+    `${fmt(area.total, 0)} tiles, 256 px solid-colour PNGs of ${fmt(meanTileBytes, 0)} bytes (${tiles.bufs.length} colours)`;
+  console.error(`mirror benchmark: ${areaText}${pin ? `; upstream on CPU ${pin.upstream}, clients on CPU ${pin.client}` : ''}`);
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const config = path.join(tmp, 'upstream.yaml');
+  fs.writeFileSync(config, ['# written by bench/mirror.js', 'server:', '  host: 127.0.0.1', `  port: ${port}`, `  requestLog: ${opts['upstream-log']}`, `data: ${JSON.stringify(dataDir)}`, 'keys:', `  - key: ${KEY}`, 'logLevel: info', ''].join('\n'));
+  const paths = [];
+  for (const r of area.zooms) for (let x = r.minX; x <= r.maxX; x++) for (let y = r.minY; y <= r.maxY; y++) paths.push(`/tiles/${ID}/${r.z}/${x}/${y}?key=${KEY}`);
+
+  const result = { benchmark: 'mirror', date: new Date().toISOString(), machine, setup: { ...opts, area: { ...area }, meanTileBytes, pin }, rows: [] };
+  const children = [];
+  try {
+    let ceiling = [];
+    let tm = [];
+    let mp = [];
+    const concurrencies = list(opts.concurrency).map(Number);
+    if (parts.some((p) => ['ceiling', 'tilemirror', 'mapproxy'].includes(p))) {
+      const upstream = startServer('upstream tilemirror', pin ? 'taskset' : process.execPath, [...(pin ? ['-c', pin.upstream, process.execPath] : []), CLI, 'serve', '--config', config], { cwd: tmp });
+      children.push(upstream);
+      await waitReady(upstream, `${origin}${paths[0]}`);
+      const ctx = {
+        tmp,
+        area,
+        origin,
+        paths,
+        upstream,
+        upstreamFile,
+        minTileBytes: Math.min(...tileBytes),
+        pin,
+        idleWait: opts['idle-wait'],
+        ceilingDuration: opts['ceiling-duration'],
+        timeoutSec: opts.timeout,
+        install: opts.install,
+      };
+      if (parts.includes('ceiling')) ceiling = await upstreamCeiling(ctx, concurrencies);
+      if (parts.includes('tilemirror')) tm = await tilemirrorRuns(ctx, concurrencies, opts.runs);
+      if (parts.includes('mapproxy')) mp = await mapproxyRuns(ctx, list(opts['mapproxy-concurrency']).map(Number));
+      await stop(upstream);
+    }
+    result.ceiling = ceiling;
+    result.tilemirror = tm;
+    result.mapproxy = mp;
+
+    let plans = [];
+    let big;
+    if (parts.includes('plan') || parts.includes('big')) {
+      const bigPort = await freePort();
+      const bigOrigin = `http://127.0.0.1:${bigPort}`;
+      const args = [path.join(__dirname, 'big-upstream.js'), '--port', String(bigPort), '--maxzoom', String(Math.max(14, opts['big-zoom'])), '--tile-bytes', String(opts['tile-bytes'])];
+      const bigUp = startServer('big upstream', pin ? 'taskset' : process.execPath, [...(pin ? ['-c', pin.upstream, process.execPath] : []), ...args], { cwd: tmp });
+      children.push(bigUp);
+      await waitReady(bigUp, `${bigOrigin}/tiles/big/tiles.json`);
+      const ctx = { tmp, pin, idleWait: opts['idle-wait'], timeoutSec: opts.timeout, bigZoom: opts['big-zoom'], bigSeconds: opts['big-seconds'], bigConcurrency: opts['big-concurrency'] };
+      if (parts.includes('plan')) {
+        plans.push(await bigPlan(ctx, bigOrigin, opts['big-zoom']));
+        plans.push(await bigPlan(ctx, bigOrigin, 14));
+      }
+      if (parts.includes('big')) big = await bigRun(ctx, bigOrigin, bigUp.pid);
+      await stop(bigUp);
+    }
+    result.plans = plans;
+    result.big = big;
+
+    // ---- report ----
+    const okRows = (rs) => rs.filter((r) => r.ok && Number.isFinite(r.tilesPerSec));
+    const bestTm = okRows(tm).sort((a, b) => b.tilesPerSec - a.tilesPerSec)[0];
+    const bestMp = okRows(mp).sort((a, b) => b.tilesPerSec - a.tilesPerSec)[0];
+    const ceilingAt = (c) => ceiling.find((r) => r.concurrency === c);
+    const bestCeiling = ceiling.slice().sort((a, b) => b.tilesPerSec - a.tilesPerSec)[0];
+    const vsMapproxy = bestTm && bestMp ? bestTm.tilesPerSec / bestMp.tilesPerSec : undefined;
+    const vsCeiling = bestTm && ceilingAt(bestTm.concurrency) ? bestTm.tilesPerSec / ceilingAt(bestTm.concurrency).tilesPerSec : undefined;
+    const bigPeak = Math.max(...[...plans.map((p) => p.peakRssMb), big?.peakRssMb].filter((v) => Number.isFinite(v)));
+    result.ratios = { tilemirrorVsMapproxy: vsMapproxy, tilemirrorVsCeiling: vsCeiling, bestTilemirror: bestTm?.config, bestMapproxy: bestMp?.config };
+    const check = (target, value, pass, shown) => ({ target, value, shown, pass: value === undefined || !Number.isFinite(value) ? 'n/a' : pass ? 'pass' : 'FAIL' });
+    result.checks = [
+      check(`tilemirror >= ${TARGETS.vsMapproxy}x mapproxy-seed (best config of each)`, vsMapproxy, vsMapproxy >= TARGETS.vsMapproxy, vsMapproxy && `${fmt(vsMapproxy, 1)}x (${bestTm.config} vs ${bestMp.config})`),
+      check(
+        `RSS < ${TARGETS.bigRssMb} MB planning and running a 1,000,000+ tile plan`,
+        plans.length || big ? bigPeak : undefined,
+        bigPeak < TARGETS.bigRssMb && plans.every((p) => p.ok) && (!big || big.ok),
+        `${fmt(bigPeak, 0)} MB peak (plan ${plans.map((p) => `${fmt(p.peakRssMb, 0)} MB`).join(' / ') || 'n/a'}, run ${big ? `${fmt(big.peakRssMb, 0)} MB` : 'n/a'})`,
+      ),
+      check('every mirrored store complete and byte-identical to the upstream', tm.length ? 1 : undefined, tm.every((r) => r.ok && r.identical), tm.length ? (tm.every((r) => r.ok && r.identical) ? 'yes' : 'no') : undefined),
+    ];
+
+    const rows = [];
+    for (const r of ceiling) rows.push(['upstream ceiling (autocannon)', r.config, fmt(r.tiles, 0), fmt(r.seconds, 1), fmt(r.tilesPerSec, 0), '', `upstream ${fmt(r.upstreamCores, 2)}`]);
+    for (const r of tm)
+      rows.push([
+        'tilemirror mirror',
+        `${r.config}${opts.runs > 1 ? ` (median of ${r.rounds.length})` : ''}`,
+        r.ok ? fmt(r.tiles, 0) : 'FAILED',
+        fmt(r.seconds, 2),
+        fmt(r.tilesPerSec, 0),
+        fmt(r.peakRssMb, 0),
+        `mirror ${fmt(r.cpuCores, 2)}, upstream ${fmt(r.upstreamCores, 2)}`,
+      ]);
+    for (const r of mp)
+      rows.push(
+        r.status === 'n/a'
+          ? ['mapproxy-seed', r.config, 'n/a', '', '', '', r.reason]
+          : [`mapproxy-seed ${r.version}`, r.config, r.ok ? fmt(r.tiles, 0) : 'FAILED', fmt(r.seconds, 2), fmt(r.tilesPerSec, 0), `${fmt(r.peakRssMb, 0)} (PSS ${fmt(r.peakPssMb, 0)})`, `seed ${fmt(r.cpuCores, 2)}, upstream ${fmt(r.upstreamCores, 2)}`],
+      );
+    for (const p of plans) rows.push(['tilemirror plan', p.config, p.ok ? fmt(p.tiles, 0) : 'FAILED', fmt(p.seconds, 2), '', fmt(p.peakRssMb, 0), '']);
+    if (big) rows.push(['tilemirror mirror (big)', big.config, big.ok ? fmt(big.tiles, 0) : 'FAILED', fmt(big.seconds, 1), fmt(big.tilesPerSec, 0), fmt(big.peakRssMb, 0), `mirror ${fmt(big.cpuCores, 2)}`]);
+    const head = ['tool', 'config', 'tiles', 'seconds', 'tiles/s', 'peak RSS MB', 'CPU cores'];
+    const setup = `${areaText}; from a loopback \`tilemirror serve\` (one process${opts['upstream-log'] ? ', request log on' : ''})${pin ? `, upstream pinned to CPU ${pin.upstream}, mirroring client to CPU ${pin.client}` : ''}; wall time from start to published`;
+    console.log(`\nmirror benchmark: ${setup}\nmachine: ${machine}\n`);
+    console.log(table(head, rows));
+    console.log(
+      '\nratios: ' +
+        [
+          `tilemirror / mapproxy-seed ${vsMapproxy ? `${fmt(vsMapproxy, 1)}x` : 'n/a'}${vsMapproxy ? ` (${bestTm.config} vs ${bestMp.config})` : ''}`,
+          `tilemirror / upstream ceiling ${vsCeiling ? `${fmt(vsCeiling * 100, 0)} %` : 'n/a'}${vsCeiling ? ` (at ${bestTm.concurrency} in flight; the best ceiling ${fmt(bestCeiling.tilesPerSec, 0)} tiles/s)` : ''}`,
+        ].join(', '),
+    );
+    const disturbed = [...tm.map((r) => ['tilemirror ' + r.config, r.otherCpuCores]), ...mp.map((r) => ['mapproxy-seed ' + r.config, r.otherCpuCores]), ...(big ? [['big run', big.otherCpuCores]] : [])].filter(([, v]) => v > 0.2);
+    if (disturbed.length) console.log(`WARNING: other processes used CPU during ${disturbed.map(([n, v]) => `${n} (${fmt(v, 2)} cores)`).join(', ')}: those figures are noisy.`);
+    for (const r of [...tm, ...mp, ...plans, ...(big ? [big] : [])]) if (r.ok === false) console.log(`${r.tool} ${r.config}: FAILED (${(r.error ?? r.rounds?.find((x) => x.error)?.error ?? '').slice(0, 400)})`);
+    console.log('\ntargets:');
+    for (const c of result.checks) console.log(`  ${c.pass.padEnd(4)}  ${c.target}: ${c.shown ?? 'n/a'}`);
+
+    const md =
+      `Mirror benchmark (\`npm run bench -- mirror\`): ${setup}; ${machine}.\n\n` +
+      markdownTable(
+        ['tool', 'config', 'tiles', 'seconds', 'tiles/s', 'peak RSS MB'],
+        rows.map((r) => r.slice(0, 6)),
+      ) +
+      `\n\ntilemirror / mapproxy-seed: ${vsMapproxy ? `${fmt(vsMapproxy, 1)}x` : 'n/a'}; tilemirror / upstream ceiling: ${vsCeiling ? `${fmt(vsCeiling * 100, 0)} %` : 'n/a'}.`;
+    console.log('\nmarkdown (for the README):\n');
+    console.log(md);
+    result.markdown = md;
+    const file = writeResults('mirror', result);
+    console.log(`\nresults: ${path.relative(process.cwd(), file)}`);
+    return result;
+  } finally {
+    for (const c of children) await stop(c);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+module.exports = {
+  description: 'mirroring tiles/s (tilemirror mirror vs mapproxy-seed vs the upstream\'s own rate) and RSS of a 1,000,000+ tile plan',
+  options,
+  run,
+};
