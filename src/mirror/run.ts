@@ -249,11 +249,13 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
   const wanted: ResourceRef[] = [];
   const result = await runTiles(opts, ref, wanted);
   if (wanted.length && result.status !== 'interrupted' && !opts.signal?.aborted) {
-    // A map's fonts and sprite, each its own store, after the map (whose run named them).
+    // A map's tile sets, fonts and sprite, each its own store, after the map (whose run named them). Tile sets
+    // keep the map's zooms and areas (a style's vector source is usually far larger than the part wanted).
     result.dependencies = [];
     for (const d of wanted) {
       if (opts.signal?.aborted) break;
-      const r = await runMirror({ ...opts, resource: d, withDependencies: false, zoom: undefined, bboxes: undefined, areas: undefined, source: undefined });
+      const area = d.kind === 'tiles' ? {} : { zoom: undefined, bboxes: undefined, areas: undefined };
+      const r = await runMirror({ ...opts, resource: d, withDependencies: false, ...area, source: undefined, scales: undefined, formats: undefined });
       result.dependencies.push(r);
       result.notes.push(`dependency ${dependencyLine(r)}`);
       opts.log?.(createRedactor(opts.key)(`${result.resource}: dependency ${dependencyLine(r)}`));

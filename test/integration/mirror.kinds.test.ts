@@ -168,7 +168,7 @@ describe('sprites', () => {
 });
 
 describe('maps with their dependencies', () => {
-  test('a map run names the fontstacks and the sprite of its style, and mirrors them when asked', async () => {
+  test('a map run names the tile sets, fontstacks and sprite of its style, and mirrors them when asked', async () => {
     const dir = tempDir();
     const plain = await runMirror(options('maps/sample', { dataDir: dir, zoom: [0, 1] }));
     expect(plain.status).toBe('published');
@@ -180,9 +180,12 @@ describe('maps with their dependencies', () => {
     const r = await timed('maps/sample z0-1 with dependencies', () => runMirror(options('maps/sample', { dataDir: dir, zoom: [0, 1], withDependencies: true })));
     expect(r.status).toBe('published');
     expect(r.dependencies?.map((d) => [d.resource, d.status])).toEqual([
+      ['tiles/sample-vector', 'published'],
       [`fonts/${FONT}`, 'published'],
       ['sprites/sample', 'published'],
     ]);
+    // The style's tile set keeps the map's zooms: z0-1 only, not the whole upstream tileset.
+    expect(r.dependencies?.[0].planned).toBe(5);
     expect(existsSync(join(dir, 'fonts', `${FONT}.mbtiles`))).toBe(true);
     expect(existsSync(join(dir, 'sprites', 'sample.mbtiles'))).toBe(true);
     const db = new Database(join(dir, 'maps', 'sample.mbtiles'), { readonly: true });

@@ -103,6 +103,10 @@ export async function discoverMap(id: string, ctx: DiscoverContext): Promise<Dis
     documents.push({ path: 'style.json', contentType: 'application/json', data: JSON.stringify(local) });
     const refs = styleReferences(local);
     if (refs.resources.length) notes.push(`the style uses ${refs.resources.join(', ')}: mirror ${refs.resources.length > 1 ? 'them' : 'it'} too for the style to work offline`);
+    for (const r of refs.resources) {
+      const tiles = /^tiles\/(.+)$/.exec(r);
+      if (tiles) dependencies.push({ kind: 'tiles', id: tiles[1] });
+    }
     const { stacks, fonts } = styleFontstacks(local);
     if (typeof refs.glyphs === 'string' && refs.glyphs.startsWith(`${LOCAL_SCHEME}fonts/`)) {
       if (stacks.length) notes.push(`the style uses the fontstacks ${stacks.map((s) => `"${s}"`).join(', ')}: fonts ${fonts.map((f) => `fonts/${f}`).join(', ')}`);
