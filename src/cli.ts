@@ -4,7 +4,8 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
-import { startServer } from './http/server';
+import { createLogger, startServer } from './http/server';
+import { Scheduler } from './mirror/schedule';
 import { registerMirrorCommands } from './mirror/cli';
 
 function port(value: string): number {
@@ -45,14 +46,16 @@ program
     const config = resolveServeConfig(opts);
     const workers = opts.workers ?? 1;
     if (workers > 1 && cluster.isPrimary) {
-      // Each worker opens its own read-only catalog; the primary only forks and restarts them.
+      // Each worker opens its own read-only catalog; the primary forks and restarts them and runs the mirror
+      // schedules, so a restarted worker never takes a job's schedule with it.
       for (let i = 0; i < workers; i++) cluster.fork();
       cluster.on('exit', (worker, code, signal) => {
         if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) cluster.fork();
       });
+      const scheduler = config.mirror.jobs.some((j) => j.schedule) ? new Scheduler({ config, log: createLogger(config) }).start() : undefined;
       const stopAll = (): void => {
         for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
-        process.exit(0);
+        void (scheduler?.stop() ?? Promise.resolve()).then(() => process.exit(0));
       };
       process.once('SIGINT', stopAll);
       process.once('SIGTERM', stopAll);

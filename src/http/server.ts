@@ -7,7 +7,7 @@ import { listen, type RunningServer } from './app';
 
 export interface Tilemirror extends RunningServer {
   catalog: Catalog;
-  /** Runs the scheduled mirror jobs (absent when none has a `schedule`, or in cluster workers but the first). */
+  /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
   scheduler?: Scheduler;
 }
 
@@ -32,11 +32,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }).watch();
   const running = await listen(config, catalog, log);
   log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');
-  // With `serve --workers N` every worker starts here: only the first runs the schedules (the store locks would
-  // refuse a second run of the same store anyway).
-  const firstProcess = !cluster.isWorker || cluster.worker?.id === 1;
+  // With `serve --workers N` the cluster's primary runs the schedules (it outlives restarted workers); the
+  // workers only serve, and their status pages read the state the scheduler persists.
   let scheduler: Scheduler | undefined;
-  if ((opts.schedule ?? firstProcess) && config.mirror.jobs.some((j) => j.schedule)) {
+  if ((opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule)) {
     try {
       scheduler = new Scheduler({ config, log }).start();
       attachScheduler(config, scheduler);
