@@ -4,19 +4,19 @@
 
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { isDocumentKind, type Bounds, type Pyramid, type TileFormat } from '../store/types';
 import type { StoreHeader } from '../store/writer';
 import { UpstreamClient, UpstreamError, type Judgement } from './client';
 import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './jobs';
-import { dependencyLine, emptyResult } from './jobs/documents';
+import { dependencyLine } from './jobs/documents';
 import { tileUrl } from './jobs/common';
 import type { PolygonArea } from './area';
-import { acquireLock, LockError } from './lock';
 import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, UsageError, type PyramidPlan, type TileTask } from './plan';
 import type { ProgressSnapshot } from './progress';
 import { publishStaging, verifyStaging } from './publish';
+import { beginRun } from './run-start';
 import { createRedactor, type Redactor } from './redact';
 import { discoverSource, sourceBase, type GenericSource } from './sources';
 import type { AttemptOutcome, RetryPolicy } from './retry';
@@ -267,24 +267,9 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
 
 /** One run of a tiled resource (tiles, maps, images); `wanted` receives what to mirror after it (withDependencies). */
 async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceRef[]): Promise<MirrorResult> {
-  const started = Date.now();
-  const redact = createRedactor(opts.key);
-  const log = (line: string): void => opts.log?.(redact(line));
-  const resource = `${ref.kind}/${ref.id}`;
-  const result = emptyResult(resource);
-  const paths = storePaths(opts.dataDir, ref.kind, ref.id);
-  mkdirSync(paths.dir, { recursive: true });
-
-  let lock;
-  try {
-    lock = acquireLock(paths.lock);
-  } catch (err) {
-    if (!(err instanceof LockError)) throw err;
-    result.problems.push(redact(err.message));
-    log(`${resource}: ${err.message}`);
-    result.elapsedMs = Date.now() - started;
-    return result;
-  }
+  const begun = beginRun(opts, ref);
+  if ('done' in begun) return begun.done;
+  const { started, redact, log, resource, result, paths, lock } = begun;
 
   const client = createClient(opts, redact);
   // Stops everything at once (fatal answer, failure budget): requests in flight are aborted.

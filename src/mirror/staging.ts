@@ -156,7 +156,7 @@ export class StagingStore {
   /** Tile rows written (stored bytes or a change to/from empty): what a refresh promises to keep small. */
   tileWrites = 0;
 
-  private constructor(readonly file: string, readonly origin: StagingOrigin, private readonly opts: OpenStagingOptions) {
+  private constructor(readonly file: string, readonly origin: StagingOrigin, opts: OpenStagingOptions) {
     this.writer = new StoreWriter(file, opts.header);
     this.db = this.writer.db;
     this.db.pragma('journal_mode = WAL');

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { isGzip, mediaType } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
 import type { Reply } from '../reply';
-import type { TileAddress } from '../params';
 
 // Tile ETags name the bytes, not the store version: a republished store whose tile did not change keeps its
 // ETag, so a mirror refreshing from this server gets 304 for it. Hashing runs once per tile buffer: buffers

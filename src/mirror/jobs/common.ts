@@ -4,6 +4,7 @@ import type { Bounds, Pyramid, TileFormat, VectorLayer } from '../../store/types
 import { WORLD_BOUNDS } from '../../geo/mercator';
 import { stripKey, UpstreamError, type UpstreamClient } from '../client';
 import { rewriteDocument } from '../rewrite';
+import type { StoreHeader } from '../../store/writer';
 import type { StoredDoc } from './types';
 
 /** The fields of an upstream TileJSON the mirror uses (MapTiler's and tilemirror's have these). */
@@ -105,4 +106,21 @@ export async function fetchTileJson(client: UpstreamClient, path: string, signal
   if (tj === undefined) return undefined;
   if (!tj || typeof tj !== 'object' || Array.isArray(tj)) throw new UpstreamError(`${url}: not a TileJSON object`);
   return { tj, url };
+}
+
+/** The store header of a one-pyramid tile set described by a TileJSON (the upstream's own, or a generic source's). */
+export function tilesetHeader(id: string, tj: UpstreamTileJson, pyramid: Pyramid): StoreHeader {
+  const extra: Record<string, string> = {};
+  // Terrain tile sets name their RGB encoding; viewers and the elevation service need it.
+  if (typeof tj.encoding === 'string') extra.encoding = tj.encoding;
+  return {
+    kind: 'tiles',
+    name: text(tj.name) ?? id,
+    description: text(tj.description),
+    attribution: text(tj.attribution),
+    center: center(tj.center),
+    pyramids: [pyramid],
+    vectorLayers: pyramid.format === 'pbf' ? (vectorLayers(tj) ?? []) : undefined,
+    extraMetadata: extra,
+  };
 }

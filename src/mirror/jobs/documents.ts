@@ -7,16 +7,16 @@
 
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { isGzip } from '../../store/formats';
 import type { DocumentKind } from '../../store/types';
 import { StoreWriter, type StoreHeader } from '../../store/writer';
 import { decodeBody, UpstreamError, type Judgement, type UpstreamClient } from '../client';
-import { acquireLock, LockError } from '../lock';
 import { fsyncPath } from '../publish';
-import { createRedactor, type Redactor } from '../redact';
+import type { Redactor } from '../redact';
+import { beginRun } from '../run-start';
 import { assertNoSecret } from '../rewrite';
 import { MIRROR_SQL, removeStaging, STATE, storePaths } from '../staging';
 import type { RawResponse } from '../validate';
@@ -66,30 +66,6 @@ export interface EngineDeps {
   createClient: (opts: MirrorOptions, redact: Redactor) => UpstreamClient;
 }
 
-export function emptyResult(resource: string): MirrorResult {
-  return {
-    resource,
-    status: 'failed',
-    exitCode: 1,
-    planned: 0,
-    fetched: 0,
-    stored: 0,
-    empty: 0,
-    skipped: 0,
-    revalidated: 0,
-    unchanged: 0,
-    notModified: 0,
-    writes: 0,
-    failed: 0,
-    failures: [],
-    requests: 0,
-    retries: 0,
-    bytes: 0,
-    elapsedMs: 0,
-    notes: [],
-    problems: [],
-  };
-}
 
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
@@ -221,23 +197,9 @@ export function readPublishedDocument(file: string | undefined, path: string): B
  * trouble: the result says what happened.
  */
 export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKind }, opts: MirrorOptions, collect: Collector, deps: EngineDeps): Promise<MirrorResult> {
-  const started = Date.now();
-  const redact = createRedactor(opts.key);
-  const log = (line: string): void => opts.log?.(redact(line));
-  const resource = `${ref.kind}/${ref.id}`;
-  const result = emptyResult(resource);
-  const paths = storePaths(opts.dataDir, ref.kind, ref.id);
-  mkdirSync(paths.dir, { recursive: true });
-  let lock;
-  try {
-    lock = acquireLock(paths.lock);
-  } catch (err) {
-    if (!(err instanceof LockError)) throw err;
-    result.problems.push(redact(err.message));
-    log(`${resource}: ${err.message}`);
-    result.elapsedMs = Date.now() - started;
-    return result;
-  }
+  const begun = beginRun(opts, ref);
+  if ('done' in begun) return begun.done;
+  const { started, redact, log, resource, result, paths, lock } = begun;
   const client = deps.createClient(opts, redact);
   const progress = (): void =>
     opts.onProgress?.({

@@ -7,7 +7,7 @@ import { lonLatToTile } from '../../geo/mercator';
 import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
 import { stripKey, UpstreamError, type UpstreamClient } from '../client';
-import { center, fetchTileJson, pyramidFromTileJson, text, tileTemplate, tileUrl, toTileFormat, vectorLayers, type UpstreamTileJson } from '../jobs/common';
+import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../jobs/common';
 import type { DiscoverContext, Discovered, StoredDoc } from '../jobs/types';
 import type { TileTask } from '../plan';
 import { validateTile } from '../validate';
@@ -102,8 +102,6 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
     prefetched = probed.prefetched;
   }
   const pyramid = { ...base, format, tileSize: typeof tj.tileSize === 'number' ? tj.tileSize : format === 'pbf' ? 512 : 256 };
-  const extra: Record<string, string> = {};
-  if (typeof tj.encoding === 'string') extra.encoding = tj.encoding;
   const documents: StoredDoc[] = [
     // Provenance: the source's TileJSON, its tiles pointing at this server, every other URL without credentials.
     { path: 'tiles.json', contentType: 'application/json', data: JSON.stringify({ ...keyFree(tj as UpstreamTileJson), tiles: [`tilemirror://tiles/${encodeURIComponent(id)}/{z}/{x}/{y}`] }) },
@@ -112,16 +110,7 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
   return {
     kind: 'tiles',
     id,
-    header: {
-      kind: 'tiles',
-      name: text(tj.name) ?? id,
-      description: text(tj.description),
-      attribution: text(tj.attribution),
-      center: center(tj.center),
-      pyramids: [pyramid],
-      vectorLayers: pyramid.format === 'pbf' ? (vectorLayers(tj) ?? []) : undefined,
-      extraMetadata: extra,
-    },
+    header: tilesetHeader(id, tj, pyramid),
     sources: [{ pyramid, template }],
     documents,
     notes: [`mirrored from the TileJSON ${stripKey(docUrl)}`],
