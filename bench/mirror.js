@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { ROOT } = require('./lib/store');
-const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds } = require('./lib/processes');
+const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds, waitIdle } = require('./lib/processes');
 const { runLoad } = require('./lib/loadgen');
 const { ensureMapproxy } = require('./lib/anchors');
 const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
@@ -116,19 +116,7 @@ function sampleTree(pids) {
   return { rssMb: rss / 1024, pssMb: pss / 1024, hwm, cpu };
 }
 
-async function machineLoad(ms = 1000) {
-  const a = allProcessesCpu();
-  await sleep(ms);
-  return otherCpuSeconds(a, allProcessesCpu(), new Set([process.pid])) / (ms / 1000);
-}
 
-async function waitIdle(maxSec) {
-  const t0 = Date.now();
-  let load = await machineLoad();
-  if (load >= 0.3 && maxSec > 0) console.error(`  the machine is busy (${fmt(load, 2)} cores used by other processes): waiting up to ${maxSec} s`);
-  while (load >= 0.3 && Date.now() - t0 < maxSec * 1000) load = await machineLoad();
-  return load;
-}
 
 // ---- one measured command ----------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { resolveStore, readTiles, ROOT } = require('./lib/store');
-const { startServer, waitReady, stop, freePort, measure, allProcessesCpu, otherCpuSeconds, stealSeconds } = require('./lib/processes');
+const { startServer, waitReady, stop, freePort, measure, allProcessesCpu, otherCpuSeconds, waitIdle, stealSeconds } = require('./lib/processes');
 const { runLoad } = require('./lib/loadgen');
 const { ensureTileserver } = require('./lib/anchors');
 const { table, markdownTable, fmt, writeResults } = require('./lib/report');
@@ -62,21 +62,7 @@ function pinPlan() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Cores kept busy over `ms` by processes other than this one. */
-async function machineLoad(ms = 1000) {
-  const a = allProcessesCpu();
-  await sleep(ms);
-  return otherCpuSeconds(a, allProcessesCpu(), new Set([process.pid])) / (ms / 1000);
-}
 
-/** Waits (at most `maxSec`) until other processes use less than 0.3 of a core; returns the last load seen. */
-async function waitIdle(maxSec) {
-  const t0 = Date.now();
-  let load = await machineLoad();
-  if (load >= 0.3 && maxSec > 0) console.error(`  the machine is busy (${fmt(load, 2)} cores used by other processes): waiting up to ${maxSec} s`);
-  while (load >= 0.3 && Date.now() - t0 < maxSec * 1000) load = await machineLoad();
-  return load;
-}
 
 function cliHelp() {
   try {

@@ -215,3 +215,24 @@ module.exports.machineBusySeconds = machineBusySeconds;
 module.exports.stealSeconds = stealSeconds;
 module.exports.allProcessesCpu = allProcessesCpu;
 module.exports.otherCpuSeconds = otherCpuSeconds;
+
+const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Cores kept busy over `ms` by processes other than this one. */
+async function machineLoad(ms = 1000) {
+  const a = allProcessesCpu();
+  await sleepMs(ms);
+  return otherCpuSeconds(a, allProcessesCpu(), new Set([process.pid])) / (ms / 1000);
+}
+
+/** Waits (at most `maxSec`) until other processes use less than 0.3 of a core; returns the last load seen. */
+async function waitIdle(maxSec) {
+  const t0 = Date.now();
+  let load = await machineLoad();
+  if (load >= 0.3 && maxSec > 0) console.error(`  the machine is busy (${load.toFixed(2)} cores used by other processes): waiting up to ${maxSec} s`);
+  while (load >= 0.3 && Date.now() - t0 < maxSec * 1000) load = await machineLoad();
+  return load;
+}
+
+module.exports.machineLoad = machineLoad;
+module.exports.waitIdle = waitIdle;
