@@ -3,6 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import type { StoreKind } from '../store/types';
+import { UpstreamError } from './client';
 import { acquireLock, LockError, type Lock } from './lock';
 import { createRedactor, type Redactor } from './redact';
 import type { MirrorOptions, MirrorResult } from './run';
@@ -61,4 +62,17 @@ export function emptyResult(resource: string): MirrorResult {
     notes: [],
     problems: [],
   };
+}
+
+/**
+ * How a run that threw ends: stopped by its signal (and not by an upstream answer) is `interrupted`, exit 3, to
+ * resume later; anything else stays `failed` with the (redacted) reason among its problems.
+ */
+export function recordRunError(result: MirrorResult, err: unknown, signal: AbortSignal | undefined, redact: Redactor): void {
+  if (signal?.aborted && !(err instanceof UpstreamError)) {
+    result.status = 'interrupted';
+    result.exitCode = 3;
+  } else {
+    result.problems.push(redact(err instanceof Error ? err.message : String(err)));
+  }
 }

@@ -16,7 +16,7 @@ import type { PolygonArea } from './area';
 import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, UsageError, type PyramidPlan, type TileTask } from './plan';
 import type { ProgressSnapshot } from './progress';
 import { publishStaging, verifyStaging } from './publish';
-import { beginRun } from './run-start';
+import { beginRun, recordRunError } from './run-start';
 import { createRedactor, type Redactor } from './redact';
 import { discoverSource, sourceBase, type GenericSource } from './sources';
 import type { AttemptOutcome, RetryPolicy } from './retry';
@@ -448,12 +448,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    if (opts.signal?.aborted && !(err instanceof UpstreamError)) {
-      result.status = 'interrupted';
-      result.exitCode = 3;
-    } else {
-      result.problems.push(redact(err instanceof Error ? err.message : String(err)));
-    }
+    recordRunError(result, err, opts.signal, redact);
   } finally {
     if (ticker) clearInterval(ticker);
     try {

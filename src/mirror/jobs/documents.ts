@@ -13,10 +13,10 @@ import { gunzipSync } from 'node:zlib';
 import { isGzip } from '../../store/formats';
 import type { DocumentKind } from '../../store/types';
 import { StoreWriter, type StoreHeader } from '../../store/writer';
-import { decodeBody, UpstreamError, type Judgement, type UpstreamClient } from '../client';
+import { decodeBody, type Judgement, type UpstreamClient } from '../client';
 import { fsyncPath } from '../publish';
 import type { Redactor } from '../redact';
-import { beginRun } from '../run-start';
+import { beginRun, recordRunError } from '../run-start';
 import { assertNoSecret } from '../rewrite';
 import { MIRROR_SQL, removeStaging, STATE, storePaths } from '../staging';
 import type { RawResponse } from '../validate';
@@ -283,12 +283,7 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
     result.published = paths.published;
     result.writes = collected.documents.length;
   } catch (err) {
-    if (opts.signal?.aborted && !(err instanceof UpstreamError)) {
-      result.status = 'interrupted';
-      result.exitCode = 3;
-    } else {
-      result.problems.push(redact(err instanceof Error ? err.message : String(err)));
-    }
+    recordRunError(result, err, opts.signal, redact);
   } finally {
     client.close();
     lock.release();
