@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { ROOT } = require('./lib/store');
-const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds, waitIdle } = require('./lib/processes');
+const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds, waitIdle, cpuPinning } = require('./lib/processes');
 const { runLoad } = require('./lib/loadgen');
 const { ensureMapproxy } = require('./lib/anchors');
 const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
@@ -52,14 +52,8 @@ const median = (xs) => {
 };
 
 function pinPlan() {
-  const n = os.cpus().length;
-  if (n < 2) return false;
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-  } catch {
-    return false;
-  }
-  return { upstream: '0', client: String(n - 1) };
+  const cpus = cpuPinning();
+  return cpus && { upstream: cpus.first, client: cpus.last };
 }
 
 // ---- /proc: processes, memory, CPU -------------------------------------------------------------------------

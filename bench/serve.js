@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { resolveStore, readTiles, ROOT } = require('./lib/store');
-const { startServer, waitReady, stop, freePort, measure, allProcessesCpu, otherCpuSeconds, waitIdle, stealSeconds } = require('./lib/processes');
+const { startServer, waitReady, stop, freePort, measure, allProcessesCpu, otherCpuSeconds, waitIdle, cpuPinning, stealSeconds } = require('./lib/processes');
 const { runLoad } = require('./lib/loadgen');
 const { ensureTileserver } = require('./lib/anchors');
 const { table, markdownTable, fmt, writeResults } = require('./lib/report');
@@ -50,14 +50,8 @@ const options = {
 
 /** Which CPUs the server, a cluster and the load generator get, or false when pinning is not possible. */
 function pinPlan() {
-  const n = os.cpus().length;
-  if (n < 2) return false;
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-  } catch {
-    return false;
-  }
-  return { server: '0', loadgen: String(n - 1), cluster: n > 2 ? `0-${n - 2}` : undefined };
+  const cpus = cpuPinning();
+  return cpus && { server: cpus.first, loadgen: cpus.last, cluster: cpus.allButLast };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -5,6 +5,7 @@
 const { spawn, execFileSync } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const net = require('node:net');
+const { cpus } = require('node:os');
 
 const live = new Set();
 
@@ -236,3 +237,20 @@ async function waitIdle(maxSec) {
 
 module.exports.machineLoad = machineLoad;
 module.exports.waitIdle = waitIdle;
+
+/**
+ * CPUs to pin the measured server and the load generator to, so they do not take turns on one core:
+ * `first` (CPU 0), `last` (the highest CPU), `allButLast`; false on one CPU or without taskset.
+ */
+function cpuPinning() {
+  const n = cpus().length;
+  if (n < 2) return false;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  return { first: '0', last: String(n - 1), allButLast: n > 2 ? `0-${n - 2}` : undefined };
+}
+
+module.exports.cpuPinning = cpuPinning;
