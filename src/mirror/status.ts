@@ -13,21 +13,6 @@ export const STATUS_FILE = '.tilemirror-jobs.json';
 export type Trigger = 'schedule' | 'manual';
 export type RunResult = 'published' | 'failed' | 'interrupted';
 
-/** One resource of a finished run, as the status shows it. */
-export interface ResourceRecord {
-  resource: string;
-  status: RunResult;
-  planned: number;
-  fetched: number;
-  stored: number;
-  empty: number;
-  skipped: number;
-  failed: number;
-  bytes: number;
-  elapsedMs: number;
-  problems: string[];
-}
-
 export interface TileCounts {
   planned: number;
   /** Requested by this run (stored or recorded empty). */
@@ -37,6 +22,15 @@ export interface TileCounts {
   /** Already stored before this run (resumed or unchanged). */
   skipped: number;
   failed: number;
+}
+
+/** One resource of a finished run, as the status shows it: its tile counts plus what else happened. */
+export interface ResourceRecord extends TileCounts {
+  resource: string;
+  status: RunResult;
+  bytes: number;
+  elapsedMs: number;
+  problems: string[];
 }
 
 export interface RunRecord {
