@@ -3,6 +3,7 @@
 // absolute (clients do not resolve relative hrefs: GDAL, tileserver-gl#342) and carries the
 // requester's key, because each URL must work when a client fetches it as-is.
 
+import { mediaType } from '../store/formats';
 import type { Pyramid, ResourceKind, TileFormat, TilesetInfo } from '../store/types';
 
 /** Joins the public base URL (no trailing slash) and a path, and appends ?key=K (or &key=K). */
@@ -12,20 +13,13 @@ export function withKey(baseUrl: string, path: string, key: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}${sep}key=${encodeURIComponent(key)}`;
 }
 
+/**
+ * The media type documents advertise for a tile format (WMTS Format, OGC link types): the served one, except
+ * vector tiles, which documents name by their registered type while responses keep `application/x-protobuf`
+ * as the upstream API does.
+ */
 export function mediaTypeOf(format: TileFormat): string {
-  switch (format) {
-    case 'png':
-      return 'image/png';
-    case 'jpg':
-      return 'image/jpeg';
-    case 'webp':
-      return 'image/webp';
-    case 'pbf':
-      return 'application/vnd.mapbox-vector-tile';
-    case 'basis':
-      // No registered media type for Basis Universal textures.
-      return 'application/octet-stream';
-  }
+  return format === 'pbf' ? 'application/vnd.mapbox-vector-tile' : mediaType(format);
 }
 
 /** File extension used in map tile routes (`.png`, `.jpg`, `.webp`). */

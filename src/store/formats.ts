@@ -8,7 +8,8 @@ export const MEDIA_TYPES: Record<TileFormat, string> = {
   jpg: 'image/jpeg',
   webp: 'image/webp',
   pbf: 'application/x-protobuf',
-  basis: 'image/basis',
+  // No media type is registered for Basis Universal textures.
+  basis: 'application/octet-stream',
 };
 
 export function mediaType(format: TileFormat): string {
