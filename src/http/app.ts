@@ -23,6 +23,7 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
   app.disable('x-powered-by');
   app.set('etag', false);
   const maplibreDist = dirname(require.resolve('maplibre-gl/dist/maplibre-gl.mjs'));
+  const swaggerUiDist = dirname(require.resolve('swagger-ui-dist/package.json'));
   // Static files are answered by Express itself, not through the dispatcher: log them when they finish
   // (a missing file falls through to the 404 answer, which the dispatcher logs).
   if (dispatcher.config.server.requestLog) {
@@ -31,8 +32,10 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
       next();
     });
   }
-  // The viewer's library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
+  // The viewers' library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
   app.use('/assets/maplibre-gl', express.static(maplibreDist, { maxAge: '1d', index: false, fallthrough: true }));
+  // The /docs page's viewer (Swagger UI), shipped in npm: offline like the map viewer.
+  app.use('/assets/swagger-ui', express.static(swaggerUiDist, { maxAge: '1d', index: false, fallthrough: true }));
   app.use((req, res, next) => {
     const [path, query] = splitUrl(req.originalUrl);
     const found = matchRoute(table, path);

@@ -6,7 +6,7 @@ import { KeyRing } from './auth';
 import { baseUrlOf } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
 import { HttpError, textReply, type Reply } from './reply';
-import type { Params, RequestContext, Route } from './route-table';
+import type { RawParams, RequestContext, Route } from './route-table';
 
 /**
  * Runs one matched route: key check, handler, errors, and the reply. The Express app and the fast tile
@@ -24,7 +24,7 @@ export class Dispatcher {
     this.requestLog = config.server.requestLog;
   }
 
-  run(route: Route, params: Params | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
+  run(route: Route, params: RawParams | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
     let query: URLSearchParams | undefined;
     const key = keyParam(rawQuery);
     let cors = ANY_ORIGIN;
@@ -63,7 +63,7 @@ export class Dispatcher {
     };
     let result: Reply | Promise<Reply>;
     try {
-      result = route.handler(ctx, params);
+      result = route.invoke(ctx, params);
     } catch (err) {
       return this.send(req, res, this.errorReply(err, req), cors);
     }

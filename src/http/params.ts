@@ -1,11 +1,11 @@
-import { tileRange, type TileRange } from '../geo/mercator';
-import type { Pyramid } from '../store/types';
+import { z } from 'zod';
+import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
+import type { Pyramid, TileFormat } from '../store/types';
 import { badRequest } from './reply';
 
-// Validation at the edge: every path parameter is checked here before a handler touches a store.
-
-/** Deepest zoom a request may name; deeper ones are out of bounds for any store (and would overflow 2^z). */
-export const MAX_ZOOM = 30;
+// Parameter schemas of the route table (route-table.ts) and the checks that need a store. Every path and query
+// parameter is validated by its route's schema in the dispatcher, before a handler runs; a failure is a 400 whose
+// message names the parameter. `.meta()` gives the OpenAPI definition what the raw-text schema cannot say.
 
 const INTEGER = /^\d{1,10}$/;
 
@@ -15,18 +15,88 @@ export interface TileAddress {
   y: number;
 }
 
-/** z/x/y as non-negative integers inside the zoom's matrix; anything else is a 400 naming the parameter. */
-export function parseTileAddress(z: string | undefined, x: string | undefined, y: string | undefined): TileAddress {
-  const out: number[] = [];
-  for (const [name, value] of [['z', z], ['x', x], ['y', y]] as const) {
-    if (value === undefined || !INTEGER.test(value)) throw badRequest(`Invalid ${name}: expected a non-negative integer`);
-    out.push(Number(value));
-  }
-  const [zz, xx, yy] = out;
-  if (zz > MAX_ZOOM) throw badRequest(`Out of bounds: zoom ${zz}`);
+/** A path segment naming something (an id); non-empty by the pattern. */
+export const id = (description: string) => z.string().describe(description);
+
+/** A non-negative integer written in decimal digits (no sign, exponent or fraction). */
+export const nonNegativeInteger = (name: string, description: string) =>
+  z
+    .string({ error: `Invalid ${name}: expected a non-negative integer` })
+    .regex(INTEGER, { error: `Invalid ${name}: expected a non-negative integer` })
+    .transform(Number)
+    .meta({ type: 'integer', minimum: 0, description });
+
+/** 400 when the address does not exist in its zoom's matrix (or the zoom is deeper than any store). */
+export function checkTileAddress({ z: zz, x, y }: TileAddress): string | undefined {
+  if (zz > MAX_ZOOM) return `Out of bounds: zoom ${zz}`;
   const size = 2 ** zz;
-  if (xx >= size || yy >= size) throw badRequest(`Out of bounds: tile ${zz}/${xx}/${yy} does not exist`);
-  return { z: zz, x: xx, y: yy };
+  if (x >= size || y >= size) return `Out of bounds: tile ${zz}/${x}/${y} does not exist`;
+  return undefined;
+}
+
+/** z/x/y parameters (named as the route names them) and the check that the tile exists in its matrix. */
+export function tileAddress<Z extends string, X extends string, Y extends string>(names: { z: Z; x: X; y: Y }) {
+  return {
+    shape: {
+      [names.z]: nonNegativeInteger(names.z, 'zoom level'),
+      [names.x]: nonNegativeInteger(names.x, 'tile column'),
+      [names.y]: nonNegativeInteger(names.y, 'tile row'),
+    } as { [K in Z | X | Y]: ReturnType<typeof nonNegativeInteger> },
+    /** For `.superRefine` of the route's object schema. */
+    refine(value: Record<Z | X | Y, number>, ctx: z.RefinementCtx): void {
+      const message = checkTileAddress({ z: value[names.z], x: value[names.x], y: value[names.y] });
+      if (message) ctx.addIssue({ code: 'custom', message, path: [names.z] });
+    },
+  };
+}
+
+/** Extension of a requested tile → format; `jpeg` and `mvt` are accepted spellings, any letter case. */
+export function formatFromExtension(ext: string): TileFormat | undefined {
+  const e = ext.toLowerCase();
+  if (e === 'jpeg' || e === 'jpg') return 'jpg';
+  if (e === 'mvt' || e === 'pbf') return 'pbf';
+  if (e === 'png' || e === 'webp' || e === 'basis') return e;
+  return undefined;
+}
+
+/** A tile format named by its extension, one of `allowed` (spellings of formatFromExtension). */
+export function tileFormat<F extends TileFormat>(allowed: readonly F[], hint: string, description: string) {
+  const spellings = allowed.flatMap((f) => (f === 'jpg' ? ['jpg', 'jpeg'] : f === 'pbf' ? ['pbf', 'mvt'] : [f]));
+  return z
+    .string()
+    .transform((s, ctx): F => {
+      const f = formatFromExtension(s);
+      if (f && (allowed as readonly TileFormat[]).includes(f)) return f as F;
+      ctx.addIssue({ code: 'custom', message: `Invalid format: ${s} (${hint})`, input: s });
+      return z.NEVER;
+    })
+    .meta({ type: 'string', enum: spellings, description });
+}
+
+/** The `@2x` suffix (HiDPI), the only scale there is. */
+export const scale2x = (hint: string) =>
+  z
+    .literal('@2x', { error: (iss) => `Invalid scale: ${String(iss.input)} (${hint})` })
+    .optional()
+    .describe('`@2x`: a HiDPI image of twice the pixels');
+
+/** A strict boolean query flag: absent, true or false (1/0 accepted). */
+export const flag = (name: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = parseBoolean(v ?? null);
+      if (parsed === null) ctx.addIssue({ code: 'custom', message: `Invalid ${name}: expected true or false`, input: v });
+      return parsed ?? undefined;
+    })
+    .meta({ type: 'boolean', description });
+
+function parseBoolean(value: string | null): boolean | undefined | null {
+  if (value === null || value === '') return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return null;
 }
 
 // Tile ranges per pyramid and zoom: computing them takes trigonometry, and a pyramid object lives as long as its store.
@@ -42,12 +112,4 @@ export function assertInPyramid(p: Pyramid, { z, x, y }: TileAddress): void {
   if (z < p.minzoom || z > p.maxzoom) throw badRequest(`Out of bounds: zoom ${z} is outside ${p.minzoom}-${p.maxzoom}`);
   const r = rangeOf(p, z);
   if (x < r.minX || x > r.maxX || y < r.minY || y > r.maxY) throw badRequest(`Out of bounds: tile ${z}/${x}/${y}`);
-}
-
-/** A strict boolean query flag: absent, true or false (1/0 accepted). */
-export function parseBoolean(name: string, value: string | null): boolean | undefined {
-  if (value === null || value === '') return undefined;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw badRequest(`Invalid ${name}: expected true or false`);
 }

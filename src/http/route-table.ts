@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
-import type { Reply } from './reply';
+import { badRequest, type Reply } from './reply';
 
 /** What a handler knows about the request, after the key was checked. */
 export interface RequestContext {
@@ -19,8 +20,28 @@ export interface RequestContext {
   path: string;
 }
 
-export type Params = Record<string, string | undefined>;
-export type Handler = (ctx: RequestContext, params: Params) => Reply | Promise<Reply>;
+/**
+ * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),
+ * as zod schemas of their raw text. The dispatcher validates them once; the handler gets the parsed values, and
+ * the OpenAPI definition (ogc/openapi.ts) is built from the same schemas.
+ */
+export type ParamSchema = z.ZodObject<Record<string, z.ZodType>>;
+/** Raw values before validation: a path segment or query value, all values of a repeated query parameter, or absent. */
+export type RawParams = Record<string, string | string[] | undefined>;
+
+export type Handler<P> = (ctx: RequestContext, params: P) => Reply | Promise<Reply>;
+
+/** What the OpenAPI definition says of a route beyond its parameters. */
+export interface RouteDoc {
+  /** One line, as in the spec's endpoint tables. */
+  summary: string;
+  /** The spec's section: Maps, Static maps, Tiles, Data, Images, Weather, Sprites, Fonts, OGC API, WMTS, Admin, Server. */
+  tag: string;
+  /** Media types of the 200 answer; `*\/*` where the stored bytes decide (tiles). */
+  types: readonly string[];
+  /** Statuses besides 200, 304, 400 and 414 (which every route can answer): 204, 403, 404. */
+  statuses?: readonly number[];
+}
 
 export interface RouteOptions {
   /** Also matched by the fast dispatcher in front of Express (tile routes). */
@@ -34,7 +55,26 @@ export interface RouteOptions {
 export interface Route extends RouteOptions {
   pattern: string;
   regex: RegExp;
-  handler: Handler;
+  params: ParamSchema;
+  /** Keys of `params` that are path parameters; the others are query parameters. */
+  pathParams: readonly string[];
+  queryParams: readonly QueryParam[];
+  /** The handler as registered (tests check which one a path reaches). */
+  handler: Handler<never>;
+  doc: RouteDoc;
+  /** Validates the raw parameters (a 400 naming the first bad one) and runs the handler with the parsed values. */
+  invoke(ctx: RequestContext, raw: RawParams): Reply | Promise<Reply>;
+}
+
+interface QueryParam {
+  name: string;
+  /** Repeatable (`?path=...&path=...`): the handler gets every value. */
+  repeated: boolean;
+}
+
+/** Names of the parameters of a pattern, in order (`:name` and `:name(re)`). */
+export function patternParams(pattern: string): string[] {
+  return [...pattern.matchAll(/:([A-Za-z][A-Za-z0-9]*)/g)].map((m) => m[1]);
 }
 
 /**
@@ -65,16 +105,63 @@ export function compilePattern(pattern: string): RegExp {
   return new RegExp(`^${out}$`);
 }
 
-export function route(pattern: string, handler: Handler, options: RouteOptions = {}): Route {
-  return { pattern, regex: compilePattern(pattern), handler, ...options };
+/** A schema with no parameters (besides the key, which the dispatcher reads). */
+export const NO_PARAMS: ParamSchema = z.object({});
+
+function isRepeated(schema: z.ZodType): boolean {
+  let s: z.ZodType = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
+  return s instanceof z.ZodArray;
+}
+
+/** The message of the first issue, naming the parameter. */
+function issueMessage(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const name = issue.path.map(String).join('.');
+  // Messages of our own schemas (params.ts) already name the parameter; zod's defaults do not.
+  return /^(Invalid|Out of bounds)\b/.test(issue.message) ? issue.message : `Invalid ${name}: ${issue.message}`;
+}
+
+/**
+ * One row of the route table: the path pattern, its parameter schema, the handler (typed by that schema), and what
+ * the OpenAPI definition says of it. Every path parameter of the pattern must be a key of the schema.
+ */
+export function route<S extends ParamSchema>(pattern: string, params: S, handler: Handler<z.output<S>>, doc: RouteDoc, options: RouteOptions = {}): Route {
+  const pathParams = patternParams(pattern);
+  const keys = Object.keys(params.shape);
+  const missing = pathParams.filter((n) => !keys.includes(n));
+  if (missing.length) throw new Error(`route ${pattern}: no schema for path parameter(s) ${missing.join(', ')}`);
+  const queryParams = keys.filter((k) => !pathParams.includes(k)).map((name) => ({ name, repeated: isRepeated(params.shape[name]) }));
+  return {
+    pattern,
+    regex: compilePattern(pattern),
+    params,
+    pathParams,
+    queryParams,
+    handler: handler as Handler<never>,
+    doc,
+    ...options,
+    invoke(ctx, raw) {
+      if (queryParams.length) {
+        const q = ctx.query;
+        for (const { name, repeated } of queryParams) {
+          if (repeated) raw[name] = q.getAll(name);
+          else raw[name] = q.get(name) ?? undefined;
+        }
+      }
+      const parsed = params.safeParse(raw);
+      if (!parsed.success) throw badRequest(issueMessage(parsed.error));
+      return handler(ctx, parsed.data);
+    },
+  };
 }
 
 /** Finds the first route matching a raw path; parameters come back percent-decoded (undefined on bad encoding). */
-export function matchRoute(routes: readonly Route[], path: string): { route: Route; params: Params } | { route: Route; badEncoding: true } | undefined {
+export function matchRoute(routes: readonly Route[], path: string): { route: Route; params: RawParams } | { route: Route; badEncoding: true } | undefined {
   for (const r of routes) {
     const m = r.regex.exec(path);
     if (!m) continue;
-    const params: Params = {};
+    const params: RawParams = {};
     try {
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = v === undefined ? undefined : decodeURIComponent(v);
     } catch {

@@ -4,7 +4,7 @@ import { escapeHtml as esc } from './html';
 // The embeddable viewer page: MapLibre GL JS from this server's /assets (node_modules), never an external URL.
 
 /** JSON for a <script> block: `<` escaped so no string can close the script element. */
-const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c');
+export const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c');
 
 export interface ViewerInput {
   title: string;

@@ -1,5 +1,6 @@
-// OGC API conformance declaration (/ogc/conformance). Only classes the server implements:
-// no oas30, since no OpenAPI document is served.
+// OGC API conformance declaration (/ogc/conformance). Only classes the server implements. Common: core, the landing
+// page (links to the API definition `service-desc` /openapi.json and `service-doc` /docs, conformance, data) and
+// JSON. Not oas30: that class asks for an OpenAPI 3.0 definition (media type ...;version=3.0); ours is 3.1.0.
 
 export const CONFORMANCE_CLASSES: readonly string[] = [
   'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core',

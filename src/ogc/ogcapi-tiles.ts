@@ -18,6 +18,7 @@ import { isSupportedTileSize, limits, tileSizeOfTmsId, tmsIdFor, webMercatorQuad
 import type { TileMatrixLimits } from '../geo/tile-matrix-set';
 import { tileMatrixSetJson } from './tile-matrix-set-json';
 import type { TileMatrixSetJson } from './tile-matrix-set-json';
+import { OPENAPI_MEDIA_TYPE } from './openapi';
 import { mediaTypeOf, scaleOnePyramids, withKey } from './urls';
 
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
@@ -89,6 +90,8 @@ export function landingPage(baseUrl: string, key: string, title: string) {
     description: 'OGC API - Tiles of the mirrored maps, tile sets and images',
     links: [
       link(baseUrl, key, OGC_ROOT, 'self', 'This document'),
+      link(baseUrl, key, '/openapi.json', 'service-desc', 'The API definition (OpenAPI 3.1)', OPENAPI_MEDIA_TYPE),
+      link(baseUrl, key, '/docs', 'service-doc', 'The API documentation', 'text/html'),
       link(baseUrl, key, `${OGC_ROOT}/conformance`, 'conformance', 'Conformance declaration'),
       link(baseUrl, key, `${OGC_ROOT}/collections`, 'data', 'Collections'),
       link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets`, REL_TILING_SCHEMES, 'Tile matrix sets'),

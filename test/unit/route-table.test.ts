@@ -1,7 +1,21 @@
-import { compilePattern, matchRoute, route } from '../../src/http/route-table';
+import { z } from 'zod';
+import { compilePattern, matchRoute, NO_PARAMS, route, type Handler } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
+import { dataFeatures } from '../../src/http/routes/data';
+import { imageJson, mapStyle, mapTileJson, mapTileset, mapViewer, tilesTileJson } from '../../src/http/routes/documents';
+import { fontGlyphs } from '../../src/http/routes/fonts';
+import { health, home } from '../../src/http/routes/home';
+import { mapTile } from '../../src/http/routes/maps';
+import { ogcConformance, ogcLanding, ogcMapTile, ogcVectorTile } from '../../src/http/routes/ogc';
+import { apiDocs, openApiDocument } from '../../src/http/routes/openapi';
+import { mapSprite, sprite } from '../../src/http/routes/sprites';
+import { staticMap } from '../../src/http/routes/static-maps';
+import { imageTile, tilesTile } from '../../src/http/routes/tiles';
+import { weatherLatest } from '../../src/http/routes/weather';
+import { wmtsService } from '../../src/http/routes/wmts';
 
 const h = () => ({ status: 200, cache: 'none' as const });
+const DOC = { tag: 't', summary: 's', types: ['text/plain'] };
 
 describe('route patterns', () => {
   test('optional segments and scale', () => {
@@ -12,30 +26,52 @@ describe('route patterns', () => {
   });
 
   test('parameters are percent-decoded; bad encoding is reported', () => {
-    const table = [route('/fonts/:fontstack/:range.pbf', h)];
+    const table = [route('/fonts/:fontstack/:range.pbf', z.object({ fontstack: z.string(), range: z.string() }), h, DOC)];
     const m = matchRoute(table, '/fonts/Noto%20Sans%20Regular,Open%20Sans/0-255.pbf');
     expect(m && 'params' in m && m.params.fontstack).toBe('Noto Sans Regular,Open Sans');
     expect(matchRoute(table, '/fonts/%E0%A4%A/0-255.pbf')).toMatchObject({ badEncoding: true });
   });
 
-  test('the route table sends each spec path to one handler', () => {
-    const cases: [string, string][] = [
-      ['/maps/sample/', '/maps/:mapId/'],
-      ['/maps/sample/style.json', '/maps/:mapId/style.json'],
-      ['/maps/sample/256/tiles.json', '/maps/:mapId/[:size(256)/]tiles.json'],
-      ['/maps/sample/tiles.json', '/maps/:mapId/[:size(256)/]tiles.json'],
-      ['/maps/sample/tiles', '/maps/:mapId/tiles'],
-      ['/tiles/t/1/2/3', '/tiles/:tilesId/:z/:x/:y([^/.@]+)[.:ext]'],
-      ['/tiles/t/tiles.json', '/tiles/:tilesId/tiles.json'],
-      ['/images/i/image.json', '/images/:imageId/image.json'],
-      ['/ogc/conformance', '/ogc/conformance'],
-      ['/ogc', '/ogc[/]'],
-      ['/data/places/features.json', '/data/:dataId/features.json'],
-      ['/weather/latest.json', '/weather/latest.json'],
-      ['/fonts/Noto%20Sans%20Regular/0-255.pbf', '/fonts/:fontstack/:range.pbf'],
-      ['/sprites/sample/sprite@2x.png', '/sprites/:spriteId/sprite[:scale(@\\d+x)].:format'],
-      ['/maps/sample/static/auto/512x512@2x.png', '/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format'],
+  test('a route whose schema lacks a path parameter of its pattern is refused when the table is built', () => {
+    expect(() => route('/maps/:mapId/style.json', NO_PARAMS, h, DOC)).toThrow(/mapId/);
+  });
+
+  test('the route table sends each spec path to its handler', () => {
+    const cases: [string, Handler<never>][] = [
+      ['/maps/sample/', mapViewer],
+      ['/maps/sample/style.json', mapStyle],
+      ['/maps/sample/sprite@2x.png', mapSprite],
+      ['/maps/sample/256/tiles.json', mapTileJson],
+      ['/maps/sample/tiles.json', mapTileJson],
+      ['/maps/sample/tiles', mapTileset],
+      ['/maps/sample/256/1/2/3@2x.png', mapTile],
+      ['/maps/sample/1/2/3.webp', mapTile],
+      ['/maps/sample/static/auto/512x512@2x.png', staticMap],
+      ['/maps/sample/static/1,2,3/512x512.png', staticMap],
+      ['/tiles/t/1/2/3', tilesTile],
+      ['/tiles/t/1/2/3.pbf', tilesTile],
+      ['/tiles/t/tiles.json', tilesTileJson],
+      ['/images/i/1/2/3', imageTile],
+      ['/images/i/image.json', imageJson],
+      ['/ogc/conformance', ogcConformance],
+      ['/ogc', ogcLanding],
+      ['/ogc/', ogcLanding],
+      ['/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/1/0/0', ogcMapTile],
+      ['/ogc/collections/tiles.v/tiles/WebMercatorQuad/1/0/0', ogcVectorTile],
+      ['/data/places/features.json', dataFeatures],
+      ['/weather/latest.json', weatherLatest],
+      ['/fonts/Noto%20Sans%20Regular/0-255.pbf', fontGlyphs],
+      ['/sprites/sample/sprite@2x.png', sprite],
+      ['/sprites/sample/sprite.json', sprite],
+      ['/wmts', wmtsService],
+      ['/', home],
+      ['/health', health],
+      ['/openapi.json', openApiDocument],
+      ['/docs', apiDocs],
     ];
-    for (const [path, pattern] of cases) expect(matchRoute(routes, path)?.route.pattern).toBe(pattern);
+    for (const [path, handler] of cases) {
+      const found = matchRoute(routes, path);
+      expect([path, found?.route.handler]).toEqual([path, handler]);
+    }
   });
 });

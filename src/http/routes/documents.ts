@@ -3,21 +3,30 @@ import { resourceTileMatrixSet, resourceTileset } from '../../ogc/ogcapi-tiles';
 import { glyphsUrl, resolveLocalUrls } from '../../ogc/style';
 import { tileUrlTemplate, withKey } from '../../ogc/urls';
 import type { ResourceKind } from '../../store/types';
+import { z } from 'zod';
+import { id } from '../params';
 import { documentReply, jsonReply, notFound, type Reply } from '../reply';
-import type { Params, RequestContext } from '../route-table';
+import type { RequestContext } from '../route-table';
 import { autoStyle, viewerPage } from '../viewer';
 import { requireStore } from './stores';
 import { capabilitiesReply, wmtsKvp } from './wmts';
 
 // Documents about one resource (a map, tile set or image), built from its store's description.
 
-const idParam: Record<ResourceKind, string> = { maps: 'mapId', tiles: 'tilesId', images: 'imageId' };
-const storeOf = (kind: ResourceKind, ctx: RequestContext, p: Params) => requireStore(ctx, kind, p[idParam[kind]]);
+// The id parameter of each kind of resource, as the spec names it.
+export const mapParams = z.object({ mapId: id('map id') });
+export const tilesParams = z.object({ tilesId: id('tile set id') });
+export const imageParams = z.object({ imageId: id('image id') });
+export const sizedMapParams = mapParams.extend({ size: z.literal('256').optional().describe('`256`: the 256 px pyramid (default 512 px)') });
+
+type ResourceParams = { mapId: string } | { tilesId: string } | { imageId: string };
+const idOf = (p: ResourceParams): string => ('mapId' in p ? p.mapId : 'tilesId' in p ? p.tilesId : p.imageId);
+const storeOf = (kind: ResourceKind, ctx: RequestContext, p: ResourceParams) => requireStore(ctx, kind, idOf(p));
 const HTML = 'text/html; charset=utf-8';
 
 /** `/tiles/{id}/tiles.json`, `/maps/{id}/tiles.json` (512 px), `/maps/{id}/256/tiles.json`. */
-export function tileJson(kind: ResourceKind) {
-  return (ctx: RequestContext, p: Params): Reply => {
+function tileJson(kind: ResourceKind) {
+  return (ctx: RequestContext, p: ResourceParams & { size?: '256' }): Reply => {
     const store = storeOf(kind, ctx, p);
     const info = store.info;
     const pyramid = p.size ? info.pyramids.find((q) => q.tileSize === 256 && q.scale === 1) : info.pyramids[0];
@@ -28,8 +37,8 @@ export function tileJson(kind: ResourceKind) {
 }
 
 /** `/{kind}/{id}/tiles`: the OGC API Tiles tileset of the main pyramid. */
-export function ogcTilesetLanding(kind: ResourceKind) {
-  return (ctx: RequestContext, p: Params): Reply => {
+function ogcTilesetLanding(kind: ResourceKind) {
+  return (ctx: RequestContext, p: ResourceParams): Reply => {
     const doc = resourceTileset(storeOf(kind, ctx, p).info, ctx.baseUrl, ctx.key);
     if (!doc) throw notFound('No OGC tileset for this resource');
     return jsonReply(doc);
@@ -37,8 +46,8 @@ export function ogcTilesetLanding(kind: ResourceKind) {
 }
 
 /** `/{kind}/{id}/tileMatrixSet` */
-export function tileMatrixSet(kind: ResourceKind) {
-  return (ctx: RequestContext, p: Params): Reply => {
+function tileMatrixSet(kind: ResourceKind) {
+  return (ctx: RequestContext, p: ResourceParams): Reply => {
     const doc = resourceTileMatrixSet(storeOf(kind, ctx, p).info);
     if (!doc) throw notFound('No tile matrix set for this resource');
     return jsonReply(doc);
@@ -46,15 +55,15 @@ export function tileMatrixSet(kind: ResourceKind) {
 }
 
 /** `/{kind}/{id}/WMTSCapabilities.xml`; also answers KVP GetTile/GetCapabilities sent to that URL. */
-export function wmtsCapabilities(kind: ResourceKind) {
-  return (ctx: RequestContext, p: Params): Reply | Promise<Reply> => {
+function wmtsCapabilities(kind: ResourceKind) {
+  return (ctx: RequestContext, p: ResourceParams): Reply | Promise<Reply> => {
     const info = storeOf(kind, ctx, p).info;
     return wmtsKvp(ctx, () => capabilitiesReply(ctx, [info], info.name, `/${kind}/${encodeURIComponent(info.id)}/WMTSCapabilities.xml`), true);
   };
 }
 
 /** `/maps/{id}/style.json`: the stored style with its local URLs resolved to this server and key; else a raster style. */
-export function mapStyle(ctx: RequestContext, p: Params): Reply {
+export function mapStyle(ctx: RequestContext, p: ResourceParams): Reply {
   const store = storeOf('maps', ctx, p);
   const stored = store.document('style.json');
   const style = stored
@@ -64,7 +73,7 @@ export function mapStyle(ctx: RequestContext, p: Params): Reply {
 }
 
 /** `/images/{id}/image.json`: as stored, else from the store's description. */
-export function imageJson(ctx: RequestContext, p: Params): Reply {
+export function imageJson(ctx: RequestContext, p: ResourceParams): Reply {
   const store = storeOf('images', ctx, p);
   const stored = store.document('image.json');
   if (stored) return documentReply(stored.data, 'application/json; charset=utf-8');
@@ -83,8 +92,8 @@ export function imageJson(ctx: RequestContext, p: Params): Reply {
 }
 
 /** `/maps/{id}/` and `/tiles/{id}/`: the embeddable viewer. */
-export function viewer(kind: 'maps' | 'tiles') {
-  return (ctx: RequestContext, p: Params): Reply => {
+function viewer(kind: 'maps' | 'tiles') {
+  return (ctx: RequestContext, p: ResourceParams): Reply => {
     const { info } = storeOf(kind, ctx, p);
     const base = `/${kind}/${encodeURIComponent(info.id)}`;
     const labels = { glyphsUrl: glyphsUrl(ctx.baseUrl, ctx.key), font: ctx.config.fonts.fallback[0] ?? 'Noto Sans Regular' };
@@ -93,3 +102,16 @@ export function viewer(kind: 'maps' | 'tiles') {
     return documentReply(viewerPage({ title: info.name, style, center: info.center }), HTML);
   };
 }
+
+// One handler per route (named, so the route-table test can check which one a path reaches).
+export const mapViewer = viewer('maps');
+export const tilesViewer = viewer('tiles');
+export const mapTileJson = tileJson('maps');
+export const tilesTileJson = tileJson('tiles');
+export const mapTileset = ogcTilesetLanding('maps');
+export const tilesTileset = ogcTilesetLanding('tiles');
+export const mapTileMatrixSet = tileMatrixSet('maps');
+export const tilesTileMatrixSet = tileMatrixSet('tiles');
+export const mapWmts = wmtsCapabilities('maps');
+export const tilesWmts = wmtsCapabilities('tiles');
+export const imageWmts = wmtsCapabilities('images');

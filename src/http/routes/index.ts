@@ -1,81 +1,123 @@
-import { route, type Route } from '../route-table';
-import { imageJson, mapStyle, ogcTilesetLanding, tileJson, tileMatrixSet, viewer, wmtsCapabilities } from './documents';
-import { dataFeatures } from './data';
-import { health, home } from './home';
-import { fontGlyphs } from './fonts';
-import { mapTile } from './maps';
+import { NO_PARAMS, route, type Route, type RouteDoc } from '../route-table';
+import { dataFeatures, dataParams } from './data';
 import {
+  imageJson,
+  imageParams,
+  imageWmts,
+  mapParams,
+  mapStyle,
+  mapTileJson,
+  mapTileMatrixSet,
+  mapTileset,
+  mapViewer,
+  mapWmts,
+  sizedMapParams,
+  tilesParams,
+  tilesTileJson,
+  tilesTileMatrixSet,
+  tilesTileset,
+  tilesViewer,
+  tilesWmts,
+} from './documents';
+import { fontGlyphs, fontGlyphsParams } from './fonts';
+import { health, home } from './home';
+import { mapTile, mapTileParams } from './maps';
+import {
+  collectionParams,
   ogcCollection,
   ogcCollections,
   ogcConformance,
   ogcLanding,
-  ogcTile,
+  ogcMapTile,
+  ogcMapTileset,
+  ogcMapTilesets,
   ogcTileMatrixSetById,
   ogcTileMatrixSets,
-  ogcTilesets,
-  ogcTileset,
+  ogcTileParams,
+  ogcVectorTile,
+  ogcVectorTileset,
+  ogcVectorTilesets,
+  tilesetParams,
+  tmsParams,
 } from './ogc';
-import { mapSprite, sprite } from './sprites';
-import { staticMap } from './static-maps';
+import { apiDocs, openApiDocument } from './openapi';
+import { mapSprite, mapSpriteParams, sprite, spriteParams } from './sprites';
+import { staticMap, staticMapParams } from './static-maps';
 import { adminStatusJson, adminStatusPage } from './status';
-import { storedTile } from './tiles';
+import { imageTile, imageTileParams, tilesTile, tilesTileParams } from './tiles';
 import { weatherLatest } from './weather';
-import { wmtsService, wmtsServiceCapabilities } from './wmts';
+import { wmtsService, wmtsServiceCapabilities, wmtsServiceParams } from './wmts';
 
-// Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide
-// WMTS, OGC API Tiles collections). `hot` routes are also matched by the fast dispatcher in front of Express;
-// both run the same handlers. z/x/y segments match anything here: the handlers validate them (400, not 404).
+// Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide WMTS,
+// OGC API Tiles, the API's own description). Each row: pattern, parameter schema (validated before the handler
+// runs; the OpenAPI definition is built from it), handler, and what the definition says (tag, summary, media types
+// of a 200, statuses besides 200/304/400/403/414). `hot` routes are also matched by the fast dispatcher in front of
+// Express. z/x/y segments match anything here: the schemas validate them (400 naming the parameter, not 404).
+
 const XYZ = ':z/:x/:y([^/.@]+)';
+const JSON_TYPE = ['application/json'];
+const HTML = ['text/html'];
+const XML = ['text/xml'];
+const RASTER = ['image/png', 'image/jpeg', 'image/webp'];
+const ANY_TILE = [...RASTER, 'application/x-protobuf', 'application/octet-stream'];
+const SPRITE = ['image/png', 'application/json'];
+const FOUND = [404];
+const TILE = [204, 404];
+const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
+
 export const routes: Route[] = [
   // Maps
-  route('/maps/:mapId/', viewer('maps')),
-  route('/maps/:mapId/style.json', mapStyle),
-  route('/maps/:mapId/sprite[:scale(@\\d+x)].:format', mapSprite, { deprecated: {} }),
+  route('/maps/:mapId/', mapParams, mapViewer, doc('Maps', 'Embeddable map viewer', HTML, FOUND)),
+  route('/maps/:mapId/style.json', mapParams, mapStyle, doc('Maps', 'Style JSON of the map', JSON_TYPE, FOUND)),
+  route('/maps/:mapId/sprite[:scale(@\\d+x)].:format', mapSpriteParams, mapSprite, doc('Maps', "Sprite of the map's style (deprecated: use the sprites endpoint)", SPRITE, FOUND), { deprecated: {} }),
   // Static maps come before the tile route, whose z/x/y would also match `static/auto/512x512`.
-  route('/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format', staticMap, { hot: true }),
-  route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@\\d+x)].:format`, mapTile, { hot: true }),
-  route('/maps/:mapId/[:size(256)/]tiles.json', tileJson('maps')),
-  route('/maps/:mapId/tiles', ogcTilesetLanding('maps')),
-  route('/maps/:mapId/tileMatrixSet', tileMatrixSet('maps')),
-  route('/maps/:mapId/WMTSCapabilities.xml', wmtsCapabilities('maps')),
+  route('/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format', staticMapParams, staticMap, doc('Static maps', 'Static map image: center-based, bounds-based or auto-fitted (paid plans)', RASTER, FOUND), { hot: true }),
+  route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@\\d+x)].:format`, mapTileParams, mapTile, doc('Maps', 'Raster XYZ tile of the map (512 px, or 256 px)', [...RASTER, 'application/octet-stream'], TILE), { hot: true }),
+  route('/maps/:mapId/[:size(256)/]tiles.json', sizedMapParams, mapTileJson, doc('Maps', 'TileJSON of the map (512 px, or 256 px)', JSON_TYPE, FOUND)),
+  route('/maps/:mapId/tiles', mapParams, mapTileset, doc('Maps', 'OGC API Tiles tileset of the map', JSON_TYPE, FOUND)),
+  route('/maps/:mapId/tileMatrixSet', mapParams, mapTileMatrixSet, doc('Maps', 'OGC tile matrix set of the map', JSON_TYPE, FOUND)),
+  route('/maps/:mapId/WMTSCapabilities.xml', mapParams, mapWmts, doc('Maps', 'WMTS capabilities of the map', XML, FOUND)),
   // Tiles
-  route('/tiles/:tilesId/', viewer('tiles')),
-  route(`/tiles/:tilesId/${XYZ}[.:ext]`, storedTile('tiles'), { hot: true }),
-  route('/tiles/:tilesId/tiles.json', tileJson('tiles')),
-  route('/tiles/:tilesId/tiles', ogcTilesetLanding('tiles')),
-  route('/tiles/:tilesId/tileMatrixSet', tileMatrixSet('tiles')),
-  route('/tiles/:tilesId/WMTSCapabilities.xml', wmtsCapabilities('tiles')),
+  route('/tiles/:tilesId/', tilesParams, tilesViewer, doc('Tiles', 'Embeddable tile set viewer', HTML, FOUND)),
+  route(`/tiles/:tilesId/${XYZ}[.:ext]`, tilesTileParams, tilesTile, doc('Tiles', 'Tile of the tile set (any media type)', ANY_TILE, TILE), { hot: true }),
+  route('/tiles/:tilesId/tiles.json', tilesParams, tilesTileJson, doc('Tiles', 'TileJSON of the tile set', JSON_TYPE, FOUND)),
+  route('/tiles/:tilesId/tiles', tilesParams, tilesTileset, doc('Tiles', 'OGC API Tiles tileset of the tile set', JSON_TYPE, FOUND)),
+  route('/tiles/:tilesId/tileMatrixSet', tilesParams, tilesTileMatrixSet, doc('Tiles', 'OGC tile matrix set of the tile set', JSON_TYPE, FOUND)),
+  route('/tiles/:tilesId/WMTSCapabilities.xml', tilesParams, tilesWmts, doc('Tiles', 'WMTS capabilities of the tile set', XML, FOUND)),
   // Data
-  route('/data/:dataId/features.json', dataFeatures),
+  route('/data/:dataId/features.json', dataParams, dataFeatures, doc('Data', 'GeoJSON features of the dataset', JSON_TYPE, FOUND)),
   // Images
-  route('/images/:imageId/image.json', imageJson),
-  route(`/images/:imageId/${XYZ}[.:ext]`, storedTile('images'), { hot: true }),
-  route('/images/:imageId/WMTSCapabilities.xml', wmtsCapabilities('images')),
+  route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
+  route(`/images/:imageId/${XYZ}`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE), { hot: true }),
+  route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
   // Weather
-  route('/weather/latest.json', weatherLatest),
+  route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
   // Sprites, fonts
-  route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', sprite),
-  route('/fonts/:fontstack/:range.pbf', fontGlyphs),
-  // OGC API - Tiles (the spec names /ogc/conformance; the rest is what GDAL and QGIS read)
-  route('/ogc[/]', ogcLanding),
-  route('/ogc/conformance', ogcConformance),
-  route('/ogc/collections', ogcCollections),
-  route('/ogc/collections/:collectionId', ogcCollection),
-  route('/ogc/collections/:collectionId/map/tiles', ogcTilesets('map')),
-  route('/ogc/collections/:collectionId/map/tiles/:tmsId', ogcTileset('map')),
-  route('/ogc/collections/:collectionId/map/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTile('map')),
-  route('/ogc/collections/:collectionId/tiles', ogcTilesets('vector')),
-  route('/ogc/collections/:collectionId/tiles/:tmsId', ogcTileset('vector')),
-  route('/ogc/collections/:collectionId/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTile('vector')),
-  route('/ogc/tileMatrixSets', ogcTileMatrixSets),
-  route('/ogc/tileMatrixSets/:tmsId', ogcTileMatrixSetById),
+  route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', spriteParams, sprite, doc('Sprites', 'Sprite sheet (png) or index (json)', SPRITE, FOUND)),
+  route('/fonts/:fontstack/:range.pbf', fontGlyphsParams, fontGlyphs, doc('Fonts', 'Glyphs of 256 code points of a font stack', ['application/x-protobuf'], FOUND)),
+  // OGC API - Common and Tiles (the spec names /ogc/conformance; the rest is what GDAL, QGIS and OWSLib read)
+  route('/ogc[/]', NO_PARAMS, ogcLanding, doc('OGC API', 'Landing page', JSON_TYPE)),
+  route('/ogc/conformance', NO_PARAMS, ogcConformance, doc('OGC API', 'Declaration of the implemented conformance classes', JSON_TYPE)),
+  route('/ogc/collections', NO_PARAMS, ogcCollections, doc('OGC API', 'Collections: every map, tile set and image', JSON_TYPE)),
+  route('/ogc/collections/:collectionId', collectionParams, ogcCollection, doc('OGC API', 'One collection', JSON_TYPE, FOUND)),
+  route('/ogc/collections/:collectionId/map/tiles', collectionParams, ogcMapTilesets, doc('OGC API', 'Map tilesets of a raster collection', JSON_TYPE, FOUND)),
+  route('/ogc/collections/:collectionId/map/tiles/:tmsId', tilesetParams, ogcMapTileset, doc('OGC API', 'Map tileset of a raster collection', JSON_TYPE, FOUND)),
+  route('/ogc/collections/:collectionId/map/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTileParams, ogcMapTile, doc('OGC API', 'Map tile', RASTER, TILE)),
+  route('/ogc/collections/:collectionId/tiles', collectionParams, ogcVectorTilesets, doc('OGC API', 'Vector tilesets of a vector collection', JSON_TYPE, FOUND)),
+  route('/ogc/collections/:collectionId/tiles/:tmsId', tilesetParams, ogcVectorTileset, doc('OGC API', 'Vector tileset of a vector collection', JSON_TYPE, FOUND)),
+  route('/ogc/collections/:collectionId/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTileParams, ogcVectorTile, doc('OGC API', 'Vector tile', ['application/x-protobuf'], TILE)),
+  route('/ogc/tileMatrixSets', NO_PARAMS, ogcTileMatrixSets, doc('OGC API', 'Tile matrix sets', JSON_TYPE)),
+  route('/ogc/tileMatrixSets/:tmsId', tmsParams, ogcTileMatrixSetById, doc('OGC API', 'One tile matrix set', JSON_TYPE, FOUND)),
   // WMTS, service-wide: KVP and RESTful capabilities
-  route('/wmts', wmtsService),
-  route('/wmts/1.0.0/WMTSCapabilities.xml', wmtsServiceCapabilities),
+  route('/wmts', wmtsServiceParams, wmtsService, doc('WMTS', 'WMTS KVP: GetCapabilities, GetTile', [...XML, ...ANY_TILE], TILE)),
+  route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set and image', XML)),
   // Mirror job status for operators: behind the admin keys (checked by the handlers), 404 when none is configured
-  route('/admin[/]', adminStatusPage, { public: true }),
-  route('/admin/status.json', adminStatusJson, { public: true }),
-  // This server
-  route('/', home),
-  route('/health', health, { public: true }),
+  route('/admin[/]', NO_PARAMS, adminStatusPage, doc('Admin', 'Mirror jobs, for people (admin key)', HTML, [403, 404]), { public: true }),
+  route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, [403, 404]), { public: true }),
+  // This server: index, health, and the API's own description (public: it names no data, and a client following
+  // the landing page's service-desc may not have a key to hand)
+  route('/', NO_PARAMS, home, doc('Server', 'Index of everything served', HTML)),
+  route('/health', NO_PARAMS, health, doc('Server', 'Liveness', ['text/plain']), { public: true }),
+  route('/openapi.json', NO_PARAMS, openApiDocument, doc('Server', 'This OpenAPI 3.1 definition', ['application/vnd.oai.openapi+json;version=3.1']), { public: true }),
+  route('/docs', NO_PARAMS, apiDocs, doc('Server', 'The API documentation, rendered from the OpenAPI definition', HTML), { public: true }),
 ];

@@ -1,27 +1,45 @@
+import { z } from 'zod';
 import type { TileFormat } from '../../store/types';
-import { assertInPyramid, parseTileAddress } from '../params';
+import { assertInPyramid, id, scale2x, tileAddress, tileFormat, type TileAddress } from '../params';
 import { badRequest, type Reply } from '../reply';
-import type { Params, RequestContext } from '../route-table';
+import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 import { tileReply } from './tile-reply';
-import { formatFromExtension, rasterTiles } from './tiles';
+import { rasterTiles } from './tiles';
 
-const MAP_FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'basis'];
+const MAP_FORMATS = ['png', 'jpg', 'webp', 'basis'] as const satisfies readonly TileFormat[];
+const xyz = tileAddress({ z: 'z', x: 'x', y: 'y' });
 
-/** `/maps/{mapId}/[256/]{z}/{x}/{y}[@2x].{format}`: a raster tile of the map's 512 px (default) or 256 px pyramid. */
-export function mapTile(ctx: RequestContext, p: Params): Reply | Promise<Reply> {
-  const store = requireStore(ctx, 'maps', p.mapId);
-  const format = formatFromExtension(p.format ?? '');
-  if (!format || !MAP_FORMATS.includes(format)) throw badRequest(`Invalid format: ${p.format ?? ''} (use png, jpg, webp or basis)`);
-  if (p.scale !== undefined && p.scale !== '@2x') throw badRequest(`Invalid scale: ${p.scale} (only @2x)`);
-  const a = parseTileAddress(p.z, p.x, p.y);
-  const tileSize = p.size ? 256 : 512;
-  const scale = p.scale ? 2 : 1;
+export const mapTileParams = z
+  .object({
+    mapId: id('map id'),
+    size: z.literal('256').optional().describe('`256`: the 256 px pyramid (default 512 px)'),
+    ...xyz.shape,
+    scale: scale2x('only @2x'),
+    format: tileFormat(MAP_FORMATS, 'use png, jpg, webp or basis', 'image format'),
+  })
+  .superRefine(xyz.refine);
+
+export interface MapTileRequest extends TileAddress {
+  tileSize: 256 | 512;
+  scale: 1 | 2;
+  format: (typeof MAP_FORMATS)[number];
+}
+
+/** A raster tile of a map's 512 px (default) or 256 px pyramid, at scale 1 or 2, by its validated address. */
+export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileRequest): Reply | Promise<Reply> {
+  const store = requireStore(ctx, 'maps', mapId);
+  const { tileSize, scale, format } = t;
+  const a = { z: t.z, x: t.x, y: t.y };
   // Bounds and zooms come from the pyramid of that tile size when the map has one, else from the main pyramid.
   const sized = store.info.pyramids.find((q) => q.tileSize === tileSize) ?? store.info.pyramids[0];
   assertInPyramid(sized, a);
   const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
   if (exact) return tileReply(store.tile(exact.name, a.z, a.x, a.y), format);
   if (format === 'basis') throw badRequest('Invalid format: basis tiles are not mirrored for this map');
-  return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((t) => tileReply(t?.data, format));
+  return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((r) => tileReply(r?.data, format));
 }
+
+/** `/maps/{mapId}/[256/]{z}/{x}/{y}[@2x].{format}` */
+export const mapTile = (ctx: RequestContext, p: z.output<typeof mapTileParams>): Reply | Promise<Reply> =>
+  serveMapTile(ctx, p.mapId, { z: p.z, x: p.x, y: p.y, tileSize: p.size ? 256 : 512, scale: p.scale ? 2 : 1, format: p.format });

@@ -1,8 +1,10 @@
 import { localSpriteId } from '../../ogc/style';
 import { withKey } from '../../ogc/urls';
 import type { MbtilesStore } from '../../store/mbtiles';
-import { badRequest, documentReply, notFound, type Reply } from '../reply';
-import type { Params, RequestContext } from '../route-table';
+import { z } from 'zod';
+import { id } from '../params';
+import { documentReply, notFound, type Reply } from '../reply';
+import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
 // Sprite sheets: one store per sprite (`sprites/{id}.mbtiles`) holding sprite.json, sprite.png, sprite@2x.json,
@@ -17,11 +19,16 @@ interface SpriteFile {
   format: SpriteFormat;
 }
 
-/** Validates the scale (none or `@2x`) and format (`png` or `json`) of a sprite path. */
-export function spriteFile(scale: string | undefined, format: string | undefined): SpriteFile {
-  if (scale !== undefined && scale !== '@2x') throw badRequest('Invalid scale: only @2x is supported');
-  if (format !== 'png' && format !== 'json') throw badRequest('Invalid format: png or json');
-  return { name: `sprite${scale ?? ''}.${format}`, format };
+// The scale (none or `@2x`) and format (`png` or `json`) of a sprite path.
+const spriteFileShape = {
+  scale: z.literal('@2x', { error: 'Invalid scale: only @2x is supported' }).optional().describe('`@2x`: the HiDPI sheet'),
+  format: z.enum(['png', 'json'], { error: 'Invalid format: png or json' }).describe('`png` the sheet, `json` its index'),
+};
+export const spriteParams = z.object({ spriteId: id('sprite id'), ...spriteFileShape });
+export const mapSpriteParams = z.object({ mapId: id('map id'), ...spriteFileShape });
+
+function spriteFile(p: { scale?: '@2x'; format: SpriteFormat }): SpriteFile {
+  return { name: `sprite${p.scale ?? ''}.${p.format}`, format: p.format };
 }
 
 function spriteReply(ctx: RequestContext, id: string, file: SpriteFile): Reply {
@@ -33,9 +40,8 @@ function spriteReply(ctx: RequestContext, id: string, file: SpriteFile): Reply {
 }
 
 /** `/sprites/{spriteId}/sprite[@2x].{png,json}` */
-export function sprite(ctx: RequestContext, p: Params): Reply {
-  const file = spriteFile(p.scale, p.format);
-  return spriteReply(ctx, p.spriteId ?? '', file);
+export function sprite(ctx: RequestContext, p: z.output<typeof spriteParams>): Reply {
+  return spriteReply(ctx, p.spriteId, spriteFile(p));
 }
 
 /** The sprite id of a map's stored style, read once per store version. */
@@ -62,8 +68,8 @@ function mapSpriteId(store: MbtilesStore): string | undefined {
  * `/maps/{mapId}/sprite[@2x].{png,json}` (deprecated: the dispatcher adds `Deprecation: true`): the same bytes as
  * the sprites endpoint for the sprite of the map's style, with a `Link` to that successor.
  */
-export function mapSprite(ctx: RequestContext, p: Params): Reply {
-  const file = spriteFile(p.scale, p.format);
+export function mapSprite(ctx: RequestContext, p: z.output<typeof mapSpriteParams>): Reply {
+  const file = spriteFile(p);
   const store = requireStore(ctx, 'maps', p.mapId);
   const id = mapSpriteId(store);
   if (id === undefined) throw notFound('This map has no sprite');

@@ -1,12 +1,37 @@
 import { planStaticMap, parseStaticMapRequest, renderStaticMap, StaticMapError } from '../../services/static-maps';
+import { z } from 'zod';
+import { id } from '../params';
 import { HttpError, type Reply } from '../reply';
-import type { Params, RequestContext } from '../route-table';
+import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
 /** Bad input found by the service is answered with its status (400, or 404) and message. */
 function asHttp(err: unknown): unknown {
   return err instanceof StaticMapError ? new HttpError(err.status, err.message) : err;
 }
+
+// The grammar of the area, size, path and markers is the static-map service's (services/static-maps/request.ts):
+// it parses them with messages naming the bad part. The schema types and documents them; `meta` says what the
+// service enforces.
+const text = (description: string, meta: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...meta });
+const repeated = (description: string) => z.array(z.string()).optional().meta({ description });
+export const staticMapParams = z.object({
+  mapId: id('map id'),
+  area: z.string().meta({ description: '`{lon},{lat},{zoom}` (center-based), `{minx},{miny},{maxx},{maxy}` (bounds-based) or `auto`', examples: ['8.5,47.4,4', '5,45,11,48', 'auto'] }),
+  size: z.string().meta({ description: '`{width}x{height}` in pixels, each 1 to 2048', pattern: '^\\d+x\\d+$', examples: ['512x256'] }),
+  scale: z.string().optional().meta({ enum: ['@2x'], description: '`@2x`: twice the pixels' }),
+  format: z.string().meta({ enum: ['png', 'jpg', 'webp'], description: 'image format' }),
+  path: repeated('a path drawn over the map: `[fill:|stroke:|width:|shortest:<value>|]...` then `enc:<polyline>` or `x,y|x,y...`; repeatable'),
+  markers: repeated('markers drawn over the map: `[icon:|anchor:|scale:<value>|]...` then `x,y[,text]|...`; repeatable'),
+  latlng: text('coordinates are latitude,longitude', { type: 'boolean', default: false }),
+  attribution: text('where the attribution goes', { enum: ['bottomright', 'bottomleft', 'topleft', 'topright', 'false'], default: 'bottomright' }),
+  padding: text('minimum margin as a fraction of the size (bounds-based and auto)', { type: 'number', minimum: 0, default: 0.1 }),
+  shortest: text('draw shortest paths, across the dateline', { type: 'boolean', default: false }),
+  fill: text('deprecated: polygon fill colour; use `path`', { deprecated: true }),
+  stroke: text('deprecated: polygon stroke colour; use `path`', { deprecated: true }),
+  width: text('deprecated: stroke width in pixels; use `path`', { type: 'number', deprecated: true }),
+  encodedpath: text('deprecated: a path as an encoded polyline; use `path`', { deprecated: true }),
+});
 
 /** True when If-None-Match names the tag (quoted, weak or not), or is `*`. */
 function matches(header: string | undefined, tag: string): boolean {
@@ -21,7 +46,7 @@ function matches(header: string | undefined, tag: string): boolean {
  * (`minx,miny,maxx,maxy`) or `auto`; paid plans only (403 on free keys), 404 for an unknown map, 400 naming the
  * bad part of the request. The ETag is known before rendering, so a revalidation (304) costs no render.
  */
-export async function staticMap(ctx: RequestContext, p: Params): Promise<Reply> {
+export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMapParams>): Promise<Reply> {
   if (ctx.plan !== 'paid') throw new HttpError(403, 'Static maps are not available on the free plan');
   const store = requireStore(ctx, 'maps', p.mapId);
   try {

@@ -1,12 +1,12 @@
 import { resolveLocalUrls } from '../../ogc/style';
 import { jsonReply, notFound, type Reply } from '../reply';
-import type { Params, RequestContext } from '../route-table';
+import type { RequestContext } from '../route-table';
 
 // The weather catalog: `weather/latest.mbtiles` holds `latest.json` as mirrored, its URLs local
 // (`tilemirror://tiles/{keyframeId}/...`); they are resolved to this server and the requester's key.
 
 /** `/weather/latest.json` */
-export function weatherLatest(ctx: RequestContext, _p: Params): Reply {
+export function weatherLatest(ctx: RequestContext): Reply {
   const store = ctx.catalog.documents('weather', 'latest');
   const doc = store?.document('latest.json');
   if (!doc) throw notFound('No weather catalog is mirrored');

@@ -1,14 +1,15 @@
 import { buildWmtsCapabilities, findWmtsLayer, isWmtsTileMatrixSetOf, parseWmtsKvp, resolveWmtsLayer, wmtsLayersFor } from '../../ogc/wmts';
 import { withKey } from '../../ogc/urls';
-import type { TilesetInfo } from '../../store/types';
+import type { TileFormat, TilesetInfo } from '../../store/types';
 import { badRequest, documentReply, notFound, type Reply } from '../reply';
-import type { Params, RequestContext } from '../route-table';
-import { mapTile } from './maps';
-import { storedTile } from './tiles';
+import { z } from 'zod';
+import type { RequestContext } from '../route-table';
+import { serveMapTile } from './maps';
+import { serveStoredTile } from './tiles';
 
 // text/xml is what the spec names for WMTSCapabilities.xml.
 const XML = 'text/xml; charset=utf-8';
-const WMTS_FORMATS: Record<string, string> = {
+const WMTS_FORMATS: Record<string, TileFormat> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
   'image/jpg': 'jpg',
@@ -38,14 +39,32 @@ function kvpTile(ctx: RequestContext, q: Exclude<ReturnType<typeof parseWmtsKvp>
   if (!isWmtsTileMatrixSetOf(layer, q.tileMatrixSet)) throw badRequest(`Invalid TILEMATRIXSET for layer ${q.layer}: ${q.tileMatrixSet}`);
   const format = q.format === undefined ? layer.format : WMTS_FORMATS[q.format.toLowerCase()];
   if (!format) throw badRequest(`Invalid FORMAT: ${q.format}`);
-  const xyz = { z: String(q.z), x: String(q.x), y: String(q.y) };
+  const a = { z: q.z, x: q.x, y: q.y };
   if (resolved.kind === 'maps') {
-    return mapTile(ctx, { mapId: resolved.id, ...xyz, size: resolved.pyramidName === '256' ? '256' : undefined, format });
+    if (format === 'pbf') throw badRequest(`Invalid FORMAT: ${q.format ?? format}`);
+    return serveMapTile(ctx, resolved.id, { ...a, tileSize: resolved.pyramidName === '256' ? 256 : 512, scale: 1, format });
   }
-  const ext = format === layer.format ? undefined : format;
-  if (resolved.kind === 'tiles') return storedTile('tiles')(ctx, { tilesId: resolved.id, ...xyz, ext });
-  return storedTile('images')(ctx, { imageId: resolved.id, ...xyz, ext });
+  return serveStoredTile(ctx, resolved.kind, resolved.id, a, format === layer.format ? undefined : format);
 }
+
+/**
+ * The KVP parameters of WMTS 1.0 (GetCapabilities, GetTile), documented for the OpenAPI definition. Their names are
+ * case-insensitive (OGC 06-121r9), so the handler reads them from the query itself (ogc/wmts.ts parseWmtsKvp).
+ */
+const kvp = (description: string, meta: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...meta });
+export const wmtsKvpShape = {
+  SERVICE: kvp('`WMTS`', { enum: ['WMTS'] }),
+  REQUEST: kvp('`GetCapabilities` or `GetTile`; without it the capabilities are answered', { enum: ['GetCapabilities', 'GetTile'] }),
+  VERSION: kvp('`1.0.0`', { enum: ['1.0.0'] }),
+  LAYER: kvp('GetTile: a layer identifier of the capabilities'),
+  STYLE: kvp('GetTile: `default`'),
+  TILEMATRIXSET: kvp('GetTile: a tile matrix set of the layer'),
+  TILEMATRIX: kvp('GetTile: zoom level', { type: 'integer', minimum: 0 }),
+  TILEROW: kvp('GetTile: tile row', { type: 'integer', minimum: 0 }),
+  TILECOL: kvp('GetTile: tile column', { type: 'integer', minimum: 0 }),
+  FORMAT: kvp('GetTile: media type of the tile, e.g. `image/png`'),
+};
+export const wmtsServiceParams = z.object(wmtsKvpShape);
 
 /**
  * KVP requests (`SERVICE=WMTS&REQUEST=GetCapabilities|GetTile`); `capabilities` answers GetCapabilities
@@ -70,5 +89,5 @@ function serviceCapabilities(ctx: RequestContext): Reply {
 export const wmtsService = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, () => serviceCapabilities(ctx), true);
 
 /** `/wmts/1.0.0/WMTSCapabilities.xml` */
-export const wmtsServiceCapabilities = (ctx: RequestContext, _p: Params): Reply | Promise<Reply> =>
+export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Reply> =>
   wmtsKvp(ctx, () => serviceCapabilities(ctx), true);
