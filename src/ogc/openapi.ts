@@ -99,7 +99,7 @@ export function expandPattern(pattern: string, shape: Record<string, z.ZodType> 
 
 /** JSON Schema (2020-12, as OpenAPI 3.1 uses it) of one parameter's raw text, with what `.meta()` says. */
 function parameterSchema(schema: z.ZodType): Json {
-  const json = z.toJSONSchema(unwrap(schema), {
+  const json = z.toJSONSchema(schema, {
     io: 'input',
     unrepresentable: 'any',
     override: ({ jsonSchema }) => {

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { routes } from '../../src/http/routes';
+import { buildOpenApi, expandPattern } from '../../src/ogc/openapi';
+
+// The OpenAPI definition built from the route table: valid OpenAPI 3.1 (checked by an independent validator from
+// npm), and the shapes it gives optional parts, parameters, statuses and the key.
+
+const BASE = 'https://maps.example.org/tiles';
+const doc = buildOpenApi(routes, BASE, { title: 'tilemirror', version: '0.0.0-test' }) as {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<string, { get: Operation }>;
+  components: { securitySchemes: Record<string, unknown> };
+  security: unknown[];
+};
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+  schema: Record<string, unknown>;
+}
+interface Operation {
+  operationId: string;
+  parameters?: Parameter[];
+  responses: Record<string, { content?: Record<string, unknown> }>;
+  security?: unknown[];
+  deprecated?: boolean;
+}
+
+test('the document validates as OpenAPI 3.1 (@seriousme/openapi-schema-validator)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const out = execFileSync(process.execPath, [join(__dirname, '../helpers/validate-openapi.mjs'), file], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ valid: true, version: '3.1', errors: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the validator does reject a broken document (it is not a no-op)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+  try {
+    const file = join(dir, 'broken.json');
+    const broken = { ...doc, paths: { '/x': { get: { responses: { 200: { content: {} } } } } } };
+    writeFileSync(file, JSON.stringify(broken));
+    const out = JSON.parse(execFileSync(process.execPath, [join(__dirname, '../helpers/validate-openapi.mjs'), file], { encoding: 'utf8' }));
+    expect(out.valid).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('optional parts expand to concrete paths; literal parameters are written out', () => {
+  const shape = { size: z.literal('256').optional(), scale: z.literal('@2x').optional(), mapId: z.string(), z: z.string(), x: z.string(), y: z.string(), format: z.string() };
+  expect(expandPattern('/maps/:mapId/[:size(256)/]:z/:x/:y([^/.@]+)[:scale(@\\d+x)].:format', shape).map((c) => c.path)).toEqual([
+    '/maps/{mapId}/{z}/{x}/{y}.{format}',
+    '/maps/{mapId}/{z}/{x}/{y}@2x.{format}',
+    '/maps/{mapId}/256/{z}/{x}/{y}.{format}',
+    '/maps/{mapId}/256/{z}/{x}/{y}@2x.{format}',
+  ]);
+  expect(expandPattern('/tiles/:tilesId/:z/:x/:y([^/.@]+)[.:ext]')).toEqual([
+    { path: '/tiles/{tilesId}/{z}/{x}/{y}', params: ['tilesId', 'z', 'x', 'y'] },
+    { path: '/tiles/{tilesId}/{z}/{x}/{y}.{ext}', params: ['tilesId', 'z', 'x', 'y', 'ext'] },
+  ]);
+  expect(expandPattern('/ogc[/]').map((c) => c.path)).toEqual(['/ogc', '/ogc/']);
+});
+
+test('servers, the key as an apiKey scheme, public operations without it', () => {
+  expect(doc.openapi).toBe('3.1.0');
+  expect(doc.servers).toEqual([{ url: BASE }]);
+  expect(doc.components.securitySchemes).toEqual({ key: expect.objectContaining({ type: 'apiKey', in: 'query', name: 'key' }) });
+  expect(doc.security).toEqual([{ key: [] }]);
+  expect(doc.paths['/health'].get.security).toEqual([]);
+  expect(doc.paths['/openapi.json'].get.security).toEqual([]);
+  expect(doc.paths['/maps/{mapId}/style.json'].get.security).toBeUndefined();
+  expect(doc.paths['/maps/{mapId}/sprite.{format}'].get.deprecated).toBe(true);
+});
+
+test('a tile operation: typed path parameters and the statuses the spec names', () => {
+  const op = doc.paths['/maps/{mapId}/256/{z}/{x}/{y}@2x.{format}'].get;
+  const byName = Object.fromEntries((op.parameters ?? []).map((p) => [p.name, p]));
+  expect(Object.keys(byName).sort()).toEqual(['format', 'mapId', 'x', 'y', 'z']);
+  expect(byName.z).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });
+  expect(byName.z.schema.pattern).toBeUndefined();
+  expect(byName.format.schema).toMatchObject({ type: 'string', enum: ['png', 'jpg', 'jpeg', 'webp', 'basis'] });
+  expect(Object.keys(op.responses).sort()).toEqual(['200', '204', '304', '400', '403', '404', '414']);
+  expect(Object.keys(op.responses['200'].content ?? {})).toEqual(expect.arrayContaining(['image/png', 'image/jpeg', 'image/webp']));
+});
+
+test('query parameters: repeated ones are arrays, flags booleans, WMTS KVP listed', () => {
+  const op = doc.paths['/maps/{mapId}/static/{area}/{size}.{format}'].get;
+  const byName = Object.fromEntries((op.parameters ?? []).map((p) => [p.name, p]));
+  expect(byName.path).toMatchObject({ in: 'query', required: false, schema: { type: 'array', items: { type: 'string' } } });
+  expect(byName.latlng).toMatchObject({ in: 'query', required: false, schema: { type: 'boolean' } });
+  const wmts = doc.paths['/wmts'].get.parameters?.map((p) => p.name);
+  expect(wmts).toEqual(['SERVICE', 'REQUEST', 'VERSION', 'LAYER', 'STYLE', 'TILEMATRIXSET', 'TILEMATRIX', 'TILEROW', 'TILECOL', 'FORMAT']);
+});
+
+test('operation ids are unique', () => {
+  const ids = Object.values(doc.paths).map((p) => p.get.operationId);
+  expect(new Set(ids).size).toBe(ids.length);
+});
