@@ -1,6 +1,6 @@
 import { planStaticMap, parseStaticMapRequest, renderStaticMap, StaticMapError } from '../../services/static-maps';
 import { z } from 'zod';
-import { id } from '../params';
+import { id, scale2x } from '../params';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
@@ -19,7 +19,7 @@ export const staticMapParams = z.object({
   mapId: id('map id'),
   area: z.string().meta({ description: '`{lon},{lat},{zoom}` (center-based), `{minx},{miny},{maxx},{maxy}` (bounds-based) or `auto`', examples: ['8.5,47.4,4', '5,45,11,48', 'auto'] }),
   size: z.string().meta({ description: '`{width}x{height}` in pixels, each 1 to 2048', pattern: '^\\d+x\\d+$', examples: ['512x256'] }),
-  scale: z.string().optional().meta({ enum: ['@2x'], description: '`@2x`: twice the pixels' }),
+  scale: scale2x('only @2x'),
   format: z.string().meta({ enum: ['png', 'jpg', 'webp'], description: 'image format' }),
   path: repeated('a path drawn over the map: `[fill:|stroke:|width:|shortest:<value>|]...` then `enc:<polyline>` or `x,y|x,y...`; repeatable'),
   markers: repeated('markers drawn over the map: `[icon:|anchor:|scale:<value>|]...` then `x,y[,text]|...`; repeatable'),
