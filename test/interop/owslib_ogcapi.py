@@ -7,10 +7,16 @@ import sys
 import traceback
 
 from owslib.ogcapi.features import Features
+from owslib.util import http_get
 
 url = sys.argv[1]
 try:
-    api = Features(url)
+    # OWSLib 0.27 requests the landing page without the URL's query string (it keeps the query, here the key,
+    # for the requests after it), so the landing page is fetched with OWSLib's own http_get and handed over as
+    # json_, OWSLib's documented way to give it a landing page; it then follows its links itself.
+    landing = http_get(url)
+    landing.raise_for_status()
+    api = Features(url, json_=landing.text)
     conformance = api.conformance()
     collections = api.collections()
     ids = [c['id'] for c in collections.get('collections', [])]
