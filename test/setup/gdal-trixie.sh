@@ -63,13 +63,16 @@ if ! command -v mmdebstrap >/dev/null 2>&1; then
   apt_install || { apt-get update -qq </dev/null && apt_install; } || die "cannot install mmdebstrap with apt-get"
 fi
 
-# Removes a directory tree left by an earlier attempt, never crossing into something mounted below it.
+# File systems mounted at or below a directory, deepest first.
+mounts_below() { awk -v d="$1/" 'index($2 "/", d) == 1 { print length($2) "\t" $2 }' /proc/mounts | sort -rn | cut -f2-; }
+
+# Removes a directory tree left by an earlier attempt: first unmounts what an interrupted mmdebstrap left
+# mounted in it (/proc, /sys, /dev/pts), and never crosses into a file system still mounted below it.
 remove_tree() {
-  local dir="$1"
+  local dir="$1" m
   [[ -e "$dir" ]] || return 0
-  if awk -v d="$dir/" 'index($2 "/", d) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
-    die "$dir has file systems mounted below it (left by an interrupted run?): unmount them, then run again"
-  fi
+  while IFS= read -r m; do umount --lazy "$m" || true; done < <(mounts_below "$dir")
+  [[ -z "$(mounts_below "$dir")" ]] || die "cannot unmount the file systems below $dir: $(mounts_below "$dir" | tr '\n' ' ')"
   rm -rf --one-file-system "$dir"
 }
 
