@@ -36,6 +36,7 @@ CHECKS=(
   "OWSLib under /usr/bin/python3|/usr/bin/python3 -c 'import owslib.wmts'"
   "GDAL python bindings|/usr/bin/python3 -c 'from osgeo import gdal'"
   "chromium|/usr/bin/chromium --version"
+  "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )
 
@@ -92,6 +93,13 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   fi
 else
   say "no apt-get here: install the equivalents of ${APT_PACKAGES[*]} by hand"
+fi
+
+# GDAL >= 3.8 for the OGC API tests that read a collection's extent: Debian trixie's gdal-bin in a root filesystem
+# of its own, run with chroot (the system keeps its release's GDAL). Made once, then reused.
+if ! bash test/setup/gdal-trixie.sh </dev/null; then
+  [[ -n "$REQUIRE" ]] && die "could not make Debian trixie's GDAL (test/setup/gdal-trixie.sh)"
+  say "WARNING: no Debian trixie GDAL; the OGC API tests of GDAL >= 3.8 will be skipped"
 fi
 
 missing_checks=()

@@ -4,7 +4,7 @@
 // Clients run as child processes, always asynchronously: the server under test lives in the jest
 // process, so a synchronous spawn would block the event loop the server answers from.
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -168,9 +168,9 @@ export function clientEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv
   return { ...env, ...extra };
 }
 
-/** A private temporary directory, removed by the returned cleanup. */
-export function makeTempDir(prefix: string): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), `tilemirror-${prefix}-`));
+/** A private temporary directory (in `base`, the system's temporary directory by default), removed by the returned cleanup. */
+export function makeTempDir(prefix: string, base: string = tmpdir()): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(base, `tilemirror-${prefix}-`));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -506,29 +506,158 @@ export async function startInteropServer(): Promise<InteropServer> {
 
 export const GDAL_CHECK: ClientCheck = { bins: ['gdal_translate', 'gdalinfo'], packages: ['gdal-bin'] };
 
-/** GDAL's version as [major, minor, patch], or undefined when gdalinfo is missing (read once, at module load). */
-let gdalVersionCache: { v: [number, number, number] | undefined } | undefined;
-export function gdalVersion(): [number, number, number] | undefined {
-  if (gdalVersionCache) return gdalVersionCache.v;
-  let v: [number, number, number] | undefined;
-  if (which('gdalinfo')) {
-    try {
-      const out = execFileSync('gdalinfo', ['--version'], { encoding: 'utf8', timeout: 20_000 });
-      const m = /GDAL (\d+)\.(\d+)\.(\d+)/.exec(out);
-      if (m) v = [Number(m[1]), Number(m[2]), Number(m[3])];
-    } catch {
-      v = undefined;
-    }
-  }
-  gdalVersionCache = { v };
-  return v;
+/**
+ * Debian trixie's root filesystem with its gdal-bin (GDAL 3.10), made by test/setup/gdal-trixie.sh and run
+ * with chroot: a GDAL newer than the system's without mixing releases (override: TILEMIRROR_GDAL_TRIXIE_ROOT).
+ */
+export const GDAL_TRIXIE_ROOT = process.env.TILEMIRROR_GDAL_TRIXIE_ROOT || '/var/cache/tilemirror/gdal-trixie';
+const GDAL_TRIXIE_SETUP = 'bash test/setup/gdal-trixie.sh';
+
+export type GdalVersion = [number, number, number];
+
+/** How to start one GDAL program: file, arguments, environment and working directory of the child process. */
+interface GdalInvocation {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string | undefined;
 }
 
-/** True when GDAL is at least major.minor (and true when the version is unknown: let the test show what happens). */
-export function gdalAtLeast(major: number, minor: number): boolean {
-  const v = gdalVersion();
+/** One GDAL installation the tests drive: the system's (on PATH) or one inside a root filesystem, run with chroot. */
+export interface Gdal {
+  /** For test names and messages, e.g. 'system GDAL 3.6.2'. */
+  label: string;
+  /** Its version; undefined when it cannot run. */
+  version: GdalVersion | undefined;
+  /** Why it cannot run and how to get it; undefined when it runs. */
+  missing: string | undefined;
+  /** The path at which this GDAL sees a file of the host (throws when it cannot see it). */
+  pathFor(hostPath: string): string;
+  /** A private temporary directory (a host path) this GDAL reads and writes too, removed by cleanup. */
+  makeTempDir(prefix: string): { dir: string; cleanup: () => void };
+  /** How to run one of its programs with `args`, in the host directory `cwd`. */
+  invocation(program: string, args: string[], cwd: string | undefined): GdalInvocation;
+}
+
+/** Runs `gdalinfo --version` synchronously (test registration needs the answer at module load). */
+function probeVersion(inv: GdalInvocation): { version?: GdalVersion; error?: string } {
+  try {
+    const out = execFileSync(inv.file, inv.args, { encoding: 'utf8', timeout: 20_000, stdio: 'pipe', env: inv.env, cwd: inv.cwd });
+    const m = /GDAL (\d+)\.(\d+)\.(\d+)/.exec(out);
+    return m ? { version: [Number(m[1]), Number(m[2]), Number(m[3])] } : { error: `unexpected version output: ${out.trim()}` };
+  } catch (e) {
+    const err = e as Error & { stderr?: string };
+    return { error: (err.stderr || err.message).trim().split('\n').slice(-3).join(' ') };
+  }
+}
+
+let systemGdalCache: Gdal | undefined;
+/** The GDAL on PATH (Debian gdal-bin). Probed once, synchronously. */
+export function systemGdal(): Gdal {
+  if (systemGdalCache) return systemGdalCache;
+  const invocation = (program: string, args: string[], cwd: string | undefined): GdalInvocation => ({ file: program, args, env: clientEnv(), cwd });
+  const p =
+    which('gdalinfo') && which('gdal_translate')
+      ? probeVersion(invocation('gdalinfo', ['--version'], undefined))
+      : { error: 'gdalinfo/gdal_translate not on PATH' };
+  systemGdalCache = {
+    label: p.version ? `system GDAL ${p.version.join('.')}` : 'system GDAL',
+    version: p.version,
+    missing: p.version ? undefined : `${p.error}; install the Debian package gdal-bin (bash test/run.sh does)`,
+    pathFor: (hostPath) => hostPath,
+    makeTempDir,
+    invocation,
+  };
+  return systemGdalCache;
+}
+
+/** Variables of the host that would point a GDAL in another root filesystem at the host's files. */
+const HOST_ONLY_ENV = ['LD_LIBRARY_PATH', 'LD_PRELOAD', 'GDAL_DATA', 'GDAL_DRIVER_PATH', 'PROJ_LIB', 'PROJ_DATA', 'PYTHONPATH', 'NODE_OPTIONS'];
+const chrootGdalCache = new Map<string, Gdal>();
+
+/**
+ * The GDAL of a Debian root filesystem (default: GDAL_TRIXIE_ROOT), run as `chroot ROOT env -C DIR program ...`.
+ * chroot needs root; otherwise a user namespace (`unshare --map-root-user`) is tried. chroot shares the
+ * network namespace, so the programs reach the test server on 127.0.0.1. Probed once, synchronously.
+ */
+export function chrootGdal(root: string = GDAL_TRIXIE_ROOT): Gdal {
+  const cached = chrootGdalCache.get(root);
+  if (cached) return cached;
+  const pathFor = (hostPath: string): string => {
+    const rel = path.relative(root, path.resolve(hostPath));
+    if (rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`${hostPath} is outside ${root}: the GDAL in it cannot see it`);
+    return `/${rel}`;
+  };
+  const env = clientEnv({ PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' });
+  for (const k of HOST_ONLY_ENV) delete env[k];
+  const through = (prefix: string[], program: string, args: string[], cwd: string | undefined): GdalInvocation => ({
+    file: prefix[0],
+    args: [...prefix.slice(1), 'env', '-C', cwd ? pathFor(cwd) : '/tmp', program, ...args],
+    env,
+    cwd: undefined,
+  });
+  // chroot needs root (CAP_SYS_CHROOT); a user namespace gives that to others where the kernel allows it.
+  const prefixes = [['chroot', root]];
+  if (process.getuid?.() !== 0) prefixes.push(['unshare', '--map-root-user', 'chroot', root]);
+  let prefix: string[] | undefined;
+  let version: GdalVersion | undefined;
+  const errors: string[] = [];
+  if (!existsSync(path.join(root, 'usr/bin/gdalinfo'))) {
+    errors.push(`no GDAL in ${root}`);
+  } else {
+    for (const candidate of prefixes) {
+      const p = probeVersion(through(candidate, 'gdalinfo', ['--version'], undefined));
+      if (p.version) {
+        [prefix, version] = [candidate, p.version];
+        break;
+      }
+      errors.push(`${candidate.join(' ')}: ${p.error}`);
+    }
+  }
+  const gdal: Gdal = {
+    label: `GDAL ${version ? `${version.join('.')} ` : ''}of ${root} (chroot)`,
+    version,
+    missing: prefix ? undefined : `${errors.join('; ')}; make it with ${GDAL_TRIXIE_SETUP} (as root; bash test/run.sh does)`,
+    pathFor,
+    makeTempDir: (name) => makeTempDir(name, path.join(root, 'tmp')),
+    invocation: (program, args, cwd) => {
+      if (!prefix) throw new Error(`${root}: ${gdal.missing}`);
+      return through(prefix, program, args, cwd);
+    },
+  };
+  chrootGdalCache.set(root, gdal);
+  return gdal;
+}
+
+/** True when this GDAL is at least major.minor (and true when the version is unknown: let the test show what happens). */
+export function gdalAtLeast(gdal: Gdal, major: number, minor: number): boolean {
+  const v = gdal.version;
   if (!v) return true;
   return v[0] > major || (v[0] === major && v[1] >= minor);
+}
+
+export type TestRegistrar = (name: string, fn: jest.ProvidesCallback, timeout?: number) => void;
+
+/**
+ * `test` when this GDAL runs. When it cannot: under CI (or TILEMIRROR_REQUIRE_CLIENTS) tests that fail with
+ * the reason, else a visible test.skip with a warning. Decided when the test file is loaded, never in the test.
+ */
+export function gdalTest(gdal: Gdal): TestRegistrar {
+  if (!gdal.missing) return test;
+  const reason = `${gdal.label} cannot run: ${gdal.missing}`;
+  if (clientsRequired()) {
+    return (name, _fn, timeout) =>
+      test(
+        name,
+        () => {
+          throw new Error(`${reason} (required: CI=true or TILEMIRROR_REQUIRE_CLIENTS)`);
+        },
+        timeout,
+      );
+  }
+  // eslint-disable-next-line no-console
+  console.warn(`SKIPPED tests of ${reason}. Set TILEMIRROR_REQUIRE_CLIENTS=1 to make this a failure.`);
+  return test.skip;
 }
 
 export interface GdalInfo {
@@ -540,24 +669,40 @@ export interface GdalInfo {
   driverShortName?: string;
 }
 
-export async function gdalinfo(source: string, openOptions: string[] = [], cwd?: string): Promise<GdalInfo> {
+/** Runs one GDAL program (`gdal`: which GDAL, the system's by default). */
+async function runGdal(gdal: Gdal, program: string, args: string[], cwd: string | undefined): Promise<RunResult> {
+  const inv = gdal.invocation(program, args, cwd);
+  return run(inv.file, inv.args, { env: inv.env, cwd: inv.cwd });
+}
+
+/** `gdalinfo -json`; a `source` that is a file must be one `gdal` sees (gdal.pathFor). */
+export async function gdalinfo(source: string, openOptions: string[] = [], cwd?: string, gdal: Gdal = systemGdal()): Promise<GdalInfo> {
   const args = ['-json', ...openOptions.flatMap((o) => ['-oo', o]), source];
-  const r = assertOk(await run('gdalinfo', args, { env: clientEnv(), cwd }));
+  const r = assertOk(await runGdal(gdal, 'gdalinfo', args, cwd));
   return JSON.parse(r.stdout) as GdalInfo;
+}
+
+/** `gdalinfo` that must fail: its result, to check the error. */
+export async function gdalinfoFailing(source: string, openOptions: string[], cwd: string, gdal: Gdal): Promise<RunResult> {
+  const r = await runGdal(gdal, 'gdalinfo', ['-json', ...openOptions.flatMap((o) => ['-oo', o]), source], cwd);
+  if (r.code === 0) throw new Error(`expected ${r.command} to fail, it succeeded:\n${r.stdout.slice(0, 2000)}`);
+  return r;
 }
 
 /**
  * gdal_translate of one tile's footprint to a PNG of `tileSize` px: -projwin on the tile's EPSG:3857 bounds
  * (where the dataset's grid is the tile grid, the output is exactly the tile) or, with `srcwin`, the pixel
- * window those bounds cover in `info`'s grid, rounded to whole pixels.
+ * window those bounds cover in `info`'s grid, rounded to whole pixels. `outFile` is a host path `gdal` sees
+ * (in its makeTempDir); `gdal` is the system's by default.
  */
 export async function gdalTranslateTile(
   source: string,
   tile: TileAddress,
   tileSize: number,
   outFile: string,
-  opts: { openOptions?: string[]; srcwinFrom?: GdalInfo; cwd?: string } = {},
+  opts: { openOptions?: string[]; srcwinFrom?: GdalInfo; cwd?: string; gdal?: Gdal } = {},
 ): Promise<RunResult> {
+  const gdal = opts.gdal ?? systemGdal();
   const [minX, minY, maxX, maxY] = tileBounds3857(tile);
   let window: string[];
   if (opts.srcwinFrom) {
@@ -580,9 +725,9 @@ export async function gdalTranslateTile(
     String(tileSize),
     String(tileSize),
     source,
-    outFile,
+    gdal.pathFor(outFile),
   ];
-  const r = assertOk(await run('gdal_translate', args, { env: clientEnv(), cwd: opts.cwd ?? path.dirname(outFile) }));
+  const r = assertOk(await runGdal(gdal, 'gdal_translate', args, opts.cwd ?? path.dirname(outFile)));
   // A window partly outside the dataset is only a warning to gdal_translate (it fills with zeros): fail instead.
   if (/partially outside|ERROR \d+/i.test(r.stderr)) throw new Error(`${r.command}\n${r.stderr}`);
   return r;

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A GDAL newer than the system's for the interop tests: Debian trixie's gdal-bin (GDAL 3.10) in a root
+# filesystem of its own, run with `chroot ROOT gdalinfo ...` (test/interop/helpers.ts, chrootGdal). The system
+# keeps its own release (bookworm: GDAL 3.6); nothing of trixie is installed into it.
+#
+#   bash test/setup/gdal-trixie.sh [ROOT]
+#
+# ROOT: $TILEMIRROR_GDAL_TRIXIE_ROOT, else /var/cache/tilemirror/gdal-trixie. It lives under /var/cache, not in
+# the project: it survives `npm ci` and `git clean` and serves every clone and worktree on the machine, jest and
+# tsc never walk it, and its device nodes and setuid programs stay out of the source tree; making and entering
+# it needs root anyway.
+#
+# Idempotent: a complete ROOT (marked when done, and GDAL answering in it) is reused in well under a second.
+# Otherwise it is made with mmdebstrap (variant essential + gdal-bin and its dependencies, no recommends, no
+# docs, man pages or translations) from $TILEMIRROR_DEBIAN_MIRROR (default http://deb.debian.org/debian), in
+# ROOT.partial, and moved to ROOT only once complete. A lock keeps two runs from making it at once.
+# Measured here: about 119 MB downloaded, 366 MB on disk, 3 to 4 minutes on 2 busy cores.
+# (debootstrap --variant=minbase --include=gdal-bin fails: its resolver cannot satisfy python3-gdal's
+# dependency on the virtual python3-numpy2-abi0; debootstrap minbase then apt-get install took 325 s and
+# 723 MB with apt's caches.)
+#
+# Exits non-zero with a message when it cannot (not root and no password-less sudo, no network, ...).
+set -euo pipefail
+
+ROOT="${1:-${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}}"
+MIRROR="${TILEMIRROR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+SUITE=trixie
+READY="$ROOT/.tilemirror-gdal-ready"
+
+say() { printf '[gdal-trixie] %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+# Runs a program in ROOT: chroot as root, else in a user namespace where the kernel allows it (as the tests do).
+enter() {
+  if [[ "$(id -u)" == "0" ]]; then chroot "$ROOT" "$@"; else unshare --map-root-user chroot "$ROOT" "$@"; fi
+}
+ready() { [[ -f "$READY" ]] && enter gdalinfo --version >/dev/null 2>&1; }
+
+if ready; then
+  say "reusing $ROOT: $(cat "$READY")"
+  exit 0
+fi
+
+if [[ "$(id -u)" != "0" ]]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    exec sudo -n env TILEMIRROR_DEBIAN_MIRROR="$MIRROR" bash "${BASH_SOURCE[0]}" "$ROOT"
+  fi
+  die "making $ROOT needs root (mmdebstrap): run 'sudo bash ${BASH_SOURCE[0]}'"
+fi
+
+mkdir -p "$(dirname "$ROOT")"
+exec 9>"$ROOT.lock"
+flock 9 || die "cannot lock $ROOT.lock"
+# Another run may have made it while this one waited for the lock.
+if ready; then
+  say "reusing $ROOT: $(cat "$READY")"
+  exit 0
+fi
+
+if ! command -v mmdebstrap >/dev/null 2>&1; then
+  say "installing mmdebstrap (Debian package)"
+  apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap </dev/null; }
+  apt_install || { apt-get update -qq </dev/null && apt_install; } || die "cannot install mmdebstrap with apt-get"
+fi
+
+# File systems mounted at or below a directory, deepest first.
+mounts_below() { awk -v d="$1/" 'index($2 "/", d) == 1 { print length($2) "\t" $2 }' /proc/mounts | sort -rn | cut -f2-; }
+
+# Removes a directory tree left by an earlier attempt: first unmounts what an interrupted mmdebstrap left
+# mounted in it (/proc, /sys, /dev/pts), and never crosses into a file system still mounted below it.
+remove_tree() {
+  local dir="$1" m
+  [[ -e "$dir" ]] || return 0
+  while IFS= read -r m; do umount --lazy "$m" || true; done < <(mounts_below "$dir")
+  [[ -z "$(mounts_below "$dir")" ]] || die "cannot unmount the file systems below $dir: $(mounts_below "$dir" | tr '\n' ' ')"
+  rm -rf --one-file-system "$dir"
+}
+
+PARTIAL="$ROOT.partial"
+remove_tree "$PARTIAL"
+say "making $ROOT: Debian $SUITE with gdal-bin from $MIRROR (a few minutes, about 120 MB to download)"
+start=$(date +%s)
+if ! mmdebstrap --quiet --variant=essential --include=gdal-bin \
+  --aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' \
+  "$SUITE" "$PARTIAL" "$MIRROR" </dev/null; then
+  die "mmdebstrap could not make Debian $SUITE with gdal-bin in $PARTIAL (is $MIRROR reachable?)"
+fi
+version=$(chroot "$PARTIAL" gdalinfo --version) || die "gdalinfo does not run in $PARTIAL"
+printf '%s\n' "$version" >"$PARTIAL/.tilemirror-gdal-ready"
+remove_tree "$ROOT"
+mv "$PARTIAL" "$ROOT"
+say "made $ROOT in $(($(date +%s) - start)) s, $(du -sm "$ROOT" | cut -f1) MB: $version"
