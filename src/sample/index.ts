@@ -29,7 +29,7 @@ export { buildSprite, packSprite, scaleLayout, SPRITE_ICONS, SPRITE_ID, type Spr
 export { countryLabelPoints, interiorPoint, labelMinzoom, type LabelPoint } from './labels';
 
 /** Bump whenever the content of any sample store changes: stores of another version are rebuilt. */
-export const SAMPLE_VERSION = '3';
+export const SAMPLE_VERSION = '4';
 
 export const SAMPLE_MAX_ZOOM = 5;
 
