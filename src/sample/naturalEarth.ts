@@ -4,6 +4,7 @@
 import { feature, mesh } from 'topojson-client';
 import type { Topology, GeometryCollection } from 'topojson-specification';
 import type { Feature, FeatureCollection, MultiLineString, MultiPolygon, Polygon, Position } from 'geojson';
+import { MAX_LAT } from '../geo/mercator';
 
 export type Resolution = '110m' | '50m';
 
@@ -97,9 +98,70 @@ export function wrapOffsets(line: Position[]): number[] {
   return offsets;
 }
 
-function unwrapGeometry(g: Polygon | MultiPolygon): Polygon | MultiPolygon {
-  if (g.type === 'Polygon') return { type: 'Polygon', coordinates: g.coordinates.map((r) => unwrap(r, true)) };
-  return { type: 'MultiPolygon', coordinates: g.coordinates.map((p) => p.map((r) => unwrap(r, true))) };
+/** Twice the signed area of a ring on the lon/lat plane (positive when counter-clockwise). */
+function signedArea2(ring: Position[]): number {
+  let a = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) a += (ring[j][0] - ring[i][0]) * (ring[j][1] + ring[i][1]);
+  return a;
+}
+
+/** Even-odd point in ring on the lon/lat plane. */
+function inRing(ring: Position[], x: number, y: number): boolean {
+  let c = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i];
+    const [xj, yj] = ring[j];
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) c = !c;
+  }
+  return c;
+}
+
+/** True for a ring no Web Mercator map shows: every vertex beyond ±MAX_LAT (e.g. world-atlas' ring around the south pole). */
+const beyondMercator = (ring: Position[]): boolean => ring.every((p) => Math.abs(p[1]) > MAX_LAT);
+
+/**
+ * The planar polygons (GeoJSON, RFC 7946 winding: exterior rings counter-clockwise, holes clockwise) of one
+ * spherical world-atlas polygon. world-atlas is made for spherical renderers (d3-geo): its rings are only
+ * meaningful on the sphere, where a polygon that covers a pole may have as its first ("exterior") ring a tiny
+ * circle around the pole and its coast as a "hole" (Antarctica in the 1:50m set). On the plane, after `unwrap`
+ * has closed pole-circling rings along the pole, the area a polygon covers is the even-odd union of its rings;
+ * this returns exactly that area, each ring given the role its nesting on the plane implies (even depth:
+ * exterior, odd: a hole of the innermost exterior around it). Rings beyond Web Mercator's latitudes are dropped.
+ * Planar consumers that trust ring roles (geojson-vt, then MVT's exterior/interior winding) need this; an
+ * even-odd renderer draws the same area from either form.
+ */
+export function planarPolygons(polygon: Position[][]): Position[][][] {
+  const rings = polygon.map((r) => unwrap(r, true)).filter((r) => r.length >= 4 && !beyondMercator(r) && signedArea2(r) !== 0);
+  if (rings.length === 1) return [[orient(rings[0], true)]];
+  // A vertex of each ring off the pole closure that `unwrap` may have added, to test containment with.
+  const probe = rings.map((r) => r.find((p) => Math.abs(p[1]) < 90) ?? r[0]);
+  const containers = rings.map((_, i) => rings.map((_r, j) => j).filter((j) => j !== i && inRing(rings[j], probe[i][0], probe[i][1])));
+  const depth = containers.map((c) => c.length);
+  const out: Position[][][] = [];
+  const indexOfExterior = new Map<number, number>();
+  rings.forEach((r, i) => {
+    if (depth[i] % 2 !== 0) return;
+    indexOfExterior.set(i, out.length);
+    out.push([orient(r, true)]);
+  });
+  rings.forEach((r, i) => {
+    if (depth[i] % 2 === 0) return;
+    const parent = containers[i].find((j) => depth[j] === depth[i] - 1);
+    const at = parent === undefined ? undefined : indexOfExterior.get(parent);
+    if (at === undefined) throw new Error('planarPolygons: a hole outside every exterior ring');
+    out[at].push(orient(r, false));
+  });
+  return out;
+}
+
+/** The ring wound counter-clockwise (exterior) or clockwise (hole) on the lon/lat plane. */
+function orient(ring: Position[], exterior: boolean): Position[] {
+  return signedArea2(ring) > 0 === exterior ? ring : [...ring].reverse();
+}
+
+function planarGeometry(g: Polygon | MultiPolygon): Polygon | MultiPolygon {
+  const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).flatMap(planarPolygons);
+  return polygons.length === 1 ? { type: 'Polygon', coordinates: polygons[0] } : { type: 'MultiPolygon', coordinates: polygons };
 }
 
 export function naturalEarth(res: Resolution): NaturalEarth {
@@ -110,7 +172,7 @@ export function naturalEarth(res: Resolution): NaturalEarth {
   const fc = feature(topo, obj) as FeatureCollection<Polygon | MultiPolygon, { name: string }>;
   const countries: Country[] = fc.features
     .filter((f: Feature<Polygon | MultiPolygon, { name: string }>) => f.geometry !== null)
-    .map((f) => ({ iso: f.id === undefined ? undefined : String(f.id), name: f.properties.name, geometry: unwrapGeometry(f.geometry) }));
+    .map((f) => ({ iso: f.id === undefined ? undefined : String(f.id), name: f.properties.name, geometry: planarGeometry(f.geometry) }));
   const borders = (mesh(topo, obj, (a, b) => a !== b) as MultiLineString).coordinates.map((l) => unwrap(l, false));
   const coasts = dropArtificial((mesh(topo, obj, (a, b) => a === b) as MultiLineString).coordinates.map((l) => unwrap(l, false)));
   const ne = { countries, borders, coasts };

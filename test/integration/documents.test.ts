@@ -102,7 +102,14 @@ describe('OGC API - Tiles', () => {
     expect(conf.body.conformsTo).toContain('http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core');
     const cols = await get('/ogc/collections?key=demo');
     const ids = cols.body.collections.map((c: { id: string }) => c.id).sort();
-    expect(ids).toEqual(['images.sample-image', 'maps.sample', 'tiles.sample-terrain', 'tiles.sample-vector']);
+    expect(ids).toEqual([
+      'images.sample-image',
+      'maps.sample',
+      'tiles.sample-temperature-0000',
+      'tiles.sample-temperature-0600',
+      'tiles.sample-terrain',
+      'tiles.sample-vector',
+    ]);
     for (const c of cols.body.collections) {
       expect(c.extent.spatial.bbox).toHaveLength(1);
       expect(c.extent.spatial.bbox[0]).toHaveLength(4);
@@ -143,13 +150,24 @@ describe('OGC API - Tiles', () => {
   });
 });
 
+/** The layers of the service-wide WMTS on the bundled sample (the two weather keyframes are tile sets too). */
+const SERVICE_LAYERS = [
+  'maps/sample',
+  'maps/sample/256',
+  'tiles/sample-temperature-0000',
+  'tiles/sample-temperature-0600',
+  'tiles/sample-terrain',
+  'tiles/sample-vector',
+  'images/sample-image',
+];
+
 describe('WMTS', () => {
   test.each([
     ['/maps/sample/WMTSCapabilities.xml', ['maps/sample', 'maps/sample/256']],
     ['/tiles/sample-terrain/WMTSCapabilities.xml', ['tiles/sample-terrain']],
     ['/images/sample-image/WMTSCapabilities.xml', ['images/sample-image']],
-    ['/wmts/1.0.0/WMTSCapabilities.xml', ['maps/sample', 'maps/sample/256', 'tiles/sample-terrain', 'tiles/sample-vector', 'images/sample-image']],
-    ['/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', ['maps/sample', 'maps/sample/256', 'tiles/sample-terrain', 'tiles/sample-vector', 'images/sample-image']],
+    ['/wmts/1.0.0/WMTSCapabilities.xml', SERVICE_LAYERS],
+    ['/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', SERVICE_LAYERS],
   ])('%s lists its layers with absolute URLs carrying the key', async (path, layers) => {
     const r = await get(`${path}${path.includes('?') ? '&' : '?'}key=demo`);
     expect(r.status).toBe(200);

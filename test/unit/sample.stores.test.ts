@@ -1,4 +1,4 @@
-// The bundled sample, built for real once (all six stores, full zoom ranges) into a temporary
+// The bundled sample, built for real once (all ten stores, full zoom ranges) into a temporary
 // directory: content, metadata, pixels, decoding, skipping and byte-identical rebuilds.
 
 import crypto from 'node:crypto';
@@ -17,11 +17,17 @@ import {
   SAMPLE_STORES,
   SAMPLE_VERSION,
   SPRITE_ICONS,
+  WEATHER_DECODING,
+  WEATHER_KEYFRAMES,
+  decodeTemperature,
+  sampleTemperature,
   sampleTerrainElevation,
   terrainPixelCenter,
 } from '../../src/sample';
 import { renderMapTiles } from '../../src/sample/mapRaster';
 import { decodeGlyphs } from '../../src/services/fonts/glyphs';
+import { checkFeatureCollection } from '../../src/mirror/jobs/data';
+import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/jobs/weather';
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).
 const vtpbfDir = path.dirname(require.resolve('vt-pbf'));
@@ -90,14 +96,14 @@ async function mapPixel(db: Database.Database, pyramid: string | null, size: num
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sample-'));
   await buildSample(dir, { log: (m) => logs.push(m) });
-}, 240_000);
+}, 600_000); // a safety net for a hang, not a bound: ~1 min alone, several on a loaded 2-core machine
 
 afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('bundled sample build', () => {
-  it('writes the six stores, verified, with no temporary file left', () => {
+  it('writes the ten stores, verified, with no temporary file left', () => {
     for (const rel of Object.values(SAMPLE_STORES)) {
       const file = path.join(dir, rel);
       expect(fs.existsSync(file)).toBe(true);
@@ -447,11 +453,126 @@ describe('sample sprite (sprites/sample.mbtiles)', () => {
   });
 });
 
+function documents(db: Database.Database): Record<string, { content_type: string; data: Buffer }> {
+  const rows = db.prepare('SELECT path, content_type, data FROM tilemirror_documents ORDER BY path').all() as { path: string; content_type: string; data: Buffer }[];
+  return Object.fromEntries(rows.map((r) => [r.path, { content_type: r.content_type, data: r.data }]));
+}
+
+describe('sample dataset (data/sample-countries.mbtiles)', () => {
+  let db: Database.Database;
+  beforeAll(() => (db = open('data')));
+  afterAll(() => db.close());
+
+  it('holds features.json only: a FeatureCollection of a few dozen country points, as the mirror stores a dataset', () => {
+    expect(meta(db)['tilemirror:kind']).toBe('data');
+    const docs = documents(db);
+    expect(Object.keys(docs)).toEqual(['features.json']);
+    expect(docs['features.json'].content_type).toBe('application/json');
+    const fc = JSON.parse(docs['features.json'].data.toString('utf8'));
+    // The mirror's own check of an upstream dataset accepts it.
+    expect(checkFeatureCollection(fc)).toBeUndefined();
+    expect(fc.features.length).toBeGreaterThanOrEqual(30);
+    expect(fc.features.length).toBeLessThanOrEqual(100);
+    const byName = new Map<string, { geometry: { type: string; coordinates: number[] }; properties: Record<string, unknown>; id?: number }>(
+      fc.features.map((f: { properties: { name: string } }) => [f.properties.name, f]),
+    );
+    for (const name of ['Russia', 'Canada', 'Brazil', 'Australia', 'Antarctica']) expect(byName.has(name)).toBe(true);
+    expect(byName.has('Switzerland')).toBe(false); // small countries are not in it
+    // Each point lies in its country (boxes that hold the whole country, written down here).
+    const boxes: Record<string, [number, number, number, number]> = {
+      Brazil: [-74, -34, -34, 5.3],
+      Australia: [113, -39, 154, -10.5],
+      Antarctica: [-180, -90, 180, -60],
+      Canada: [-141, 41.6, -52.6, 83.2],
+    };
+    for (const [name, [w, s, e, n]] of Object.entries(boxes)) {
+      const f = byName.get(name)!;
+      expect(f.geometry.type).toBe('Point');
+      const [lon, lat] = f.geometry.coordinates;
+      expect(lon).toBeGreaterThanOrEqual(w);
+      expect(lon).toBeLessThanOrEqual(e);
+      expect(lat).toBeGreaterThanOrEqual(s);
+      expect(lat).toBeLessThanOrEqual(n);
+    }
+    expect(byName.get('Brazil')!.properties.iso).toBe('076');
+    expect(byName.get('Brazil')!.id).toBe(76);
+  });
+});
+
+describe('sample weather (weather/latest.mbtiles and its keyframe tilesets)', () => {
+  it('the catalog has the spec\'s shape, passes the mirror\'s check and names the two keyframe tilesets', () => {
+    const db = open('weather');
+    try {
+      expect(meta(db)['tilemirror:kind']).toBe('weather');
+      const docs = documents(db);
+      expect(Object.keys(docs)).toEqual(['latest.json']);
+      const catalog = JSON.parse(docs['latest.json'].data.toString('utf8'));
+      expect(checkWeatherCatalog(catalog)).toBeUndefined();
+      expect(keyframeIds(catalog)).toEqual(['sample-temperature-0000', 'sample-temperature-0600']);
+      expect(catalog.variables).toHaveLength(1);
+      const v = catalog.variables[0];
+      expect(v.spatial_ref_sys).toMatchObject({ auth_name: 'EPSG', auth_srid: '3857' });
+      expect(v.spatial_ref_sys.wkt).toMatch(/^PROJCS\["WGS 84 \/ Pseudo-Mercator"/);
+      expect(v.bounds).toHaveLength(4);
+      expect(v.tile_format).toBe('png');
+      expect(v.tile_matrix_set.bounds).toEqual([-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244]);
+      expect(v.tile_matrix_set.items.map((i: { zoom_level: number }) => i.zoom_level)).toEqual([0, 1, 2]);
+      expect(v.tile_matrix_set.items[1]).toEqual({ zoom_level: 1, matrix_width: 2, matrix_height: 2, tile_width: 256, tile_height: 256, pixel_x_size: 78271.51696402048, pixel_y_size: 78271.51696402048 });
+      const wv = v.metadata.weather_variable;
+      for (const k of ['name', 'description', 'attribution', 'variable_id', 'unit']) expect(typeof wv[k]).toBe('string');
+      expect(wv.decoding).toEqual({ channels: 'r', min: -60, max: 60 });
+      for (const t of [wv.release_timestamp, wv.timestamp, ...v.keyframes.map((k: { timestamp: string }) => k.timestamp)]) {
+        expect(t).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+      }
+      for (const k of v.keyframes) expect(Object.keys(k).sort()).toEqual(['id', 'timestamp']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it.each(WEATHER_KEYFRAMES.map((k, i) => [k.id, i] as const))('keyframe %s: a PNG tileset (z0-2) with its tiles.json, pixels decoding to the known field', async (id, i) => {
+    const key = i === 0 ? 'keyframe0' : 'keyframe1';
+    expect(SAMPLE_STORES[key]).toBe(`tiles/${id}.mbtiles`);
+    const db = open(key);
+    try {
+      const m = meta(db);
+      expect(m).toMatchObject({ format: 'png', minzoom: '0', maxzoom: '2', 'tilemirror:kind': 'tiles' });
+      expect(countsPerZoom(db, null)).toEqual([1, 4, 16]);
+      const tj = JSON.parse(documents(db)['tiles.json'].data.toString('utf8'));
+      expect(tj.tiles).toEqual([`tilemirror://tiles/${id}/{z}/{x}/{y}.png`]);
+      // Pixel (px, py) of tile 2/1/1 carries the value at its centre, within one step of the 8-bit encoding.
+      const img = await rgba(tile(db, null, 2, 1, 1)!);
+      const step = (WEATHER_DECODING.max - WEATHER_DECODING.min) / 255;
+      for (const [px, py] of [[0, 0], [128, 200], [255, 17]]) {
+        const world = 256 * 4;
+        const lon = ((256 + px + 0.5) / world) * 360 - 180;
+        const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (256 + py + 0.5)) / world))) * 180) / Math.PI;
+        const o = (py * 256 + px) * img.channels;
+        expect(Math.abs(decodeTemperature(img.data[o]) - sampleTemperature(lon, lat, WEATHER_KEYFRAMES[i].hours))).toBeLessThanOrEqual(step / 2 + 1e-9);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('the two keyframes differ (the day wave moved)', () => {
+    const [a, b] = (['keyframe0', 'keyframe1'] as const).map((k) => {
+      const db = open(k);
+      try {
+        return tile(db, null, 0, 0, 0)!;
+      } finally {
+        db.close();
+      }
+    });
+    expect(a.equals(b)).toBe(false);
+  });
+});
+
 describe('sample determinism', () => {
-  it('rebuilds the vector, terrain, image, font and sprite stores to identical bytes', async () => {
+  it('rebuilds every store but the map to identical bytes', async () => {
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sample-b-'));
     try {
-      const keys = ['vector', 'terrain', 'image', 'font', 'sprite'] as const;
+      const keys = ['vector', 'terrain', 'image', 'font', 'sprite', 'data', 'keyframe0', 'keyframe1', 'weather'] as const;
       await buildSample(other, { only: [...keys] });
       for (const key of keys) {
         expect(sha(path.join(other, SAMPLE_STORES[key]))).toBe(sha(path.join(dir, SAMPLE_STORES[key])));
@@ -460,5 +581,5 @@ describe('sample determinism', () => {
     } finally {
       fs.rmSync(other, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 300_000);
 });
