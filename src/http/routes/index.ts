@@ -88,7 +88,7 @@ export const routes: Route[] = [
   route('/data/:dataId/features.json', dataParams, dataFeatures, doc('Data', 'GeoJSON features of the dataset', JSON_TYPE, FOUND)),
   // Images
   route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
-  route(`/images/:imageId/${XYZ}`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE), { hot: true }),
+  route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE), { hot: true }),
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),

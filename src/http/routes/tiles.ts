@@ -18,7 +18,7 @@ const ext = z
   .meta({ type: 'string', enum: ['png', 'jpg', 'jpeg', 'webp', 'pbf', 'mvt', 'basis'], description: 'the stored format, or another raster format of a raster tile set' });
 
 export const tilesTileParams = z.object({ tilesId: id('tile set id'), ...xyz.shape, ext }).superRefine(xyz.refine);
-export const imageTileParams = z.object({ imageId: id('image id'), ...xyz.shape }).superRefine(xyz.refine);
+export const imageTileParams = z.object({ imageId: id('image id'), ...xyz.shape, ext }).superRefine(xyz.refine);
 
 /** A stored tile (tile set or image) by its validated address; `ext` asks for another raster format. */
 export function serveStoredTile(ctx: RequestContext, kind: 'tiles' | 'images', storeId: string, a: TileAddress, ext?: string): Reply | Promise<Reply> {
@@ -38,10 +38,10 @@ export function serveStoredTile(ctx: RequestContext, kind: 'tiles' | 'images', s
     .then((t) => tileReply(t?.data, format));
 }
 
-/** `/tiles/{tilesId}/{z}/{x}/{y}[.ext]`: the stored tile as it is (any media type), or a raster tile in another raster format. */
+/** `/tiles/{tilesId}/{z}/{x}/{y}[.ext]` (and the same under `/images/{imageId}/`): the stored tile as it is (any media type), or a raster tile in another raster format. */
 export const tilesTile = (ctx: RequestContext, p: z.output<typeof tilesTileParams>): Reply | Promise<Reply> =>
   serveStoredTile(ctx, 'tiles', p.tilesId, p, p.ext);
 
 /** `/images/{imageId}/{z}/{x}/{y}`: a tile of the image pyramid. */
 export const imageTile = (ctx: RequestContext, p: z.output<typeof imageTileParams>): Reply | Promise<Reply> =>
-  serveStoredTile(ctx, 'images', p.imageId, p);
+  serveStoredTile(ctx, 'images', p.imageId, p, p.ext);
