@@ -12,11 +12,13 @@ import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './
 import { readAreaFile, type PolygonArea } from './area';
 import { parseBBox, parseZoomRange, UsageError } from './plan';
 import { sourceBase, splitSourceKey, type GenericSource } from './sources';
-import { formatBytes, formatDuration, ProgressPrinter, tileRate } from './progress';
+import { formatBytes, formatDuration } from '../store/units';
+import { ProgressPrinter, tileRate } from './progress';
 import { createRedactor } from './redact';
 import { planReport, runMirror, type MirrorOptions, type MirrorResult, type PlanReport } from './run';
 import { nextRunOf, runJob } from './schedule';
-import { jobViews, readStatusFile, StatusStore, type JobView, type RunRecord } from './status';
+import { readStatusFile, StatusStore, type JobView, type RunRecord } from '../store/job-state';
+import { jobViews } from './job-status';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
 

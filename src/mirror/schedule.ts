@@ -11,7 +11,8 @@ import { UsageError } from './plan';
 import { tileRate, type ProgressSnapshot } from './progress';
 import { createRedactor, type Redactor } from './redact';
 import { runMirror, type MirrorResult } from './run';
-import { jobViews, runRecord, StatusStore, type JobProgress, type JobView, type RunRecord, type Trigger } from './status';
+import { StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../store/job-state';
+import { jobViews, runRecord } from './job-status';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
 
@@ -134,7 +135,9 @@ interface Active {
  * Fires the configured jobs that have a `schedule`. A run's state is kept in memory (progress for the status
  * endpoint) and in `{data}/.tilemirror-jobs.json` (last run, result, counts, next run, skipped firings).
  */
-export class Scheduler {
+export class Scheduler implements JobStatusSource {
+  /** This process runs the schedules: the status it gives is live. */
+  readonly live = true;
   readonly jobs: MirrorJob[];
   readonly status: StatusStore;
   private readonly tasks = new Map<string, ScheduledTask>();
@@ -276,7 +279,7 @@ export class Scheduler {
   }
 
   /** The configured jobs with their state, live progress of running ones and the next run of scheduled ones. */
-  views(): (JobView & { progress?: JobProgress })[] {
+  views(): JobView[] {
     const state = this.status.read();
     return jobViews(this.opts.config, state, (name) => this.nextRun(name)?.toISOString()).map((v) => {
       const a = this.active.get(v.name);
@@ -299,16 +302,4 @@ export class Scheduler {
     await Promise.race([this.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
   }
-}
-
-/** The scheduler serving a configuration (set by the server), so the status endpoints can show live progress. */
-const schedulers = new WeakMap<Config, Scheduler>();
-
-export function attachScheduler(config: Config, scheduler: Scheduler | undefined): void {
-  if (scheduler) schedulers.set(config, scheduler);
-  else schedulers.delete(config);
-}
-
-export function schedulerOf(config: Config): Scheduler | undefined {
-  return schedulers.get(config);
 }

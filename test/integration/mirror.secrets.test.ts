@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
-import { startServer as startTilemirror, type Tilemirror } from '../../src/http/server';
+import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { runMirror } from '../../src/mirror/run';
 import { parseResource } from '../../src/mirror/jobs';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';

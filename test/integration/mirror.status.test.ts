@@ -12,9 +12,9 @@ import { promisify } from 'node:util';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load';
-import { startServer as start, type Tilemirror } from '../../src/http/server';
+import { startTilemirror as start, type Tilemirror } from '../../src/serve';
 import { SKIPPED_STILL_RUNNING } from '../../src/mirror/schedule';
-import { readStatusFile, StatusStore } from '../../src/mirror/status';
+import { readStatusFile, StatusStore } from '../../src/store/job-state';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 
 const SECRET = 'tm-upstream-Sched-4b8e2d0c9a';

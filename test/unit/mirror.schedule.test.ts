@@ -13,7 +13,8 @@ import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/j
 import { ProgressPrinter, type ProgressSnapshot } from '../../src/mirror/progress';
 import type { MirrorResult } from '../../src/mirror/run';
 import { decideFiring, jobProgress, nextRunOf, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/schedule';
-import { jobViews, readStatusFile, runRecord, StatusStore, STATUS_FILE } from '../../src/mirror/status';
+import { jobViews, runRecord } from '../../src/mirror/job-status';
+import { readStatusFile, StatusStore, STATUS_FILE } from '../../src/store/job-state';
 
 const dirs: string[] = [];
 function tempDir(): string {
