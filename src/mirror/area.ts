@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { tileRange, type TileRange } from '../geo/mercator';
-import type { Bounds } from '../store/types';
+import type { Bounds } from '../geo/bounds';
 import { UsageError, type Band, type ZoomPlan } from './plan';
 
 /** A polygon area: polygons (outer ring, then holes) in lon/lat degrees. */

@@ -3,7 +3,8 @@
 
 import { ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
-import type { Bounds, TileFormat } from '../store/types';
+import type { Bounds } from '../geo/bounds';
+import type { TileFormat } from '../store/types';
 import { parseResource, type ResourceRef } from './jobs';
 import { readAreaFile, type PolygonArea } from './area';
 import { UsageError } from './plan';

@@ -5,7 +5,7 @@
 // million tiles costs a few numbers per zoom, not a million objects.
 
 import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
-import type { Bounds } from '../store/types';
+import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
 
 /** Rows y0..y1 (inclusive) that all hold the same disjoint, sorted, inclusive column intervals. */

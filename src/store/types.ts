@@ -22,8 +22,10 @@ export function isDocumentKind(kind: string): kind is DocumentKind {
 
 export type StoreKind = ResourceKind | DocumentKind;
 
-/** West, south, east, north in WGS 84 degrees. */
-export type Bounds = [number, number, number, number];
+import type { Bounds } from '../geo/bounds';
+
+/** Bounds are geo's; re-exported for the descriptions below and the builders that read them. */
+export type { Bounds };
 
 export interface VectorLayer {
   id: string;

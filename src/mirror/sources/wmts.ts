@@ -12,7 +12,8 @@
 
 import { XMLParser } from 'fast-xml-parser';
 import { MAX_LAT, ORIGIN_SHIFT, scaleDenominator, tileBoundsLonLat, WORLD_BOUNDS, type TileRange } from '../../geo/mercator';
-import type { Bounds, TileFormat } from '../../store/types';
+import type { Bounds } from '../../geo/bounds';
+import type { TileFormat } from '../../store/types';
 import { decodeBody, stripKey, UpstreamError, type UpstreamClient } from '../client';
 import type { DiscoverContext, Discovered } from '../jobs/types';
 import type { ZoomLimits } from '../plan';
