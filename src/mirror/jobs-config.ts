@@ -7,7 +7,7 @@ import type { Bounds } from '../geo/bounds';
 import type { TileFormat } from '../store/types';
 import { parseResource, type ResourceRef } from './jobs';
 import { readAreaFile, type PolygonArea } from './area';
-import { UsageError } from './plan';
+import { UsageError } from './errors';
 import { sourceBase, splitSourceKey, type GenericSource } from './sources';
 import type { MirrorOptions } from './run';
 

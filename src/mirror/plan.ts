@@ -7,6 +7,7 @@
 import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
 import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
+import { UsageError } from './errors';
 
 /** Rows y0..y1 (inclusive) that all hold the same disjoint, sorted, inclusive column intervals. */
 export interface Band {
@@ -35,7 +36,6 @@ export interface TileTask {
   y: number;
 }
 
-export class UsageError extends Error {}
 
 /** `W,S,E,N` in degrees; W > E crosses the antimeridian. */
 export function parseBBox(text: string): Bounds {

@@ -3,8 +3,9 @@
 
 import { mkdirSync } from 'node:fs';
 import type { StoreKind } from '../store/types';
-import { UpstreamError } from './client';
-import { acquireLock, LockError, type Lock } from './lock';
+import { UpstreamError } from './errors';
+import { acquireLock, type Lock } from './lock';
+import { LockError } from './errors';
 import { createRedactor, type Redactor } from './redact';
 import type { MirrorOptions, MirrorResult } from './run';
 import { storePaths, type StorePaths } from './staging';

@@ -9,12 +9,14 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Bounds } from '../geo/bounds';
 import { isDocumentKind, type Pyramid, type TileFormat } from '../store/types';
 import type { StoreHeader } from '../store/writer';
-import { UpstreamClient, UpstreamError, type Judgement } from './client';
+import { UpstreamClient, type Judgement } from './client';
+import { UpstreamError } from './errors';
 import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './jobs';
 import { dependencyLine } from './jobs/documents';
 import { tileUrl } from './jobs/common';
 import type { PolygonArea } from './area';
-import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, UsageError, type PyramidPlan, type TileTask } from './plan';
+import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, type PyramidPlan, type TileTask } from './plan';
+import { RunStopped, UsageError } from './errors';
 import type { ProgressSnapshot } from './progress';
 import { publishStaging, verifyStaging } from './publish';
 import { beginRun, recordRunError } from './run-start';
@@ -111,8 +113,6 @@ export interface MirrorResult {
   /** Runs this one caused: a style's fonts and sprite (withDependencies), the weather keyframe tilesets, a stack's fonts. */
   dependencies?: MirrorResult[];
 }
-
-class Stopped extends Error {}
 
 function refOf(resource: string | ResourceRef): ResourceRef {
   return typeof resource === 'string' ? parseResource(resource) : resource;
@@ -377,7 +377,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
             judgeTile(source.pyramid.format, !!headers),
             hard.signal,
             () => {
-              if (stopping()) throw new Stopped();
+              if (stopping()) throw new RunStopped();
             },
             headers,
           );
@@ -408,7 +408,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
           result.fetched++;
           opts.onTile?.(task, outcome);
         } catch (err) {
-          if (err instanceof Stopped || hard.signal.aborted) return;
+          if (err instanceof RunStopped || hard.signal.aborted) return;
           result.failed++;
           const msg = redact(err instanceof Error ? err.message : String(err));
           if (result.failures.length < 20) result.failures.push(`${task.pyramid} ${task.z}/${task.x}/${task.y}: ${msg}`);
@@ -416,7 +416,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
           const status = err instanceof UpstreamError ? err.status : undefined;
           if (status === 401 || status === 403) fatal = `the upstream refused the key (HTTP ${status}): ${msg}`;
           else if (result.failed > budget) fatal = `more than ${budget} tiles failed (the failure budget)`;
-          if (fatal) hard.abort(new Stopped(fatal));
+          if (fatal) hard.abort(new RunStopped(fatal));
         }
       }
     };

@@ -7,7 +7,7 @@ import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { configuredJobs, jobMirrorOptions, type MirrorJob } from './jobs-config';
-import { UsageError } from './plan';
+import { UsageError } from './errors';
 import { tileRate, type ProgressSnapshot } from './progress';
 import { createRedactor, type Redactor } from './redact';
 import { runMirror, type MirrorResult } from './run';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tileRange } from '../../src/geo/mercator';
 import { coverRows, coverSet, coverZoom, parseArea, readAreaFile, type PolygonArea } from '../../src/mirror/area';
-import { planBounds, planPyramid, planZoom, tilesOf, UsageError, zoomPlanHas } from '../../src/mirror/plan';
+import { planBounds, planPyramid, planZoom, tilesOf, zoomPlanHas } from '../../src/mirror/plan';
+import { UsageError } from '../../src/mirror/errors';
 import { StagingStore, storePaths } from '../../src/mirror/staging';
 import type { Bounds } from '../../src/store/types';
 

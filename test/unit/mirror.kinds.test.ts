@@ -9,7 +9,7 @@ import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/
 import { checkConformance } from '../../src/mirror/jobs/ogc';
 import { checkSprite, parseSpriteIndex, pngSize, spriteSource } from '../../src/mirror/jobs/sprites';
 import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/jobs/weather';
-import { UsageError } from '../../src/mirror/plan';
+import { UsageError } from '../../src/mirror/errors';
 import { weatherCatalog } from '../fixtures/document-stores';
 
 describe('resources', () => {

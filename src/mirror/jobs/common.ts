@@ -3,7 +3,8 @@
 import type { Bounds } from '../../geo/bounds';
 import type { Pyramid, TileFormat, VectorLayer } from '../../store/types';
 import { WORLD_BOUNDS } from '../../geo/mercator';
-import { stripKey, UpstreamError, type UpstreamClient } from '../client';
+import { stripKey, type UpstreamClient } from '../client';
+import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
 import type { StoreHeader } from '../../store/writer';
 import type { StoredDoc } from './types';

@@ -4,7 +4,7 @@
 
 import { isDocumentKind, isStoreId, type DocumentKind } from '../../store/types';
 import { parseFontstack } from '../../services/fonts/glyphs';
-import { UsageError } from '../plan';
+import { UsageError } from '../errors';
 import type { MirrorOptions, MirrorResult } from '../run';
 import { collectData } from './data';
 import { mirrorDocumentStore, type Collector, type EngineDeps } from './documents';

@@ -3,7 +3,7 @@
 // The source URL's origin is the run's upstream (the key goes only there); a `key=` in the URL is the key.
 
 import { stripKey } from '../client';
-import { UsageError } from '../plan';
+import { UsageError } from '../errors';
 import type { DiscoverContext, Discovered } from '../jobs/types';
 import { discoverTileJsonSource } from './tilejson';
 import { discoverWmtsSource } from './wmts';

@@ -6,7 +6,8 @@
 import { lonLatToTile } from '../../geo/mercator';
 import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
-import { stripKey, UpstreamError, type UpstreamClient } from '../client';
+import { stripKey, type UpstreamClient } from '../client';
+import { UpstreamError } from '../errors';
 import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../jobs/common';
 import type { DiscoverContext, Discovered, StoredDoc } from '../jobs/types';
 import type { TileTask } from '../plan';
