@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../config/load';
 import type { Config } from '../config/schema';
 import type { Bounds } from '../geo/bounds';
 import { isDocumentKind, type TileFormat } from '../store/types';
-import { parseResource, type ResourceRef } from './jobs';
+import { parseResource, type ResourceRef } from './discoverers';
 import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs-config';
 import { readAreaFile, type PolygonArea } from './area';
 import { parseBBox, parseZoomRange } from './plan';

@@ -5,7 +5,7 @@ import { ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
 import type { Bounds } from '../geo/bounds';
 import type { TileFormat } from '../store/types';
-import { parseResource, type ResourceRef } from './jobs';
+import { parseResource, type ResourceRef } from './discoverers';
 import { readAreaFile, type PolygonArea } from './area';
 import { UsageError } from './errors';
 import { sourceBase, splitSourceKey, type GenericSource } from './sources';

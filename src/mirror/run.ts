@@ -7,13 +7,14 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Bounds } from '../geo/bounds';
+import type { RunOutcome } from '../store/job-state';
 import { isDocumentKind, type Pyramid, type TileFormat } from '../store/types';
 import type { StoreHeader } from '../store/writer';
 import { UpstreamClient, type Judgement } from './client';
 import { UpstreamError } from './errors';
-import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './jobs';
-import { dependencyLine } from './jobs/documents';
-import { tileUrl } from './jobs/common';
+import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './discoverers';
+import { dependencyLine } from './document-run';
+import { tileUrl } from './discoverers/common';
 import type { PolygonArea } from './area';
 import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, type PyramidPlan, type TileTask } from './plan';
 import { RunStopped, UsageError } from './errors';
@@ -78,11 +79,9 @@ export interface MirrorOptions {
   batchMs?: number;
 }
 
-export type MirrorStatus = 'published' | 'failed' | 'interrupted';
-
 export interface MirrorResult {
   resource: string;
-  status: MirrorStatus;
+  status: RunOutcome;
   exitCode: 0 | 1 | 3;
   /** Where the run started from: a previous run's staging file, a copy of the published store, or nothing. */
   origin?: StagingOrigin;

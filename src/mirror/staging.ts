@@ -20,6 +20,7 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreWriter, tmsRow, type StoreHeader } from '../store/writer';
+import type { TileCounts } from '../store/job-state';
 import type { StoreKind } from '../store/types';
 import { zoomPlanHas, type PyramidPlan, type TileTask } from './plan';
 
@@ -122,11 +123,6 @@ export interface OpenStagingOptions {
   planSignature: string;
   batchSize?: number;
   batchMs?: number;
-}
-
-export interface TileCounts {
-  stored: number;
-  empty: number;
 }
 
 /** A queued write: a tile's bytes, an empty status, or only fresh validators (the tile did not change). */
@@ -399,7 +395,7 @@ export class StagingStore {
   }
 
   /** Stored and empty tiles inside the plan, counted per planned rectangle (the plan's bands are disjoint). */
-  countPlanned(plans: PyramidPlan[]): TileCounts {
+  countPlanned(plans: PyramidPlan[]): Pick<TileCounts, 'stored' | 'empty'> {
     let stored = 0;
     let empty = 0;
     for (const plan of plans) {

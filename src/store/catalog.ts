@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentStore } from './documents';
+import { DocumentStore } from './document-store';
 import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
 import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';

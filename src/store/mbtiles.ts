@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { StoredDocument } from './documents';
+import type { StoredDocument } from './document-store';
 import { digestTag } from './etag';
 import { ByteLru } from './lru';
 import { META } from './schema';
@@ -12,7 +12,7 @@ const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 
-export type { StoredDocument } from './documents';
+export type { StoredDocument } from './document-store';
 
 function numberList(value: string | undefined, length: number): number[] | undefined {
   if (!value) return undefined;

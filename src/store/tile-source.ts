@@ -2,7 +2,7 @@
 // a tile by pyramid and XYZ address, and the documents kept beside the tiles. MbtilesStore is one; PMTiles and
 // the location services' sources are next. `info.version` changes whenever the source's content does.
 
-import type { StoredDocument } from './documents';
+import type { StoredDocument } from './document-store';
 import type { TilesetInfo } from './types';
 
 export interface TileSource {

@@ -4,7 +4,7 @@
 
 import { stripKey } from '../client';
 import { UsageError } from '../errors';
-import type { DiscoverContext, Discovered } from '../jobs/types';
+import type { DiscoverContext, Discovered } from '../discoverers/types';
 import { discoverTileJsonSource } from './tilejson';
 import { discoverWmtsSource } from './wmts';
 

@@ -8,8 +8,8 @@ import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
 import { stripKey, type UpstreamClient } from '../client';
 import { UpstreamError } from '../errors';
-import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../jobs/common';
-import type { DiscoverContext, Discovered, StoredDoc } from '../jobs/types';
+import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../discoverers/common';
+import type { DiscoverContext, Discovered, StoredDoc } from '../discoverers/types';
 import type { TileTask } from '../plan';
 import { validateTile } from '../validate';
 

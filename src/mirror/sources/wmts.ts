@@ -16,7 +16,7 @@ import type { Bounds } from '../../geo/bounds';
 import type { TileFormat } from '../../store/types';
 import { decodeBody, stripKey, type UpstreamClient } from '../client';
 import { UpstreamError } from '../errors';
-import type { DiscoverContext, Discovered } from '../jobs/types';
+import type { DiscoverContext, Discovered } from '../discoverers/types';
 import type { ZoomLimits } from '../plan';
 
 // ---------------------------------------------------------------------------------------------------------

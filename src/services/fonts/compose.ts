@@ -1,6 +1,6 @@
 // Glyph ranges of a fontstack, from the mirrored font stores: one store per font, documents `0-255.pbf` ...
 
-import type { DocumentStore } from '../../store/documents';
+import type { DocumentStore } from '../../store/document-store';
 import { digestTag } from '../../store/etag';
 import { ByteLru } from '../../store/lru';
 import { combineGlyphs, decodeRawGlyphs, glyphRangePath } from './glyphs';

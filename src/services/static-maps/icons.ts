@@ -4,7 +4,7 @@
 
 import sharp from 'sharp';
 import type { Catalog } from '../../store/catalog';
-import type { DocumentStore } from '../../store/documents';
+import type { DocumentStore } from '../../store/document-store';
 import { Lru } from '../../store/lru';
 import type { TileSource } from '../../store/tile-source';
 import { StaticMapError, type IconRef } from './request';

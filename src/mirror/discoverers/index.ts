@@ -1,13 +1,13 @@
-// RESOURCE arguments and the discovery job of each tiled kind (`tiles/ID`, `maps/ID`, `images/ID`). The
+// RESOURCE arguments and the discoverer of each tiled kind (`tiles/ID`, `maps/ID`, `images/ID`). The
 // document kinds (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`) have no tiles and no plan: their
-// collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (documents.ts).
+// collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (../document-run.ts).
 
 import { isDocumentKind, isStoreId, type DocumentKind } from '../../store/types';
 import { parseFontstack } from '../../services/fonts/glyphs';
 import { UsageError } from '../errors';
 import type { MirrorOptions, MirrorResult } from '../run';
 import { collectData } from './data';
-import { mirrorDocumentStore, type Collector, type EngineDeps } from './documents';
+import { mirrorDocumentStore, type Collector, type EngineDeps } from '../document-run';
 import { GLYPH_STARTS, mirrorFontstack } from './fonts';
 import { collectOgc } from './ogc';
 import { collectSprite } from './sprites';

@@ -1,4 +1,4 @@
-// Shared by the per-kind discovery jobs: reading an upstream TileJSON into a Pyramid and a URL template.
+// Shared by the per-kind discoverers: reading an upstream TileJSON into a Pyramid and a URL template.
 
 import type { Bounds } from '../../geo/bounds';
 import type { Pyramid, TileFormat, VectorLayer } from '../../store/types';

@@ -10,18 +10,18 @@ import { createHash } from 'node:crypto';
 import { existsSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { isGzip } from '../../store/formats';
-import type { DocumentKind } from '../../store/types';
-import { StoreWriter, type StoreHeader } from '../../store/writer';
-import { decodeBody, type Judgement, type UpstreamClient } from '../client';
-import { fsyncPath } from '../publish';
-import type { Redactor } from '../redact';
-import { beginRun, recordRunError } from '../run-start';
-import { assertNoSecret } from '../rewrite';
-import { MIRROR_SQL, removeStaging, STATE, storePaths } from '../staging';
-import type { RawResponse } from '../validate';
-import type { MirrorOptions, MirrorResult } from '../run';
-import type { ResourceRef } from './types';
+import { isGzip } from '../store/formats';
+import type { DocumentKind } from '../store/types';
+import { StoreWriter, type StoreHeader } from '../store/writer';
+import { decodeBody, type Judgement, type UpstreamClient } from './client';
+import { fsyncPath } from './publish';
+import type { Redactor } from './redact';
+import { beginRun, recordRunError } from './run-start';
+import { assertNoSecret } from './rewrite';
+import { MIRROR_SQL, removeStaging, STATE, storePaths } from './staging';
+import type { RawResponse } from './validate';
+import type { MirrorOptions, MirrorResult } from './run';
+import type { ResourceRef } from './discoverers/types';
 
 /** A document to store, as validated by a collector. */
 export interface FetchedDoc {
