@@ -8,7 +8,7 @@ import { acquireLock, type Lock } from './lock';
 import { LockError } from './errors';
 import { createRedactor, type Redactor } from './redact';
 import type { MirrorOptions, MirrorResult } from './run';
-import { storePaths, type StorePaths } from './staging';
+import { storePaths, type StorePaths } from '../store/staging';
 
 export interface RunStart {
   started: number;

@@ -2,30 +2,28 @@
 // Exit codes: 0 published, 1 failed (the published store untouched, progress kept for the next run),
 // 2 usage error, 3 interrupted (progress checkpointed, resumable).
 
-import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Bounds } from '../geo/bounds';
 import type { RunOutcome } from '../store/job-state';
 import { isDocumentKind, type Pyramid, type TileFormat } from '../store/types';
 import type { StoreHeader } from '../store/writer';
 import { UpstreamClient, type Judgement } from './client';
-import { UpstreamError } from './errors';
 import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './discoverers';
 import { dependencyLine } from './document-run';
 import { tileUrl } from './discoverers/common';
 import type { PolygonArea } from './area';
-import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, type PyramidPlan, type TileTask } from './plan';
-import { RunStopped, UsageError } from './errors';
+import { planBounds, planPyramid, planSignature } from './plan';
+import { tileAt, tilesOfAll, type PyramidPlan, type TileTask } from '../geo/tile-bands';
+import { RunStopped, UpstreamError, UsageError } from './errors';
 import type { ProgressSnapshot } from './progress';
-import { publishStaging, verifyStaging } from './publish';
+import { publishStaging, verifyStaging } from '../store/publish';
 import { beginRun, recordRunError } from './run-start';
 import { createRedactor, type Redactor } from './redact';
 import { discoverSource, sourceBase, type GenericSource } from './sources';
 import type { AttemptOutcome, RetryPolicy } from './retry';
 import { assertNoSecret } from './rewrite';
-import { StagingStore, STATE, storePaths, type StagingOrigin } from './staging';
+import { StagingStore, STATE, storedFormat, storePaths, type StagingOrigin } from '../store/staging';
 import { validateTile, type TileVerdict } from './validate';
 
 export interface MirrorOptions {
@@ -115,24 +113,6 @@ export interface MirrorResult {
 
 function refOf(resource: string | ResourceRef): ResourceRef {
   return typeof resource === 'string' ? parseResource(resource) : resource;
-}
-
-/** The format an existing store of the resource recorded (staging first, then published), if any. */
-function knownFormat(files: string[]): string | undefined {
-  for (const f of files) {
-    if (!existsSync(f)) continue;
-    try {
-      const db = new Database(f, { readonly: true, fileMustExist: true });
-      try {
-        return (db.prepare("SELECT value FROM metadata WHERE name = 'format'").pluck().get() as string | undefined) ?? undefined;
-      } finally {
-        db.close();
-      }
-    } catch {
-      /* unreadable: probe instead */
-    }
-  }
-  return undefined;
 }
 
 /** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
@@ -236,7 +216,7 @@ export async function discoverAndPlan(
   opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats'>,
 ): Promise<Planned> {
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
-  const ctx = { client, signal: opts.signal, knownFormat: knownFormat([paths.staging, paths.published]), scales: opts.scales, formats: opts.formats };
+  const ctx = { client, signal: opts.signal, knownFormat: storedFormat([paths.staging, paths.published]), scales: opts.scales, formats: opts.formats };
   const discovered = opts.source ? await discoverSource(ref.kind, ref.id, opts.source, ctx) : await discover(ref, ctx);
   return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes, opts.areas) };
 }

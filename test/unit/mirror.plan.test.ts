@@ -1,5 +1,6 @@
 import { tileRange } from '../../src/geo/mercator';
-import { mergeIntervals, parseBBox, parseZoomRange, planBounds, planPyramid, planZoom, rangesToBands, tileAt, tilesOf } from '../../src/mirror/plan';
+import { parseBBox, parseZoomRange, planBounds, planPyramid, planZoom } from '../../src/mirror/plan';
+import { mergeIntervals, rangesToBands, tileAt, tilesOf } from '../../src/geo/tile-bands';
 import { UsageError } from '../../src/mirror/errors';
 import type { Bounds } from '../../src/store/types';
 
