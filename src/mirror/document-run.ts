@@ -13,7 +13,7 @@ import type { DocumentKind } from '../store/types';
 import type { StoreHeader } from '../store/writer';
 import { decodeBody, type Judgement, type UpstreamClient } from './client';
 import type { Redactor } from './redact';
-import { beginRun, recordRunError } from './run-start';
+import { beginRun, endRun, recordRunError } from './run-start';
 import { assertNoSecret } from './rewrite';
 import { publishDocuments } from '../store/document-staging';
 import type { RawResponse } from './validate';
@@ -222,12 +222,7 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
   } catch (err) {
     recordRunError(result, err, opts.signal, redact);
   } finally {
-    client.close();
-    lock.release();
-    result.requests = client.stats.requests;
-    result.bytes = client.stats.bytes;
-    result.retries = client.stats.retries;
-    result.elapsedMs = Date.now() - started;
+    endRun(result, client, lock, started);
     progress();
   }
   return result;

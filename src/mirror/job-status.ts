@@ -1,8 +1,9 @@
 // What a job's runs add up to: the record of one run (from its resources' results), the view of every configured
 // job joined with its persisted state, and the status source the server reads when this process runs no schedules.
 
+import { createTask } from 'node-cron';
 import type { Config } from '../config/schema';
-import { emptyJobState, pidAlive, readStatusFile, type JobStatusSource, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../store/job-state';
+import { emptyJobState, pidAlive, readStatusFile, type JobProgress, type JobStatusSource, type StatusStore, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../store/job-state';
 import type { MirrorResult } from './run';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
@@ -74,4 +75,64 @@ export function jobViews(config: Config, state: StatusFile, next: (name: string)
 /** The persisted state of the configured jobs, read on every call (a server or worker that runs no schedules). */
 export function persistedJobStatus(config: Config): JobStatusSource {
   return { live: false, views: () => jobViews(config, readStatusFile(config.data)) };
+}
+
+/** The job state for `status`: next runs from a running server's record, else computed from the cron expressions. */
+export function statusViews(config: Config): JobView[] {
+  const state = readStatusFile(config.data);
+  return jobViews(config, state, (name) => {
+    const saved = state.jobs[name]?.nextRun;
+    if (saved && Date.parse(saved) > Date.now()) return saved;
+    const job = config.mirror.jobs.find((j) => j.name === name);
+    return job?.schedule ? nextRunOf(job.schedule, job.timezone ?? config.mirror.timezone)?.toISOString() : undefined;
+  });
+}
+
+/** The next time a cron expression fires after now, in its time zone (undefined: the system's). */
+export function nextRunOf(expression: string, timezone?: string): Date | undefined {
+  const task = createTask(expression, () => undefined, { timezone });
+  try {
+    return task.getNextRuns(1)[0];
+  } finally {
+    void task.destroy();
+  }
+}
+
+/** How often a running job's progress is written to the state file (for `tilemirror status` in another process). */
+export const PERSIST_PROGRESS_MS = 5000;
+
+/** Records in the state file that a run of the job started in this process. */
+export function recordRunStart(status: StatusStore, name: string, trigger: Trigger, startedAt: Date): void {
+  status.update(name, (st) => {
+    st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid };
+  });
+}
+
+/** A progress callback that persists the running job's progress: the first report, then at most every PERSIST_PROGRESS_MS. */
+export function progressPersister(status: StatusStore, name: string, now: () => number = Date.now): (p: JobProgress) => void {
+  let persisted = -Infinity;
+  return (p) => {
+    if (now() - persisted < PERSIST_PROGRESS_MS) return;
+    persisted = now();
+    status.update(name, (st) => {
+      if (st.running) st.running.progress = p;
+    });
+  };
+}
+
+/**
+ * Records a finished run: the last run, the run and failure counts, the last success. A scheduler also passes
+ * the job's next firing (undefined: none any more); a one-off run leaves the recorded next run alone.
+ */
+export function recordRunEnd(status: StatusStore, name: string, record: RunRecord, schedule?: { nextRun: string | undefined }): void {
+  status.update(name, (st) => {
+    delete st.running;
+    st.lastRun = record;
+    st.runs++;
+    if (record.result === 'published') st.lastSuccessAt = record.endedAt;
+    else if (record.result === 'failed') st.failures++;
+    if (!schedule) return;
+    if (schedule.nextRun) st.nextRun = schedule.nextRun;
+    else delete st.nextRun;
+  });
 }

@@ -4,10 +4,14 @@
 // rectangles, and the tiles themselves are only ever produced one at a time by a generator: a plan of a
 // million tiles costs a few numbers per zoom, not a million objects.
 
+import { createHash } from 'node:crypto';
 import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
 import { bandCount, rangesToBands, type PyramidPlan, type ZoomPlan } from '../geo/tile-bands';
 import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
+import type { Pyramid } from '../store/types';
+import type { StoreHeader } from '../store/writer';
+import type { Discovered, ResourceRef } from './discoverers/types';
 import { UsageError } from './errors';
 
 
@@ -109,4 +113,41 @@ export function planBounds(extent: Bounds, areas: Bounds[]): Bounds {
 /** A short, stable description of a plan (its rectangles): part of the staging fingerprint. */
 export function planSignature(plans: PyramidPlan[]): string {
   return JSON.stringify(plans.map((p) => [p.pyramid, p.zooms.map((z) => [z.z, z.bands.map((b) => [b.y0, b.y1, b.xs])])]));
+}
+
+export interface Planned {
+  ref: ResourceRef;
+  discovered: Discovered;
+  plans: PyramidPlan[];
+  /** The header to write: pyramids narrowed to the planned zooms and areas. */
+  header: StoreHeader;
+  total: number;
+}
+
+/** Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror). */
+export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
+  const plans: PyramidPlan[] = [];
+  const pyramids: Pyramid[] = [];
+  for (const s of d.sources) {
+    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom, areas, s.limits);
+    if (plan.zooms.length === 0) continue;
+    plans.push(plan);
+    pyramids.push({
+      ...s.pyramid,
+      minzoom: plan.zooms[0].z,
+      maxzoom: plan.zooms[plan.zooms.length - 1].z,
+      bounds: planBounds(s.pyramid.bounds, [...bboxes, ...areas.map((a) => a.bbox)]),
+    });
+  }
+  if (plans.length === 0) {
+    const offered = d.sources.map((s) => `${s.pyramid.minzoom}-${s.pyramid.maxzoom}`).join(', ');
+    throw new UsageError(`${d.kind}/${d.id}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
+  }
+  return { discovered: d, plans, header: { ...d.header, pyramids }, total: plans.reduce((n, p) => n + p.count, 0) };
+}
+
+/** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
+export function fingerprintOf(base: string, d: Discovered): string {
+  const sources = d.sources.map((s) => [s.pyramid.name, s.pyramid.format, s.pyramid.tileSize, s.pyramid.scale, s.template]);
+  return createHash('sha256').update(JSON.stringify([base, d.kind, d.id, sources])).digest('hex').slice(0, 32);
 }

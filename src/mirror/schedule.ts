@@ -12,12 +12,9 @@ import { tileRate, type ProgressSnapshot } from './progress';
 import { createRedactor, type Redactor } from './redact';
 import { runMirror, type MirrorResult } from './run';
 import { StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../store/job-state';
-import { jobViews, runRecord } from './job-status';
+import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
-
-/** How often a running job's progress is written to the state file (for `tilemirror status` in another process). */
-const PERSIST_PROGRESS_MS = 5000;
 
 export interface JobRunHooks {
   signal?: AbortSignal;
@@ -89,16 +86,6 @@ export async function runJob(job: MirrorJob, dataDir: string, trigger: Trigger, 
   let record = runRecord(trigger, started, new Date(), results, extra);
   if (hooks.signal?.aborted && record.result !== 'interrupted') record = { ...record, result: 'interrupted', exitCode: 3 };
   return { record, results, usageError };
-}
-
-/** The next time a cron expression fires after now, in its time zone (undefined: the system's). */
-export function nextRunOf(expression: string, timezone?: string): Date | undefined {
-  const task = createTask(expression, () => undefined, { timezone });
-  try {
-    return task.getNextRuns(1)[0];
-  } finally {
-    void task.destroy();
-  }
 }
 
 /** The firing of a scheduled job: what happens when the cron expression matches. */
@@ -227,11 +214,9 @@ export class Scheduler implements JobStatusSource {
     const startedAt = new Date();
     const active: Active = { trigger, startedAt, abort, done: Promise.resolve() };
     this.active.set(job.name, active);
-    this.status.update(job.name, (st) => {
-      st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid };
-    });
+    recordRunStart(this.status, job.name, trigger, startedAt);
     log.info({ trigger, resources: job.resources.map((r) => `${r.kind}/${r.id}`), upstream: this.redact(job.upstream) }, 'mirror job started');
-    let persisted = 0;
+    const persist = progressPersister(this.status, job.name);
     active.done = (async () => {
       let run: JobRun | undefined;
       try {
@@ -241,13 +226,7 @@ export class Scheduler implements JobStatusSource {
           log: (line, resource) => (line.startsWith('retrying ') ? log.debug({ resource }, this.redact(line)) : log.info({ resource }, this.redact(line))),
           onProgress: (p) => {
             active.progress = p;
-            const now = Date.now();
-            if (now - persisted >= PERSIST_PROGRESS_MS) {
-              persisted = now;
-              this.status.update(job.name, (st) => {
-                if (st.running) st.running.progress = p;
-              });
-            }
+            persist(p);
           },
           onResult: (r) =>
             log.info(
@@ -262,15 +241,7 @@ export class Scheduler implements JobStatusSource {
       }
       const record = run.record;
       const next = this.nextRun(job.name)?.toISOString();
-      this.status.update(job.name, (st) => {
-        delete st.running;
-        st.lastRun = record;
-        st.runs++;
-        if (record.result === 'published') st.lastSuccessAt = record.endedAt;
-        else if (record.result === 'failed') st.failures++;
-        if (next) st.nextRun = next;
-        else delete st.nextRun;
-      });
+      recordRunEnd(this.status, job.name, record, { nextRun: next });
       this.active.delete(job.name);
       const fields = { trigger, result: record.result, tiles: record.tiles, bytes: record.bytes, errors: record.errors, ms: Date.parse(record.endedAt) - Date.parse(record.startedAt), nextRun: next };
       if (record.result === 'published') log.info(fields, 'mirror job finished');
