@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { tileRange, type TileRange } from '../geo/mercator';
 import type { Bounds } from '../geo/bounds';
-import { type Band, type ZoomPlan } from '../geo/tile-bands';
+import type { Band, ZoomPlan } from '../geo/tile-bands';
 import { UsageError } from './errors';
 
 /** A polygon area: polygons (outer ring, then holes) in lon/lat degrees. */

@@ -5,7 +5,6 @@
 // a tile run: a failed or interrupted run leaves the published store untouched and readers never see a half store.
 // Documents are few and small (a font is 256 glyph ranges), so a run always starts over instead of resuming.
 
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { isGzip } from '../store/formats';
@@ -13,6 +12,7 @@ import type { DocumentKind } from '../store/types';
 import type { StoreHeader } from '../store/writer';
 import { decodeBody, type Judgement, type UpstreamClient } from './client';
 import type { Redactor } from './redact';
+import { fingerprint } from './plan';
 import { beginRun, endRun, recordRunError } from './run-start';
 import { assertNoSecret } from './rewrite';
 import { publishDocuments } from '../store/document-staging';
@@ -209,8 +209,7 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
       return result;
     }
 
-    const fingerprint = createHash('sha256').update(JSON.stringify([client.base, ref.kind, ref.id, ref.source ?? null])).digest('hex').slice(0, 32);
-    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint, upstream: client.base });
+    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint: fingerprint([client.base, ref.kind, ref.id, ref.source ?? null]), upstream: client.base });
     if (problems.length) {
       result.problems.push(...problems);
       return result;

@@ -149,5 +149,10 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
 /** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
 export function fingerprintOf(base: string, d: Discovered): string {
   const sources = d.sources.map((s) => [s.pyramid.name, s.pyramid.format, s.pyramid.tileSize, s.pyramid.scale, s.template]);
-  return createHash('sha256').update(JSON.stringify([base, d.kind, d.id, sources])).digest('hex').slice(0, 32);
+  return fingerprint([base, d.kind, d.id, sources]);
+}
+
+/** The fingerprint of what a store mirrors (tile and document stores alike): SHA-256 of the parts as JSON. */
+export function fingerprint(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }

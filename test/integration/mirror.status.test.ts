@@ -196,7 +196,7 @@ describe('command line', () => {
     // The CLI runs from dist/: rebuild when sources are newer (tsc emits even if other files have type errors).
     const built = existsSync(cli) ? statSync(join(ROOT, 'dist/mirror/cli.js')).mtimeMs : 0;
     const sources = [join(ROOT, 'src/cli.ts'), join(ROOT, 'src/config/schema.ts'), ...readdirSync(join(ROOT, 'src/mirror'), { recursive: true }).map((f) => join(ROOT, 'src/mirror', String(f)))];
-    if (!existsSync(join(ROOT, 'dist/mirror/status.js')) || sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
+    if (!existsSync(join(ROOT, 'dist/mirror/job-status.js')) || sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
       try {
         execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'pipe' });
       } catch {
