@@ -4,13 +4,23 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
-import { createLogger, startServer } from './http/server';
+import { createLogger } from './http/server';
 import { Scheduler } from './mirror/schedule';
 import { registerMirrorCommands } from './mirror/cli';
+import { startTilemirror } from './serve';
 
 function port(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('a port number 0-65535');
+  return n;
+}
+
+/** Worker processes for `serve --workers`: a count, not a port. */
+const MAX_WORKERS = 64;
+
+function workerCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_WORKERS) throw new InvalidArgumentError(`a number of worker processes 1-${MAX_WORKERS}`);
   return n;
 }
 
@@ -41,7 +51,7 @@ program
   .option('-d, --data <dir>', 'data directory holding the stores (overrides the config)')
   .option('-p, --port <n>', 'port to listen on (default 8080, or $PORT)', port)
   .option('-H, --host <host>', 'address to bind (default 127.0.0.1)')
-  .option('-w, --workers <n>', 'worker processes sharing the port (default 1; one per core is usual)', port)
+  .option('-w, --workers <n>', `worker processes sharing the port, 1-${MAX_WORKERS} (default 1; one per core is usual)`, workerCount)
   .action(async (opts: ServeOptions) => {
     const config = resolveServeConfig(opts);
     const workers = opts.workers ?? 1;
@@ -62,7 +72,7 @@ program
       return;
     }
     if (config.keys.length === 0) console.error('warning: no API keys configured: every request will be answered 403');
-    const server = await startServer(config);
+    const server = await startTilemirror(config);
     const stop = (): void => {
       void server.close().then(() => process.exit(0));
     };

@@ -1,5 +1,6 @@
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
+import { MAX_ZOOM } from '../geo/mercator';
 
 // One schema for the whole configuration file; every field has a default so an empty file is valid.
 // Unknown keys are rejected (strict) so a typo such as `prot: 80` is reported instead of silently ignored.
@@ -33,7 +34,6 @@ export function validTimeZone(tz: string): boolean {
   }
 }
 
-const MAX_MIRROR_ZOOM = 24;
 
 /** `MIN-MAX`, a single zoom, or `[MIN, MAX]`; always `[min, max]` after parsing. */
 const zoomRange = z
@@ -48,7 +48,7 @@ const zoomRange = z
     const [lo, hi = lo] = v.split('-').map((s) => Number(s.trim()));
     return [lo, hi];
   })
-  .refine(([lo, hi]) => lo >= 0 && lo <= hi && hi <= MAX_MIRROR_ZOOM, `need 0 <= MIN <= MAX <= ${MAX_MIRROR_ZOOM}`);
+  .refine(([lo, hi]) => lo >= 0 && lo <= hi && hi <= MAX_ZOOM, `need 0 <= MIN <= MAX <= ${MAX_ZOOM}`);
 
 /** `[W, S, E, N]` or `"W,S,E,N"` in degrees (W > E crosses the antimeridian). */
 const bbox = z

@@ -5,7 +5,7 @@
 // (clamping, snapping an edge that lies on a tile edge) are written here.
 
 import { tileToBBOX } from '@mapbox/tilebelt';
-import type { Bounds } from '../store/types';
+import type { Bounds } from './bounds';
 
 export const EARTH_RADIUS = 6378137;
 /** Half the equator in metres (pi * EARTH_RADIUS): the x and y extent of the square map. */

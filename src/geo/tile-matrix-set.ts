@@ -8,7 +8,7 @@
 // - WMTS:     `GoogleMapsCompatible256-z{min}-{max}` and `GoogleMapsCompatible512-z{min}-{max}`, in the
 //   style of MapTiler's `GoogleMapsCompatible512-z0-22`; a WMTS set always holds only the zooms used.
 
-import type { Bounds } from '../store/types';
+import type { Bounds } from './bounds';
 import { ORIGIN_SHIFT, resolution, scaleDenominator, tileRange } from './mercator';
 
 export const CRS_3857 = 'http://www.opengis.net/def/crs/EPSG/0/3857';

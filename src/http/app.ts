@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { JobStatusSource } from '../store/job-state';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { textReply } from './reply';
 import { matchRoute, type Route } from './route-table';
@@ -57,8 +58,8 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
  * The request listener: size and method checks, then the precompiled fast dispatcher for the hot tile routes,
  * then Express for everything else. Every request is logged once, with the key redacted.
  */
-export function createListener(config: Config, catalog: Catalog, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
-  const dispatcher = new Dispatcher(config, catalog, log);
+export function createListener(config: Config, catalog: Catalog, log: Logger, jobStatus?: JobStatusSource): (req: IncomingMessage, res: ServerResponse) => void {
+  const dispatcher = new Dispatcher(config, catalog, log, jobStatus);
   const app = createApp(dispatcher, routes);
   const hot = routes.filter((r) => r.hot);
   const logRequests = config.server.requestLog;
@@ -84,9 +85,9 @@ export interface RunningServer {
 }
 
 /** Starts serving on the configured host and port (port 0 picks a free one). */
-export function listen(config: Config, catalog: Catalog, log: Logger): Promise<RunningServer> {
+export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?: JobStatusSource): Promise<RunningServer> {
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, createListener(config, catalog, log));
+  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, createListener(config, catalog, log, jobStatus));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.server.port, config.server.host, () => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { JobStatusSource } from '../store/job-state';
 import { KeyRing } from './auth';
 import { baseUrlOf } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
@@ -18,7 +19,7 @@ export class Dispatcher {
 
   private readonly requestLog: boolean;
 
-  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger) {
+  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, private readonly jobStatus?: JobStatusSource) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
     this.requestLog = config.server.requestLog;
@@ -60,6 +61,7 @@ export class Dispatcher {
       },
       headers: req.headers,
       path,
+      jobStatus: this.jobStatus,
     };
     let result: Reply | Promise<Reply>;
     try {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { digestTag } from '../store/etag';
 import type { Reply } from './reply';
 
 export interface CachePolicy {
@@ -53,7 +53,7 @@ export function sendReply(
     body = gzipSync(body, { level: 6 });
     encoded = true;
   }
-  const baseTag = reply.etag ?? createHash('sha1').update(reply.body ?? '').digest('base64url').slice(0, 20);
+  const baseTag = reply.etag ?? digestTag(reply.body ?? '');
   const tag = `"${baseTag}${encoded ? '-gz' : ''}"`;
 
   const headers: Record<string, string | number> = {

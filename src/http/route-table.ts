@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { JobStatusSource } from '../store/job-state';
 import { badRequest, type Reply } from './reply';
 
 /** What a handler knows about the request, after the key was checked. */
@@ -18,6 +19,8 @@ export interface RequestContext {
   headers: IncomingHttpHeaders;
   /** The path as requested (raw, without the query). */
   path: string;
+  /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
+  jobStatus?: JobStatusSource;
 }
 
 /**

@@ -18,8 +18,9 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { tileRange, type TileRange } from '../geo/mercator';
-import type { Bounds } from '../store/types';
-import { UsageError, type Band, type ZoomPlan } from './plan';
+import type { Bounds } from '../geo/bounds';
+import type { Band, ZoomPlan } from '../geo/tile-bands';
+import { UsageError } from './errors';
 
 /** A polygon area: polygons (outer ring, then holes) in lon/lat degrees. */
 export interface PolygonArea {

@@ -11,6 +11,7 @@ import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, decideRetry, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
+import { UpstreamError } from './errors';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */
 const MAX_BODY = 64 * 1024 * 1024;
@@ -32,11 +33,6 @@ export interface ClientOptions {
   onRetry?: (url: string, reason: string, delayMs: number) => void;
 }
 
-export class UpstreamError extends Error {
-  constructor(message: string, readonly status?: number) {
-    super(message);
-  }
-}
 
 /** What the caller makes of a response: a value, or a failed attempt (which may be retried). */
 export type Judgement<T> = { ok: true; value: T } | { ok: false; outcome: AttemptOutcome };

@@ -3,10 +3,11 @@
 
 import { ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
-import type { Bounds, TileFormat } from '../store/types';
-import { parseResource, type ResourceRef } from './jobs';
+import type { Bounds } from '../geo/bounds';
+import type { TileFormat } from '../store/types';
+import { parseResource, type ResourceRef } from './discoverers';
 import { readAreaFile, type PolygonArea } from './area';
-import { UsageError } from './plan';
+import { UsageError } from './errors';
 import { sourceBase, splitSourceKey, type GenericSource } from './sources';
 import type { MirrorOptions } from './run';
 

@@ -14,8 +14,8 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { LockError } from './errors';
 
-export class LockError extends Error {}
 
 export interface Lock {
   file: string;

@@ -4,38 +4,16 @@
 // rectangles, and the tiles themselves are only ever produced one at a time by a generator: a plan of a
 // million tiles costs a few numbers per zoom, not a million objects.
 
+import { createHash } from 'node:crypto';
 import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
-import type { Bounds } from '../store/types';
+import { bandCount, rangesToBands, type PyramidPlan, type ZoomPlan } from '../geo/tile-bands';
+import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
+import type { Pyramid } from '../store/types';
+import type { StoreHeader } from '../store/writer';
+import type { Discovered, ResourceRef } from './discoverers/types';
+import { UsageError } from './errors';
 
-/** Rows y0..y1 (inclusive) that all hold the same disjoint, sorted, inclusive column intervals. */
-export interface Band {
-  y0: number;
-  y1: number;
-  xs: [number, number][];
-}
-
-export interface ZoomPlan {
-  z: number;
-  bands: Band[];
-  count: number;
-}
-
-/** The plan of one pyramid of a store (e.g. a map's '512' or '256' pyramid). */
-export interface PyramidPlan {
-  pyramid: string;
-  zooms: ZoomPlan[];
-  count: number;
-}
-
-export interface TileTask {
-  pyramid: string;
-  z: number;
-  x: number;
-  y: number;
-}
-
-export class UsageError extends Error {}
 
 /** `W,S,E,N` in degrees; W > E crosses the antimeridian. */
 export function parseBBox(text: string): Bounds {
@@ -68,44 +46,6 @@ export function splitAntimeridian(b: Bounds): Bounds[] {
 function intersectRanges(a: TileRange, b: TileRange): TileRange | undefined {
   const r = { minX: Math.max(a.minX, b.minX), minY: Math.max(a.minY, b.minY), maxX: Math.min(a.maxX, b.maxX), maxY: Math.min(a.maxY, b.maxY) };
   return r.minX <= r.maxX && r.minY <= r.maxY ? r : undefined;
-}
-
-/** Sorted, merged (overlapping or touching) inclusive intervals. */
-export function mergeIntervals(intervals: [number, number][]): [number, number][] {
-  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [lo, hi] of sorted) {
-    const last = out[out.length - 1];
-    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
-    else out.push([lo, hi]);
-  }
-  return out;
-}
-
-/**
- * The union of tile rectangles as disjoint bands: the y axis is cut wherever a rectangle starts or ends
- * (few cuts: two per rectangle), and each slice gets the merged column intervals of the rectangles covering it.
- */
-export function rangesToBands(ranges: TileRange[]): Band[] {
-  if (ranges.length === 0) return [];
-  const cuts = [...new Set(ranges.flatMap((r) => [r.minY, r.maxY + 1]))].sort((a, b) => a - b);
-  const bands: Band[] = [];
-  for (let i = 0; i + 1 < cuts.length; i++) {
-    const y0 = cuts[i];
-    const y1 = cuts[i + 1] - 1;
-    const covering = ranges.filter((r) => r.minY <= y0 && r.maxY >= y1);
-    if (covering.length === 0) continue;
-    const xs = mergeIntervals(covering.map((r) => [r.minX, r.maxX]));
-    const prev = bands[bands.length - 1];
-    // Adjacent slices with identical columns make one band (keeps per-zoom SQL and sampling small).
-    if (prev && prev.y1 + 1 === y0 && JSON.stringify(prev.xs) === JSON.stringify(xs)) prev.y1 = y1;
-    else bands.push({ y0, y1, xs });
-  }
-  return bands;
-}
-
-export function bandCount(b: Band): number {
-  return (b.y1 - b.y0 + 1) * b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
 }
 
 /**
@@ -158,42 +98,6 @@ export function planPyramid(
   return { pyramid: name, zooms: out, count: out.reduce((n, zp) => n + zp.count, 0) };
 }
 
-/** Every tile of a pyramid plan, zoom by zoom, row by row (neighbours stay close in the store). */
-export function* tilesOf(plan: PyramidPlan): Generator<TileTask> {
-  for (const { z, bands } of plan.zooms) {
-    for (const b of bands) {
-      for (let y = b.y0; y <= b.y1; y++) {
-        for (const [lo, hi] of b.xs) for (let x = lo; x <= hi; x++) yield { pyramid: plan.pyramid, z, x, y };
-      }
-    }
-  }
-}
-
-/** Every tile of several pyramid plans, one pyramid after the other. */
-export function* tilesOfAll(plans: PyramidPlan[]): Generator<TileTask> {
-  for (const p of plans) yield* tilesOf(p);
-}
-
-/** The index-th tile (0-based, in tilesOf order) of one zoom, without walking the ones before it. */
-export function tileAt(zp: ZoomPlan, index: number): { x: number; y: number } | undefined {
-  let i = index;
-  for (const b of zp.bands) {
-    const width = b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
-    const n = width * (b.y1 - b.y0 + 1);
-    if (i >= n) {
-      i -= n;
-      continue;
-    }
-    const y = b.y0 + Math.floor(i / width);
-    let col = i % width;
-    for (const [lo, hi] of b.xs) {
-      if (col <= hi - lo) return { x: lo + col, y };
-      col -= hi - lo + 1;
-    }
-  }
-  return undefined;
-}
-
 /** The degree box around the areas clipped to the upstream bounds: the bounds the mirrored pyramid advertises. */
 export function planBounds(extent: Bounds, areas: Bounds[]): Bounds {
   if (areas.length === 0) return extent;
@@ -206,35 +110,49 @@ export function planBounds(extent: Bounds, areas: Bounds[]): Bounds {
   return [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
 }
 
-/**
- * Whether tile x/y is in a zoom's plan: binary searches over the bands and their columns (for checks of stores
- * whose plan has too many bands for one SQL condition, e.g. a polygon's cover).
- */
-export function zoomPlanHas(zp: ZoomPlan, x: number, y: number): boolean {
-  const bands = zp.bands;
-  let lo = 0;
-  let hi = bands.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const b = bands[mid];
-    if (y < b.y0) hi = mid - 1;
-    else if (y > b.y1) lo = mid + 1;
-    else {
-      let a = 0;
-      let c = b.xs.length - 1;
-      while (a <= c) {
-        const m = (a + c) >> 1;
-        if (x < b.xs[m][0]) c = m - 1;
-        else if (x > b.xs[m][1]) a = m + 1;
-        else return true;
-      }
-      return false;
-    }
-  }
-  return false;
-}
-
 /** A short, stable description of a plan (its rectangles): part of the staging fingerprint. */
 export function planSignature(plans: PyramidPlan[]): string {
   return JSON.stringify(plans.map((p) => [p.pyramid, p.zooms.map((z) => [z.z, z.bands.map((b) => [b.y0, b.y1, b.xs])])]));
+}
+
+export interface Planned {
+  ref: ResourceRef;
+  discovered: Discovered;
+  plans: PyramidPlan[];
+  /** The header to write: pyramids narrowed to the planned zooms and areas. */
+  header: StoreHeader;
+  total: number;
+}
+
+/** Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror). */
+export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
+  const plans: PyramidPlan[] = [];
+  const pyramids: Pyramid[] = [];
+  for (const s of d.sources) {
+    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom, areas, s.limits);
+    if (plan.zooms.length === 0) continue;
+    plans.push(plan);
+    pyramids.push({
+      ...s.pyramid,
+      minzoom: plan.zooms[0].z,
+      maxzoom: plan.zooms[plan.zooms.length - 1].z,
+      bounds: planBounds(s.pyramid.bounds, [...bboxes, ...areas.map((a) => a.bbox)]),
+    });
+  }
+  if (plans.length === 0) {
+    const offered = d.sources.map((s) => `${s.pyramid.minzoom}-${s.pyramid.maxzoom}`).join(', ');
+    throw new UsageError(`${d.kind}/${d.id}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
+  }
+  return { discovered: d, plans, header: { ...d.header, pyramids }, total: plans.reduce((n, p) => n + p.count, 0) };
+}
+
+/** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
+export function fingerprintOf(base: string, d: Discovered): string {
+  const sources = d.sources.map((s) => [s.pyramid.name, s.pyramid.format, s.pyramid.tileSize, s.pyramid.scale, s.template]);
+  return fingerprint([base, d.kind, d.id, sources]);
+}
+
+/** The fingerprint of what a store mirrors (tile and document stores alike): SHA-256 of the parts as JSON. */
+export function fingerprint(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }

@@ -2,6 +2,7 @@
 // second when stderr is not a terminal (logs, CI), a cli-progress bar when it is. Formatting is pure.
 
 import { SingleBar } from 'cli-progress';
+import { formatBytes, formatDuration } from '../store/units';
 
 export interface ProgressSnapshot {
   resource: string;
@@ -17,27 +18,6 @@ export interface ProgressSnapshot {
   bytes: number;
   retries: number;
   elapsedMs: number;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
-}
-
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?';
-  if (seconds < 10) return `${seconds.toFixed(1)}s`;
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 /** Fetched tiles per second over the run so far. */

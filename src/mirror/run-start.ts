@@ -3,11 +3,12 @@
 
 import { mkdirSync } from 'node:fs';
 import type { StoreKind } from '../store/types';
-import { UpstreamError } from './client';
-import { acquireLock, LockError, type Lock } from './lock';
+import { acquireLock, type Lock } from './lock';
+import { LockError, UpstreamError } from './errors';
+import type { UpstreamClient } from './client';
 import { createRedactor, type Redactor } from './redact';
 import type { MirrorOptions, MirrorResult } from './run';
-import { storePaths, type StorePaths } from './staging';
+import { storePaths, type StorePaths } from '../store/staging';
 
 export interface RunStart {
   started: number;
@@ -75,4 +76,17 @@ export function recordRunError(result: MirrorResult, err: unknown, signal: Abort
   } else {
     result.problems.push(redact(err instanceof Error ? err.message : String(err)));
   }
+}
+
+/** The end of every run, whatever happened: the client closed, the lock released, the request counts and time recorded. */
+export function endRun(result: MirrorResult, client: UpstreamClient, lock: Lock, started: number): void {
+  try {
+    client.close();
+  } finally {
+    lock.release();
+  }
+  result.requests = client.stats.requests;
+  result.bytes = client.stats.bytes;
+  result.retries = client.stats.retries;
+  result.elapsedMs = Date.now() - started;
 }

@@ -2,27 +2,27 @@
 // Exit codes: 0 published, 1 failed (the published store untouched, progress kept for the next run),
 // 2 usage error, 3 interrupted (progress checkpointed, resumable).
 
-import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { isDocumentKind, type Bounds, type Pyramid, type TileFormat } from '../store/types';
-import type { StoreHeader } from '../store/writer';
-import { UpstreamClient, UpstreamError, type Judgement } from './client';
-import { discover, documentPlanNote, mirrorDocuments, parseResource, type Discovered, type ResourceRef } from './jobs';
-import { dependencyLine } from './jobs/documents';
-import { tileUrl } from './jobs/common';
+import type { Bounds } from '../geo/bounds';
+import { tilesOfAll, type TileTask } from '../geo/tile-bands';
+import type { RunOutcome } from '../store/job-state';
+import { publishStaging, verifyStaging } from '../store/publish';
+import { StagingStore, STATE, storedFormat, storePaths, type StagingOrigin } from '../store/staging';
+import { isDocumentKind, type TileFormat } from '../store/types';
 import type { PolygonArea } from './area';
-import { planBounds, planPyramid, planSignature, tileAt, tilesOfAll, UsageError, type PyramidPlan, type TileTask } from './plan';
+import { UpstreamClient } from './client';
+import { discover, mirrorDocuments, parseResource, type ResourceRef } from './discoverers';
+import { tileUrl } from './discoverers/common';
+import { dependencyLine } from './document-run';
+import { RunStopped, UpstreamError, UsageError } from './errors';
+import { fingerprintOf, planDiscovered, planSignature, type Planned } from './plan';
 import type { ProgressSnapshot } from './progress';
-import { publishStaging, verifyStaging } from './publish';
-import { beginRun, recordRunError } from './run-start';
 import { createRedactor, type Redactor } from './redact';
-import { discoverSource, sourceBase, type GenericSource } from './sources';
-import type { AttemptOutcome, RetryPolicy } from './retry';
+import { conditionalHeaders, judgeTile, refreshAction, refreshCutoff } from './refresh';
+import type { RetryPolicy } from './retry';
 import { assertNoSecret } from './rewrite';
-import { StagingStore, STATE, storePaths, type StagingOrigin } from './staging';
-import { validateTile, type TileVerdict } from './validate';
+import { beginRun, endRun, recordRunError } from './run-start';
+import { discoverSource, sourceBase, type GenericSource } from './sources';
 
 export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
@@ -75,11 +75,9 @@ export interface MirrorOptions {
   batchMs?: number;
 }
 
-export type MirrorStatus = 'published' | 'failed' | 'interrupted';
-
 export interface MirrorResult {
   resource: string;
-  status: MirrorStatus;
+  status: RunOutcome;
   exitCode: 0 | 1 | 3;
   /** Where the run started from: a previous run's staging file, a copy of the published store, or nothing. */
   origin?: StagingOrigin;
@@ -111,108 +109,8 @@ export interface MirrorResult {
   dependencies?: MirrorResult[];
 }
 
-class Stopped extends Error {}
-
-function refOf(resource: string | ResourceRef): ResourceRef {
+export function refOf(resource: string | ResourceRef): ResourceRef {
   return typeof resource === 'string' ? parseResource(resource) : resource;
-}
-
-/** The format an existing store of the resource recorded (staging first, then published), if any. */
-function knownFormat(files: string[]): string | undefined {
-  for (const f of files) {
-    if (!existsSync(f)) continue;
-    try {
-      const db = new Database(f, { readonly: true, fileMustExist: true });
-      try {
-        return (db.prepare("SELECT value FROM metadata WHERE name = 'format'").pluck().get() as string | undefined) ?? undefined;
-      } finally {
-        db.close();
-      }
-    } catch {
-      /* unreadable: probe instead */
-    }
-  }
-  return undefined;
-}
-
-/** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
-export function fingerprintOf(base: string, d: Discovered): string {
-  const sources = d.sources.map((s) => [s.pyramid.name, s.pyramid.format, s.pyramid.tileSize, s.pyramid.scale, s.template]);
-  return createHash('sha256').update(JSON.stringify([base, d.kind, d.id, sources])).digest('hex').slice(0, 32);
-}
-
-export interface Planned {
-  ref: ResourceRef;
-  discovered: Discovered;
-  plans: PyramidPlan[];
-  /** The header to write: pyramids narrowed to the planned zooms and areas. */
-  header: StoreHeader;
-  total: number;
-}
-
-/** Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror). */
-export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
-  const plans: PyramidPlan[] = [];
-  const pyramids: Pyramid[] = [];
-  for (const s of d.sources) {
-    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom, areas, s.limits);
-    if (plan.zooms.length === 0) continue;
-    plans.push(plan);
-    pyramids.push({
-      ...s.pyramid,
-      minzoom: plan.zooms[0].z,
-      maxzoom: plan.zooms[plan.zooms.length - 1].z,
-      bounds: planBounds(s.pyramid.bounds, [...bboxes, ...areas.map((a) => a.bbox)]),
-    });
-  }
-  if (plans.length === 0) {
-    const offered = d.sources.map((s) => `${s.pyramid.minzoom}-${s.pyramid.maxzoom}`).join(', ');
-    throw new UsageError(`${d.kind}/${d.id}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
-  }
-  return { discovered: d, plans, header: { ...d.header, pyramids }, total: plans.reduce((n, p) => n + p.count, 0) };
-}
-
-export const DEFAULT_MAX_AGE = 7 * 24 * 3600;
-
-type GoodVerdict = Exclude<TileVerdict, { kind: 'bad' }>;
-/** A usable answer and the validators that came with it. */
-type Answer = { verdict: GoodVerdict; validators: { etag?: string; lastModified?: string } };
-
-const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
-
-/** Request headers that ask the upstream to answer 304 when the stored tile is still current. */
-export function conditionalHeaders(known: { etag?: string; lastModified?: string }): Record<string, string> | undefined {
-  const h: Record<string, string> = {};
-  if (known.etag) h['If-None-Match'] = known.etag;
-  if (known.lastModified) h['If-Modified-Since'] = known.lastModified;
-  return Object.keys(h).length ? h : undefined;
-}
-
-/** Outcome of a revalidation, as a pure function: what to write given what is stored and what came back. */
-export function refreshAction(stored: 'tile' | 'empty' | 'absent', storedData: Buffer | undefined, verdict: GoodVerdict): 'write' | 'write-empty' | 'unchanged' {
-  if (verdict.kind === 'not-modified') return 'unchanged';
-  if (verdict.kind === 'empty') return stored === 'empty' ? 'unchanged' : 'write-empty';
-  return stored === 'tile' && storedData !== undefined && storedData.equals(verdict.data) ? 'unchanged' : 'write';
-}
-
-function judgeTile(format: TileFormat, conditional = false) {
-  return (res: Parameters<typeof validateTile>[0]): Judgement<Answer> => {
-    const v = validateTile(res, format);
-    if (v.kind === 'not-modified' && !conditional) {
-      return { ok: false, outcome: { kind: 'invalid', message: '304 to a request that was not conditional', retryable: false } };
-    }
-    if (v.kind !== 'bad') {
-      const etag = one(res.headers.etag);
-      const lastModified = one(res.headers['last-modified']);
-      return { ok: true, value: { verdict: v, validators: { ...(etag && { etag }), ...(lastModified && { lastModified }) } } };
-    }
-    const retryAfter = res.headers['retry-after'];
-    const outcome: AttemptOutcome =
-      v.status !== undefined
-        ? { kind: 'status', status: v.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }
-        : { kind: 'invalid', message: v.reason, retryable: v.retry };
-    return { ok: false, outcome };
-  };
 }
 
 export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamClient {
@@ -236,7 +134,7 @@ export async function discoverAndPlan(
   opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats'>,
 ): Promise<Planned> {
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
-  const ctx = { client, signal: opts.signal, knownFormat: knownFormat([paths.staging, paths.published]), scales: opts.scales, formats: opts.formats };
+  const ctx = { client, signal: opts.signal, knownFormat: storedFormat([paths.staging, paths.published]), scales: opts.scales, formats: opts.formats };
   const discovered = opts.source ? await discoverSource(ref.kind, ref.id, opts.source, ctx) : await discover(ref, ctx);
   return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes, opts.areas) };
 }
@@ -314,16 +212,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
     result.origin = staging.origin;
     if (staging.origin !== 'new') log(`${resource}: ${staging.origin === 'resumed' ? 'resuming the previous run' : 'starting from the published store'}`);
     const st = staging;
-    // Tiles the upstream vouched for after the cutoff are current; older ones are revalidated. A resumed run
-    // keeps the cutoff of the run it continues, so what that run already revalidated is not asked again.
-    const maxAgeMs = Math.max(0, opts.maxAge ?? DEFAULT_MAX_AGE) * 1000;
-    let cutoff = started - maxAgeMs;
-    try {
-      const prev = JSON.parse(st.getState(STATE.refresh) ?? 'null') as { maxAgeMs?: number; cutoff?: number } | null;
-      if (st.origin === 'resumed' && prev?.maxAgeMs === maxAgeMs && typeof prev.cutoff === 'number') cutoff = prev.cutoff;
-    } catch {
-      /* unreadable: a fresh cutoff */
-    }
+    const { maxAgeMs, cutoff } = refreshCutoff(started, opts.maxAge, st.origin === 'resumed', st.getState(STATE.refresh));
     st.setState(STATE.refresh, JSON.stringify({ maxAgeMs, cutoff }));
     st.writer.batch(() => {
       for (const d of discovered.documents) st.putDocument(d.path, d.contentType, d.data);
@@ -376,7 +265,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
             judgeTile(source.pyramid.format, !!headers),
             hard.signal,
             () => {
-              if (stopping()) throw new Stopped();
+              if (stopping()) throw new RunStopped();
             },
             headers,
           );
@@ -407,7 +296,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
           result.fetched++;
           opts.onTile?.(task, outcome);
         } catch (err) {
-          if (err instanceof Stopped || hard.signal.aborted) return;
+          if (err instanceof RunStopped || hard.signal.aborted) return;
           result.failed++;
           const msg = redact(err instanceof Error ? err.message : String(err));
           if (result.failures.length < 20) result.failures.push(`${task.pyramid} ${task.z}/${task.x}/${task.y}: ${msg}`);
@@ -415,7 +304,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
           const status = err instanceof UpstreamError ? err.status : undefined;
           if (status === 401 || status === 403) fatal = `the upstream refused the key (HTTP ${status}): ${msg}`;
           else if (result.failed > budget) fatal = `more than ${budget} tiles failed (the failure budget)`;
-          if (fatal) hard.abort(new Stopped(fatal));
+          if (fatal) hard.abort(new RunStopped(fatal));
         }
       }
     };
@@ -454,81 +343,10 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
     try {
       staging?.close();
     } finally {
-      client.close();
-      lock.release();
+      endRun(result, client, lock, started);
     }
-    result.requests = client.stats.requests;
-    result.bytes = client.stats.bytes;
-    result.retries = client.stats.retries;
-    result.elapsedMs = Date.now() - started;
     if (result.planned > 0) opts.onProgress?.(snapshot());
   }
   return result;
 }
 
-export interface PlanReport {
-  resource: string;
-  pyramids: { pyramid: string; format: TileFormat; tileSize: number; zooms: { z: number; tiles: number; estimatedBytes?: number }[]; tiles: number }[];
-  total: number;
-  /** Seconds at the configured rate (undefined: no rate limit). */
-  seconds?: number;
-  /** From a sample of tiles fetched from the upstream (undefined without sampling). */
-  estimatedBytes?: number;
-  sampled: number;
-  notes: string[];
-}
-
-/** What a run would fetch, per pyramid and zoom; with `sample` > 0 an estimated size from that many tiles. */
-export async function planReport(opts: MirrorOptions & { sample?: number }): Promise<PlanReport> {
-  const redact = createRedactor(opts.key);
-  const ref = refOf(opts.resource);
-  if (isDocumentKind(ref.kind)) return { resource: `${ref.kind}/${ref.id}`, pyramids: [], total: 0, sampled: 0, notes: [documentPlanNote(ref)] };
-  const client = createClient(opts, redact);
-  try {
-    const p = await discoverAndPlan(client, ref, opts);
-    const report: PlanReport = {
-      resource: `${ref.kind}/${ref.id}`,
-      pyramids: [],
-      total: p.total,
-      seconds: opts.rate && opts.rate > 0 ? p.total / opts.rate : undefined,
-      sampled: 0,
-      notes: p.discovered.notes.map(redact),
-    };
-    const sampleTotal = opts.sample ?? 0;
-    const zoomCount = p.plans.reduce((n, pl) => n + pl.zooms.length, 0);
-    const perZoom = sampleTotal > 0 ? Math.max(1, Math.ceil(sampleTotal / zoomCount)) : 0;
-    let estimate = 0;
-    for (const plan of p.plans) {
-      const source = p.discovered.sources.find((s) => s.pyramid.name === plan.pyramid)!;
-      const entry: PlanReport['pyramids'][number] = { pyramid: plan.pyramid, format: source.pyramid.format, tileSize: source.pyramid.tileSize, zooms: [], tiles: plan.count };
-      for (const zp of plan.zooms) {
-        const row: { z: number; tiles: number; estimatedBytes?: number } = { z: zp.z, tiles: zp.count };
-        const k = Math.min(perZoom, zp.count);
-        if (k > 0) {
-          // Evenly spaced through the zoom's tiles, so one dense corner does not stand for the whole area.
-          const picks = Array.from({ length: k }, (_, i) => tileAt(zp, Math.floor(((i + 0.5) * zp.count) / k))!);
-          const sizes = await Promise.all(
-            picks.map((t) =>
-              client
-                .request(tileUrl(source.template, zp.z, t.x, t.y, source.matrixIds?.[zp.z]), judgeTile(source.pyramid.format), opts.signal)
-                .then(({ verdict: v }) => (v.kind === 'tile' ? v.data.length : 0))
-                .catch(() => undefined),
-            ),
-          );
-          const ok = sizes.filter((s): s is number => s !== undefined);
-          report.sampled += ok.length;
-          if (ok.length) {
-            row.estimatedBytes = Math.round((ok.reduce((a, b) => a + b, 0) / ok.length) * zp.count);
-            estimate += row.estimatedBytes;
-          }
-        }
-        entry.zooms.push(row);
-      }
-      report.pyramids.push(entry);
-    }
-    if (report.sampled > 0) report.estimatedBytes = estimate;
-    return report;
-  } finally {
-    client.close();
-  }
-}

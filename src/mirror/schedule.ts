@@ -7,16 +7,14 @@ import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { configuredJobs, jobMirrorOptions, type MirrorJob } from './jobs-config';
-import { UsageError } from './plan';
+import { UsageError } from './errors';
 import { tileRate, type ProgressSnapshot } from './progress';
 import { createRedactor, type Redactor } from './redact';
 import { runMirror, type MirrorResult } from './run';
-import { jobViews, runRecord, StatusStore, type JobProgress, type JobView, type RunRecord, type Trigger } from './status';
+import { StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../store/job-state';
+import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
-
-/** How often a running job's progress is written to the state file (for `tilemirror status` in another process). */
-const PERSIST_PROGRESS_MS = 5000;
 
 export interface JobRunHooks {
   signal?: AbortSignal;
@@ -90,16 +88,6 @@ export async function runJob(job: MirrorJob, dataDir: string, trigger: Trigger, 
   return { record, results, usageError };
 }
 
-/** The next time a cron expression fires after now, in its time zone (undefined: the system's). */
-export function nextRunOf(expression: string, timezone?: string): Date | undefined {
-  const task = createTask(expression, () => undefined, { timezone });
-  try {
-    return task.getNextRuns(1)[0];
-  } finally {
-    void task.destroy();
-  }
-}
-
 /** The firing of a scheduled job: what happens when the cron expression matches. */
 export type FireOutcome = 'started' | 'skipped' | 'stopped' | 'unknown';
 
@@ -134,7 +122,9 @@ interface Active {
  * Fires the configured jobs that have a `schedule`. A run's state is kept in memory (progress for the status
  * endpoint) and in `{data}/.tilemirror-jobs.json` (last run, result, counts, next run, skipped firings).
  */
-export class Scheduler {
+export class Scheduler implements JobStatusSource {
+  /** This process runs the schedules: the status it gives is live. */
+  readonly live = true;
   readonly jobs: MirrorJob[];
   readonly status: StatusStore;
   private readonly tasks = new Map<string, ScheduledTask>();
@@ -224,11 +214,9 @@ export class Scheduler {
     const startedAt = new Date();
     const active: Active = { trigger, startedAt, abort, done: Promise.resolve() };
     this.active.set(job.name, active);
-    this.status.update(job.name, (st) => {
-      st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid };
-    });
+    recordRunStart(this.status, job.name, trigger, startedAt);
     log.info({ trigger, resources: job.resources.map((r) => `${r.kind}/${r.id}`), upstream: this.redact(job.upstream) }, 'mirror job started');
-    let persisted = 0;
+    const persist = progressPersister(this.status, job.name);
     active.done = (async () => {
       let run: JobRun | undefined;
       try {
@@ -238,13 +226,7 @@ export class Scheduler {
           log: (line, resource) => (line.startsWith('retrying ') ? log.debug({ resource }, this.redact(line)) : log.info({ resource }, this.redact(line))),
           onProgress: (p) => {
             active.progress = p;
-            const now = Date.now();
-            if (now - persisted >= PERSIST_PROGRESS_MS) {
-              persisted = now;
-              this.status.update(job.name, (st) => {
-                if (st.running) st.running.progress = p;
-              });
-            }
+            persist(p);
           },
           onResult: (r) =>
             log.info(
@@ -259,15 +241,7 @@ export class Scheduler {
       }
       const record = run.record;
       const next = this.nextRun(job.name)?.toISOString();
-      this.status.update(job.name, (st) => {
-        delete st.running;
-        st.lastRun = record;
-        st.runs++;
-        if (record.result === 'published') st.lastSuccessAt = record.endedAt;
-        else if (record.result === 'failed') st.failures++;
-        if (next) st.nextRun = next;
-        else delete st.nextRun;
-      });
+      recordRunEnd(this.status, job.name, record, { nextRun: next });
       this.active.delete(job.name);
       const fields = { trigger, result: record.result, tiles: record.tiles, bytes: record.bytes, errors: record.errors, ms: Date.parse(record.endedAt) - Date.parse(record.startedAt), nextRun: next };
       if (record.result === 'published') log.info(fields, 'mirror job finished');
@@ -276,7 +250,7 @@ export class Scheduler {
   }
 
   /** The configured jobs with their state, live progress of running ones and the next run of scheduled ones. */
-  views(): (JobView & { progress?: JobProgress })[] {
+  views(): JobView[] {
     const state = this.status.read();
     return jobViews(this.opts.config, state, (name) => this.nextRun(name)?.toISOString()).map((v) => {
       const a = this.active.get(v.name);
@@ -299,16 +273,4 @@ export class Scheduler {
     await Promise.race([this.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
   }
-}
-
-/** The scheduler serving a configuration (set by the server), so the status endpoints can show live progress. */
-const schedulers = new WeakMap<Config, Scheduler>();
-
-export function attachScheduler(config: Config, scheduler: Scheduler | undefined): void {
-  if (scheduler) schedulers.set(config, scheduler);
-  else schedulers.delete(config);
-}
-
-export function schedulerOf(config: Config): Scheduler | undefined {
-  return schedulers.get(config);
 }

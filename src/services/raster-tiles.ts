@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import type { MbtilesStore } from '../store/mbtiles';
 import type { Pyramid, TileFormat } from '../store/types';
 import { ByteLru } from '../store/lru';
+import type { TileSource } from '../store/tile-source';
 
 export interface RasterRequest {
   /** The pyramid asked for by URL: 512 (maps' default), 256 (`/256/`), or a tile set's own size. */
@@ -36,7 +36,7 @@ export class RasterTiles {
   }
 
   /** The pyramid whose stored bytes answer the request unchanged, if any (the fast, synchronous case). */
-  exactPyramid(store: MbtilesStore, req: Omit<RasterRequest, 'x' | 'y'>): Pyramid | undefined {
+  exactPyramid(store: TileSource, req: Omit<RasterRequest, 'x' | 'y'>): Pyramid | undefined {
     const ps = store.info.pyramids.filter((p) => covers(p, req.z) && p.format === req.format);
     return (
       ps.find((p) => p.tileSize === req.tileSize && p.scale === req.scale) ??
@@ -44,7 +44,7 @@ export class RasterTiles {
     );
   }
 
-  async get(store: MbtilesStore, req: RasterRequest): Promise<RasterTile | undefined> {
+  async get(store: TileSource, req: RasterRequest): Promise<RasterTile | undefined> {
     const exact = this.exactPyramid(store, req);
     if (exact) {
       const data = store.tile(exact.name, req.z, req.x, req.y);
@@ -61,7 +61,7 @@ export class RasterTiles {
   }
 
   /** Builds the requested tile as a sharp pipeline from whichever stored pyramid serves best. */
-  private async derive(store: MbtilesStore, req: RasterRequest): Promise<sharp.Sharp | undefined> {
+  private async derive(store: TileSource, req: RasterRequest): Promise<sharp.Sharp | undefined> {
     const want = req.tileSize * req.scale;
     const raster = store.info.pyramids.filter((p) => p.format !== 'pbf' && p.format !== 'basis');
     const atZoom = raster.filter((p) => covers(p, req.z));

@@ -1,17 +1,15 @@
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentStore } from './documents';
+import { DocumentStore } from './document-store';
 import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
-import { DOCUMENT_KIND_LIST, isDocumentKind, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
+import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
 export const TILE_KINDS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
 export const DOCUMENT_KINDS: readonly DocumentKind[] = DOCUMENT_KIND_LIST;
 export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS];
 
-// Any file name but hidden ones (staging files start with a dot); font names hold spaces.
-const ID_PATTERN = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
 
 type AnyStore = MbtilesStore | DocumentStore;
 
@@ -94,7 +92,7 @@ export class Catalog {
       for (const name of names) {
         if (!name.endsWith('.mbtiles')) continue;
         const id = name.slice(0, -'.mbtiles'.length);
-        if (!ID_PATTERN.test(id)) continue;
+        if (!isStoreId(id)) continue;
         const key = `${kind}/${id}`;
         const file = join(dir, name);
         const signature = signatureOf(file);

@@ -1,16 +1,18 @@
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import type { StoredDocument } from './documents';
+import type { StoredDocument } from './document-store';
+import { digestTag } from './etag';
 import { ByteLru } from './lru';
 import { META } from './schema';
-import type { Bounds, Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
+import type { Bounds } from '../geo/bounds';
+import type { TileSource } from './tile-source';
+import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
 const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 
-export type { StoredDocument } from './documents';
+export type { StoredDocument } from './document-store';
 
 function numberList(value: string | undefined, length: number): number[] | undefined {
   if (!value) return undefined;
@@ -28,7 +30,7 @@ function toFormat(value: string | undefined): TileFormat {
  * A read-only view of one store file. Every read is a prepared statement on a read-only connection:
  * better-sqlite3 answers synchronously, so a read never interleaves with a close.
  */
-export class MbtilesStore {
+export class MbtilesStore implements TileSource {
   readonly info: TilesetInfo;
   private readonly db: Database.Database;
   private readonly mainPyramid: string;
@@ -148,7 +150,7 @@ export class MbtilesStore {
       vectorLayers,
       ...((encoding === 'mapbox' || encoding === 'terrarium') && { encoding }),
       image,
-      version: createHash('sha1').update(this.signature).digest('base64url').slice(0, 16),
+      version: digestTag(this.signature),
     };
   }
 

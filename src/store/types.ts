@@ -22,8 +22,21 @@ export function isDocumentKind(kind: string): kind is DocumentKind {
 
 export type StoreKind = ResourceKind | DocumentKind;
 
-/** West, south, east, north in WGS 84 degrees. */
-export type Bounds = [number, number, number, number];
+/**
+ * The id of a store is its file name without `.mbtiles`: any name but hidden ones (staging files start with a
+ * dot), without path separators or control characters (font names hold spaces). One rule for the catalog that
+ * reads the data directory and the mirror that names what it writes.
+ */
+const STORE_ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
+
+export function isStoreId(id: string): boolean {
+  return STORE_ID.test(id);
+}
+
+import type { Bounds } from '../geo/bounds';
+
+/** Bounds are geo's; re-exported for the descriptions below and the builders that read them. */
+export type { Bounds };
 
 export interface VectorLayer {
   id: string;

@@ -1,7 +1,7 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { parseConfig } from '../../src/config/load';
-import { startServer as start, type Tilemirror } from '../../src/http/server';
+import { startTilemirror as start, type Tilemirror } from '../../src/serve';
 
 export const SAMPLE_DIR = resolve(__dirname, '../../mirror');
 export const KEY = 'demo';

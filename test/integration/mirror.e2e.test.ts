@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { imageBounds, tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { acquireLock } from '../../src/mirror/lock';
 import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
-import { storePaths } from '../../src/mirror/staging';
+import { storePaths } from '../../src/store/staging';
 import type { Bounds } from '../../src/store/types';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { coverSet, parseArea } from '../../src/mirror/area';
-import { planReport, runMirror, type MirrorOptions } from '../../src/mirror/run';
+import { runMirror, type MirrorOptions } from '../../src/mirror/run';
+import { planReport } from '../../src/mirror/plan-report';
 import { sourceBase, splitSourceKey, type GenericSource } from '../../src/mirror/sources';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runMirror } from '../../src/mirror/run';
-import { storePaths } from '../../src/mirror/staging';
+import { storePaths } from '../../src/store/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, chance, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { startServer, type TestServer } from '../helpers/server';

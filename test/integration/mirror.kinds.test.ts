@@ -9,10 +9,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { GLYPH_STARTS } from '../../src/mirror/jobs/fonts';
+import { GLYPH_STARTS } from '../../src/mirror/discoverers/fonts';
 import { acquireLock } from '../../src/mirror/lock';
-import { planReport, runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
-import { storePaths } from '../../src/mirror/staging';
+import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
+import { planReport } from '../../src/mirror/plan-report';
+import { storePaths } from '../../src/store/staging';
 import { decodeGlyphs, glyphRangePath } from '../../src/services/fonts/glyphs';
 import { buildKindsUpstream, writeWeatherStore } from '../fixtures/document-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';

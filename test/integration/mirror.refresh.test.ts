@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runMirror, type MirrorOptions } from '../../src/mirror/run';
-import { storePaths } from '../../src/mirror/staging';
+import { storePaths } from '../../src/store/staging';
 import { snapshot, type StoreSnapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type Override, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';

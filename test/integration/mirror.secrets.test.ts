@@ -13,9 +13,9 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
-import { startServer as startTilemirror, type Tilemirror } from '../../src/http/server';
+import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { runMirror } from '../../src/mirror/run';
-import { parseResource } from '../../src/mirror/jobs';
+import { parseResource } from '../../src/mirror/discoverers';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 
 const SECRET = 'tmK3y-UPSTREAM-a94f1c7e2b8d4f60-9e3a5b7c1d2f4e6a8b0c-Zq';

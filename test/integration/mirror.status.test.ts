@@ -12,9 +12,9 @@ import { promisify } from 'node:util';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load';
-import { startServer as start, type Tilemirror } from '../../src/http/server';
+import { startTilemirror as start, type Tilemirror } from '../../src/serve';
 import { SKIPPED_STILL_RUNNING } from '../../src/mirror/schedule';
-import { readStatusFile, StatusStore } from '../../src/mirror/status';
+import { readStatusFile, StatusStore } from '../../src/store/job-state';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 
 const SECRET = 'tm-upstream-Sched-4b8e2d0c9a';
@@ -196,7 +196,7 @@ describe('command line', () => {
     // The CLI runs from dist/: rebuild when sources are newer (tsc emits even if other files have type errors).
     const built = existsSync(cli) ? statSync(join(ROOT, 'dist/mirror/cli.js')).mtimeMs : 0;
     const sources = [join(ROOT, 'src/cli.ts'), join(ROOT, 'src/config/schema.ts'), ...readdirSync(join(ROOT, 'src/mirror'), { recursive: true }).map((f) => join(ROOT, 'src/mirror', String(f)))];
-    if (!existsSync(join(ROOT, 'dist/mirror/status.js')) || sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
+    if (!existsSync(join(ROOT, 'dist/mirror/job-status.js')) || sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
       try {
         execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'pipe' });
       } catch {

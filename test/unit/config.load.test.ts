@@ -62,3 +62,9 @@ describe('configuration', () => {
     expect(() => parseConfig({ keys: [{ key: 'same1234' }] }, 't', dir, { TILEMIRROR_KEYS: 'same1234' })).toThrow(/duplicate/);
   });
 });
+
+test('a job zoom range has the same upper bound as the command line (geo MAX_ZOOM, 30)', () => {
+  const job = (zoom: string) => ({ mirror: { upstream: 'http://127.0.0.1:9', jobs: [{ name: 'j', resources: ['tiles/x'], zoom }] } });
+  expect(parseConfig(job('0-30'), 'test', process.cwd(), {}).mirror.jobs[0].zoom).toEqual([0, 30]);
+  expect(() => parseConfig(job('0-31'), 'test', process.cwd(), {})).toThrow(/need 0 <= MIN <= MAX <= 30/);
+});

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tileRange } from '../../src/geo/mercator';
 import { coverRows, coverSet, coverZoom, parseArea, readAreaFile, type PolygonArea } from '../../src/mirror/area';
-import { planBounds, planPyramid, planZoom, tilesOf, UsageError, zoomPlanHas } from '../../src/mirror/plan';
-import { StagingStore, storePaths } from '../../src/mirror/staging';
+import { planBounds, planPyramid, planZoom } from '../../src/mirror/plan';
+import { tilesOf, zoomPlanHas } from '../../src/geo/tile-bands';
+import { UsageError } from '../../src/mirror/errors';
+import { StagingStore, storePaths } from '../../src/store/staging';
 import type { Bounds } from '../../src/store/types';
 
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];

@@ -2,14 +2,14 @@
 // GeoJSON and weather catalog validation, map variant templates.
 
 import sharp from 'sharp';
-import { parseResource } from '../../src/mirror/jobs';
-import { checkFeatureCollection } from '../../src/mirror/jobs/data';
-import { GLYPH_STARTS, glyphPath, styleFontstacks } from '../../src/mirror/jobs/fonts';
-import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/jobs/maps';
-import { checkConformance } from '../../src/mirror/jobs/ogc';
-import { checkSprite, parseSpriteIndex, pngSize, spriteSource } from '../../src/mirror/jobs/sprites';
-import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/jobs/weather';
-import { UsageError } from '../../src/mirror/plan';
+import { parseResource } from '../../src/mirror/discoverers';
+import { checkFeatureCollection } from '../../src/mirror/discoverers/data';
+import { GLYPH_STARTS, glyphPath, styleFontstacks } from '../../src/mirror/discoverers/fonts';
+import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/discoverers/maps';
+import { checkConformance } from '../../src/mirror/discoverers/ogc';
+import { checkSprite, parseSpriteIndex, pngSize, spriteSource } from '../../src/mirror/discoverers/sprites';
+import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discoverers/weather';
+import { UsageError } from '../../src/mirror/errors';
 import { weatherCatalog } from '../fixtures/document-stores';
 
 describe('resources', () => {

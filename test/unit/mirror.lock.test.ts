@@ -2,7 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { acquireLock, LockError } from '../../src/mirror/lock';
+import { acquireLock } from '../../src/mirror/lock';
+import { LockError } from '../../src/mirror/errors';
 
 const ROOT = resolve(__dirname, '../..');
 let dir: string;

@@ -1,16 +1,7 @@
 import { tileRange } from '../../src/geo/mercator';
-import {
-  mergeIntervals,
-  parseBBox,
-  parseZoomRange,
-  planBounds,
-  planPyramid,
-  planZoom,
-  rangesToBands,
-  tileAt,
-  tilesOf,
-  UsageError,
-} from '../../src/mirror/plan';
+import { parseBBox, parseZoomRange, planBounds, planPyramid, planZoom } from '../../src/mirror/plan';
+import { mergeIntervals, rangesToBands, tileAt, tilesOf } from '../../src/geo/tile-bands';
+import { UsageError } from '../../src/mirror/errors';
 import type { Bounds } from '../../src/store/types';
 
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];

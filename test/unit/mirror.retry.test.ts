@@ -1,4 +1,4 @@
-import { conditionalHeaders, refreshAction } from '../../src/mirror/run';
+import { conditionalHeaders, refreshAction } from '../../src/mirror/refresh';
 import { backoffDelay, decideRetry, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy } from '../../src/mirror/retry';
 
 const policy: RetryPolicy = { retries: 3, baseMs: 100, maxMs: 1000, maxRetryAfterMs: 60_000 };

@@ -1,5 +1,5 @@
 import { stripKey } from '../../src/mirror/client';
-import { tileTemplate, tileUrl } from '../../src/mirror/jobs/common';
+import { tileTemplate, tileUrl } from '../../src/mirror/discoverers/common';
 import { createRedactor } from '../../src/mirror/redact';
 import { assertNoSecret, rewriteDocument, styleReferences, toLocalUrl } from '../../src/mirror/rewrite';
 import { resolveLocalUrls } from '../../src/ogc/style';

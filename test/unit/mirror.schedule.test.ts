@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { ConfigError, parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import { formatStatusTable } from '../../src/mirror/cli';
+import { formatStatusTable } from '../../src/mirror/report';
 import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/jobs-config';
 import { ProgressPrinter, type ProgressSnapshot } from '../../src/mirror/progress';
 import type { MirrorResult } from '../../src/mirror/run';
-import { decideFiring, jobProgress, nextRunOf, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/schedule';
-import { jobViews, readStatusFile, runRecord, StatusStore, STATUS_FILE } from '../../src/mirror/status';
+import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/schedule';
+import { nextRunOf } from '../../src/mirror/job-status';
+import { jobViews, runRecord } from '../../src/mirror/job-status';
+import { readStatusFile, StatusStore, STATUS_FILE } from '../../src/store/job-state';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -3,7 +3,7 @@ import { buildWmtsCapabilities, type WmtsLayer } from '../../src/ogc/wmts';
 import { sourceBase, splitSourceKey } from '../../src/mirror/sources';
 import { probeCandidates, sniffTileFormat } from '../../src/mirror/sources/tilejson';
 import { isWebMercatorCrs, mediaTypeFormat, parseCapabilitiesXml, wmtsLayerSource } from '../../src/mirror/sources/wmts';
-import { tileUrl } from '../../src/mirror/jobs/common';
+import { tileUrl } from '../../src/mirror/discoverers/common';
 import type { Pyramid } from '../../src/store/types';
 
 const BASE = 'http://up.example:8080';

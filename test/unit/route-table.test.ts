@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { compilePattern, matchRoute, NO_PARAMS, route, type Handler } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
 import { dataFeatures } from '../../src/http/routes/data';
-import { imageJson, mapStyle, mapTileJson, mapTileset, mapViewer, tilesTileJson } from '../../src/http/routes/documents';
+import { imageJson, mapStyle, mapTileJson, mapTileset, mapViewer, tilesTileJson } from '../../src/http/routes/tileset-documents';
 import { fontGlyphs } from '../../src/http/routes/fonts';
 import { health, home } from '../../src/http/routes/home';
 import { mapTile } from '../../src/http/routes/maps';

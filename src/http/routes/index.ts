@@ -18,7 +18,7 @@ import {
   tilesTileset,
   tilesViewer,
   tilesWmts,
-} from './documents';
+} from './tileset-documents';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';

@@ -3,13 +3,12 @@
 // configured both paths answer 404, as if they did not exist. The upstream key is never part of the state.
 
 import type { Config } from '../../config/schema';
-import { schedulerOf } from '../../mirror/schedule';
-import { jobViews, readStatusFile, type JobProgress, type JobView } from '../../mirror/status';
+import type { JobView } from '../../store/job-state';
+import { formatBytes, formatDuration } from '../../store/units';
 import { KeyRing } from '../auth';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { escapeHtml as esc } from '../html';
-import { formatBytes } from '../../mirror/progress';
 
 const rings = new WeakMap<Config, KeyRing>();
 
@@ -36,14 +35,13 @@ export interface StatusDocument {
   generatedAt: string;
   /** Whether this process runs the schedules (`tilemirror serve` with scheduled jobs). */
   scheduler: boolean;
-  jobs: (JobView & { progress?: JobProgress })[];
+  jobs: JobView[];
 }
 
-/** The status of every configured job: live from this server's scheduler, else from the state file. */
-export function statusDocument(config: Config): StatusDocument {
-  const scheduler = schedulerOf(config);
-  const jobs = scheduler ? scheduler.views() : jobViews(config, readStatusFile(config.data));
-  return { generatedAt: new Date().toISOString(), scheduler: !!scheduler, jobs };
+/** The status of every configured job, from the source the server was started with (none: no jobs known). */
+export function statusDocument(ctx: RequestContext): StatusDocument {
+  const source = ctx.jobStatus;
+  return { generatedAt: new Date().toISOString(), scheduler: source?.live ?? false, jobs: source?.views() ?? [] };
 }
 
 const PRIVATE = {
@@ -56,7 +54,7 @@ export function adminStatusJson(ctx: RequestContext): Reply {
   checkAdmin(ctx);
   return {
     status: 200,
-    body: Buffer.from(JSON.stringify(statusDocument(ctx.config), null, 1)),
+    body: Buffer.from(JSON.stringify(statusDocument(ctx), null, 1)),
     type: 'application/json; charset=utf-8',
     compressible: true,
     cache: 'none',
@@ -69,12 +67,7 @@ function when(iso: string | undefined): string {
   return iso ? esc(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '–';
 }
 
-function seconds(s: number | undefined): string {
-  if (s === undefined) return '?';
-  if (s < 60) return `${Math.round(s)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
+const seconds = (s: number | undefined): string => formatDuration(s ?? NaN);
 
 function stateCell(j: StatusDocument['jobs'][number]): string {
   const p = j.running?.progress;
@@ -106,7 +99,7 @@ function errorsCell(j: StatusDocument['jobs'][number]): string {
 /** A small page for people: refreshes itself every few seconds; every value is escaped. */
 export function adminStatusPage(ctx: RequestContext): Reply {
   checkAdmin(ctx);
-  const doc = statusDocument(ctx.config);
+  const doc = statusDocument(ctx);
   const rows = doc.jobs.map(
     (j) => `<tr><td><b>${esc(j.name)}</b>${j.unconfigured ? ' (no longer configured)' : ''}<br><small>${j.resources.map(esc).join(', ')}</small></td>
 <td>${j.schedule ? `<code>${esc(j.schedule)}</code> ${esc(j.timezone)}` : 'on demand'}</td>

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { digestTag } from '../../store/etag';
 import { isGzip, mediaType } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
 import type { Reply } from '../reply';
@@ -11,7 +11,7 @@ const etags = new WeakMap<Buffer, string>();
 function contentTag(data: Buffer): string {
   let tag = etags.get(data);
   if (tag === undefined) {
-    tag = createHash('sha1').update(data).digest('base64url').slice(0, 22);
+    tag = digestTag(data);
     etags.set(data, tag);
   }
   return tag;

@@ -3,8 +3,8 @@
 // The source URL's origin is the run's upstream (the key goes only there); a `key=` in the URL is the key.
 
 import { stripKey } from '../client';
-import { UsageError } from '../plan';
-import type { DiscoverContext, Discovered } from '../jobs/types';
+import { UsageError } from '../errors';
+import type { DiscoverContext, Discovered } from '../discoverers/types';
 import { discoverTileJsonSource } from './tilejson';
 import { discoverWmtsSource } from './wmts';
 

@@ -6,10 +6,11 @@
 import { lonLatToTile } from '../../geo/mercator';
 import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
-import { stripKey, UpstreamError, type UpstreamClient } from '../client';
-import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../jobs/common';
-import type { DiscoverContext, Discovered, StoredDoc } from '../jobs/types';
-import type { TileTask } from '../plan';
+import { stripKey, type UpstreamClient } from '../client';
+import { UpstreamError } from '../errors';
+import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../discoverers/common';
+import type { DiscoverContext, Discovered, StoredDoc } from '../discoverers/types';
+import type { TileTask } from '../../geo/tile-bands';
 import { validateTile } from '../validate';
 
 /** The format a tile's bytes are in (png, jpg, webp by magic bytes; gzip or a protobuf layer: pbf). */

@@ -12,9 +12,11 @@
 
 import { XMLParser } from 'fast-xml-parser';
 import { MAX_LAT, ORIGIN_SHIFT, scaleDenominator, tileBoundsLonLat, WORLD_BOUNDS, type TileRange } from '../../geo/mercator';
-import type { Bounds, TileFormat } from '../../store/types';
-import { decodeBody, stripKey, UpstreamError, type UpstreamClient } from '../client';
-import type { DiscoverContext, Discovered } from '../jobs/types';
+import type { Bounds } from '../../geo/bounds';
+import type { TileFormat } from '../../store/types';
+import { decodeBody, stripKey, type UpstreamClient } from '../client';
+import { UpstreamError } from '../errors';
+import type { DiscoverContext, Discovered } from '../discoverers/types';
 import type { ZoomLimits } from '../plan';
 
 // ---------------------------------------------------------------------------------------------------------

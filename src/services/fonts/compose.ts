@@ -1,7 +1,7 @@
 // Glyph ranges of a fontstack, from the mirrored font stores: one store per font, documents `0-255.pbf` ...
 
-import { createHash } from 'node:crypto';
-import type { DocumentStore } from '../../store/documents';
+import type { DocumentStore } from '../../store/document-store';
+import { digestTag } from '../../store/etag';
 import { ByteLru } from '../../store/lru';
 import { combineGlyphs, decodeRawGlyphs, glyphRangePath } from './glyphs';
 
@@ -60,7 +60,7 @@ export class GlyphComposer {
 
     const name = stack.join(',');
     const key = `${JSON.stringify(withRange.map((f) => [f.name, f.store.version]))}|${name}|${range}`;
-    const etag = createHash('sha1').update(key).digest('base64url').slice(0, 20);
+    const etag = digestTag(key);
     const hit = this.cache.get(key);
     if (hit) return { data: hit, etag, fonts, unchanged: false };
     // A damaged range in one store must not break the others: such a source gives no glyphs.

@@ -4,8 +4,9 @@
 
 import sharp from 'sharp';
 import type { Catalog } from '../../store/catalog';
-import type { DocumentStore } from '../../store/documents';
-import type { MbtilesStore } from '../../store/mbtiles';
+import type { DocumentStore } from '../../store/document-store';
+import { Lru } from '../../store/lru';
+import type { TileSource } from '../../store/tile-source';
 import { StaticMapError, type IconRef } from './request';
 
 /** A picture to draw as a marker: PNG bytes and its size in CSS pixels at marker scale 1. */
@@ -32,33 +33,15 @@ interface SpriteSheet {
   ratio: number;
 }
 
-/** Bounded caches: icons are small, but names are chosen by requests. */
-class Bounded<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
-}
-
 const sheets = new WeakMap<DocumentStore, Map<number, SpriteSheet | null>>();
-const iconCache = new Bounded<Promise<Icon>>(256);
-const styleSprites = new WeakMap<MbtilesStore, Array<{ prefix: string; id: string }>>();
+/** Icons are small, but names are chosen by requests: a bounded count. */
+const iconCache = new Lru<Promise<Icon>>(256);
+const styleSprites = new WeakMap<TileSource, Array<{ prefix: string; id: string }>>();
 
 const LOCAL_SPRITE = /^tilemirror:\/\/sprites\/([^/?#]+)\/sprite$/;
 
 /** The sprites the map's stored style.json names (mirrored ones only), the default one first. */
-export function mapSprites(map: MbtilesStore): Array<{ prefix: string; id: string }> {
+export function mapSprites(map: TileSource): Array<{ prefix: string; id: string }> {
   let out = styleSprites.get(map);
   if (out) return out;
   out = [];
@@ -133,7 +116,7 @@ function spriteIcon(store: DocumentStore, name: string, deviceScale: number): Pr
 /** Longest side, in pixels, of an image icon as decoded (it is scaled in the SVG from there). */
 const MAX_IMAGE_ICON_PX = 2048;
 
-function imageIcon(store: MbtilesStore, devicePx: number): Promise<Icon> {
+function imageIcon(store: TileSource, devicePx: number): Promise<Icon> {
   const { info } = store;
   const p = info.pyramids[0];
   const tilePx = p.tileSize * p.scale;
@@ -179,7 +162,7 @@ function imageIcon(store: MbtilesStore, devicePx: number): Promise<Icon> {
  * The icon a marker names, or a StaticMapError naming it. `deviceScale` is the pixel ratio times the marker
  * scale: it picks the sprite sheet (1x or @2x) and the zoom an image is decoded from.
  */
-export function resolveIcon(catalog: Catalog, map: MbtilesStore, ref: IconRef, deviceScale: number): Promise<Icon> {
+export function resolveIcon(catalog: Catalog, map: TileSource, ref: IconRef, deviceScale: number): Promise<Icon> {
   if (ref.kind === 'named') {
     const sprites = mapSprites(map);
     const colon = ref.name.indexOf(':');

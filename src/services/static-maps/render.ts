@@ -3,11 +3,11 @@
 // level's pixels differ, and the paths, markers (one SVG rendered by librsvg) and the attribution (a text badge)
 // are blended over them. See chooseLevel (view.ts) for how the level is picked.
 
-import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { Catalog } from '../../store/catalog';
-import { ByteLru } from '../../store/lru';
-import type { MbtilesStore } from '../../store/mbtiles';
+import { digestTag } from '../../store/etag';
+import { ByteLru, Lru } from '../../store/lru';
+import type { TileSource } from '../../store/tile-source';
 import { resolveIcon, type Icon } from './icons';
 import { attributionText, markerExtents, overlaySvg, pathWorld, type Window } from './overlay';
 import { StaticMapError, type StaticMapRequest } from './request';
@@ -20,7 +20,7 @@ const RENDER_TIMEOUT_S = 30;
 
 export interface StaticMapPlan {
   request: StaticMapRequest;
-  store: MbtilesStore;
+  store: TileSource;
   /** 512 px-pyramid zoom of the image (computed for bounds and auto). */
   zoom: number;
   /** Centre in world fractions (x in 0..1). */
@@ -97,7 +97,7 @@ export function placeView(
 }
 
 /** Resolves icons and the view; throws StaticMapError (400, or 404 for a map without raster tiles). */
-export async function planStaticMap(catalog: Catalog, store: MbtilesStore, req: StaticMapRequest): Promise<StaticMapPlan> {
+export async function planStaticMap(catalog: Catalog, store: TileSource, req: StaticMapRequest): Promise<StaticMapPlan> {
   const range = zoomRange(store.info.pyramids);
   const pending = new Map<string, Promise<Icon>>();
   const icons = await Promise.all(
@@ -122,10 +122,7 @@ export async function planStaticMap(catalog: Catalog, store: MbtilesStore, req: 
   const window: Window = { x0: Math.round(cx * world - outW / 2), y0: Math.round(cy * world - outH / 2), world, width: outW, height: outH, scale: req.scale };
   const level = chooseLevel(store.info.pyramids, view.zoom, req.scale);
   const attribution = req.attribution === false ? '' : attributionText(store.info.attribution);
-  const etag = createHash('sha1')
-    .update(JSON.stringify([RENDERER_VERSION, store.info.id, store.info.version, icons.map((i) => i?.version ?? ''), req]))
-    .digest('base64url')
-    .slice(0, 27);
+  const etag = digestTag(JSON.stringify([RENDERER_VERSION, store.info.id, store.info.version, icons.map((i) => i?.version ?? ''), req]));
   return { request: req, store, zoom: view.zoom, center: [cx, cy], level, window, icons, attribution, etag, mediaType: MEDIA[req.format] };
 }
 
@@ -153,7 +150,8 @@ function release(weight: number): void {
 
 // ---- attribution badge ----
 
-const badges = new Map<string, Promise<Raw | undefined>>();
+/** Keyed by the request's width and height too: bounded, or requests could grow it without end. */
+const badges = new Lru<Promise<Raw | undefined>>(64);
 
 function escapeMarkup(s: string): string {
   return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
@@ -182,7 +180,6 @@ function badge(text: string, scale: number, maxWidth: number, maxHeight: number)
     return box;
   })();
   b.catch(() => badges.delete(key));
-  if (badges.size >= 64) badges.delete(badges.keys().next().value as string);
   badges.set(key, b);
   return b;
 }

@@ -5,7 +5,7 @@
 import { imageBounds } from '../../geo/mercator';
 import { sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
-import { UpstreamError } from '../client';
+import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
 import { text, tileUrl, toTileFormat } from './common';
 import type { DiscoverContext, Discovered } from './types';

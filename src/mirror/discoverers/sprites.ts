@@ -5,7 +5,7 @@
 // stored as `sprites/{mapId}` (ref.source says where to fetch from).
 
 import { checkPng } from '../validate';
-import { failureOf, judgeDocument, type CollectContext, type Collected, type FetchedDoc } from './documents';
+import { failureOf, judgeDocument, type CollectContext, type Collected, type FetchedDoc } from '../document-run';
 import type { ResourceRef } from './types';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

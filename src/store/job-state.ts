@@ -5,13 +5,12 @@
 
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config/schema';
-import type { MirrorResult } from './run';
 
 export const STATUS_FILE = '.tilemirror-jobs.json';
 
 export type Trigger = 'schedule' | 'manual';
-export type RunResult = 'published' | 'failed' | 'interrupted';
+/** How a run of one resource, or of a whole job, ended. */
+export type RunOutcome = 'published' | 'failed' | 'interrupted';
 
 export interface TileCounts {
   planned: number;
@@ -27,7 +26,7 @@ export interface TileCounts {
 /** One resource of a finished run, as the status shows it: its tile counts plus what else happened. */
 export interface ResourceRecord extends TileCounts {
   resource: string;
-  status: RunResult;
+  status: RunOutcome;
   bytes: number;
   elapsedMs: number;
   problems: string[];
@@ -37,7 +36,7 @@ export interface RunRecord {
   trigger: Trigger;
   startedAt: string;
   endedAt: string;
-  result: RunResult;
+  result: RunOutcome;
   exitCode: number;
   tiles: TileCounts;
   bytes: number;
@@ -182,49 +181,6 @@ export class StatusStore {
   }
 }
 
-/** Sums a job's resource results into one record (the resources in the order they ran). */
-export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {
-  const tiles: TileCounts = { planned: 0, fetched: 0, stored: 0, empty: 0, skipped: 0, failed: 0 };
-  let bytes = 0;
-  const resources: ResourceRecord[] = results.map((r) => {
-    for (const k of Object.keys(tiles) as (keyof TileCounts)[]) tiles[k] += r[k];
-    bytes += r.bytes;
-    return {
-      resource: r.resource,
-      status: r.status,
-      planned: r.planned,
-      fetched: r.fetched,
-      stored: r.stored,
-      empty: r.empty,
-      skipped: r.skipped,
-      failed: r.failed,
-      bytes: r.bytes,
-      elapsedMs: r.elapsedMs,
-      problems: r.problems.slice(0, 10),
-    };
-  });
-  const problems = [...results.flatMap((r) => [...r.problems.map((p) => `${r.resource}: ${p}`), ...r.failures.map((f) => `${r.resource}: ${f}`)]), ...extraProblems];
-  const result: RunResult = results.some((r) => r.status === 'interrupted')
-    ? 'interrupted'
-    : extraProblems.length === 0 && results.length > 0 && results.every((r) => r.status === 'published')
-      ? 'published'
-      : 'failed';
-  const exitCode = result === 'published' ? 0 : result === 'interrupted' ? 3 : 1;
-  const errors = tiles.failed + results.reduce((n, r) => n + r.problems.length, 0) + extraProblems.length;
-  return {
-    trigger,
-    startedAt: startedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
-    result,
-    exitCode,
-    tiles,
-    bytes,
-    errors,
-    ...(problems.length > 0 && { lastError: problems[problems.length - 1].slice(0, 500) }),
-    resources,
-  };
-}
-
 /** What the status endpoint and `tilemirror status` show for one configured job. */
 export interface JobView extends JobState {
   name: string;
@@ -236,24 +192,13 @@ export interface JobView extends JobState {
 }
 
 /**
- * Joins the configured jobs with their state: configured jobs first, in config order, then jobs only the file
- * still remembers. `nextRun` comes from `next` (a live scheduler or a computation from the cron expression).
+ * Where the status pages read the mirror jobs from: the scheduler of this process (live progress) or the
+ * persisted state (a cluster worker, a server without schedules). The mirror implements it; `cli` wires it into
+ * the server, so http never imports mirror.
  */
-export function jobViews(config: Config, state: StatusFile, next: (name: string) => string | undefined = () => undefined): JobView[] {
-  for (const st of Object.values(state.jobs)) if (st.running && !pidAlive(st.running.pid)) delete st.running;
-  const out: JobView[] = config.mirror.jobs.map((j) => {
-    const st = state.jobs[j.name] ?? emptyJobState();
-    const nextRun = next(j.name) ?? (st.nextRun && Date.parse(st.nextRun) > Date.now() ? st.nextRun : undefined);
-    const view: JobView = { name: j.name, resources: j.resources, ...st, nextRun };
-    if (j.schedule) {
-      view.schedule = j.schedule;
-      view.timezone = j.timezone ?? config.mirror.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-    }
-    if (!nextRun) delete view.nextRun;
-    return view;
-  });
-  for (const [name, st] of Object.entries(state.jobs)) {
-    if (!config.mirror.jobs.some((j) => j.name === name)) out.push({ name, resources: [], ...st, unconfigured: true });
-  }
-  return out;
+export interface JobStatusSource {
+  /** The configured jobs with their state (and, when live, the progress of running ones). */
+  views(): JobView[];
+  /** True when this process runs the schedules. */
+  readonly live: boolean;
 }

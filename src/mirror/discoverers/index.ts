@@ -1,13 +1,13 @@
-// RESOURCE arguments and the discovery job of each tiled kind (`tiles/ID`, `maps/ID`, `images/ID`). The
+// RESOURCE arguments and the discoverer of each tiled kind (`tiles/ID`, `maps/ID`, `images/ID`). The
 // document kinds (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`) have no tiles and no plan: their
-// collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (documents.ts).
+// collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (../document-run.ts).
 
-import { isDocumentKind, type DocumentKind } from '../../store/types';
+import { isDocumentKind, isStoreId, type DocumentKind } from '../../store/types';
 import { parseFontstack } from '../../services/fonts/glyphs';
-import { UsageError } from '../plan';
+import { UsageError } from '../errors';
 import type { MirrorOptions, MirrorResult } from '../run';
 import { collectData } from './data';
-import { mirrorDocumentStore, type Collector, type EngineDeps } from './documents';
+import { mirrorDocumentStore, type Collector, type EngineDeps } from '../document-run';
 import { GLYPH_STARTS, mirrorFontstack } from './fonts';
 import { collectOgc } from './ogc';
 import { collectSprite } from './sprites';
@@ -20,8 +20,6 @@ import type { DiscoverContext, Discovered, ResourceRef } from './types';
 export type { Discovered, DiscoverContext, PyramidSource, ResourceRef, StoredDoc } from './types';
 
 const KINDS = 'tiles/ID, maps/ID, images/ID, fonts/FONTSTACK, sprites/ID, data/ID, weather or ogc';
-// Ids become file names: no path separators, no leading dot (hidden files are staging files), no control characters.
-const ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
 
 /** Store ids of the singleton kinds: `weather` is `{data}/weather/latest.mbtiles`, `ogc` is `{data}/ogc/conformance.mbtiles`. */
 export const SINGLETON_IDS = { weather: 'latest', ogc: 'conformance' } as const;
@@ -38,11 +36,11 @@ export function parseResource(text: string): ResourceRef {
   if (kind !== 'tiles' && kind !== 'maps' && kind !== 'images' && !isDocumentKind(kind)) {
     throw new UsageError(`unknown resource "${text}": expected ${KINDS}`);
   }
-  if (!ID.test(id)) throw new UsageError(`invalid resource id in "${text}"`);
+  if (!isStoreId(id)) throw new UsageError(`invalid resource id in "${text}"`);
   if (kind === 'fonts') {
     try {
       // One store per font: a fontstack is mirrored font by font (`{data}/fonts/{Font Name}.mbtiles`).
-      for (const name of parseFontstack(id)) if (!ID.test(name)) throw new RangeError(`invalid font name "${name}"`);
+      for (const name of parseFontstack(id)) if (!isStoreId(name)) throw new RangeError(`invalid font name "${name}"`);
     } catch (err) {
       throw new UsageError(`invalid fontstack in "${text}": ${(err as Error).message}`);
     }

@@ -1,8 +1,10 @@
-// Shared by the per-kind discovery jobs: reading an upstream TileJSON into a Pyramid and a URL template.
+// Shared by the per-kind discoverers: reading an upstream TileJSON into a Pyramid and a URL template.
 
-import type { Bounds, Pyramid, TileFormat, VectorLayer } from '../../store/types';
+import type { Bounds } from '../../geo/bounds';
+import type { Pyramid, TileFormat, VectorLayer } from '../../store/types';
 import { WORLD_BOUNDS } from '../../geo/mercator';
-import { stripKey, UpstreamError, type UpstreamClient } from '../client';
+import { stripKey, type UpstreamClient } from '../client';
+import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
 import type { StoreHeader } from '../../store/writer';
 import type { StoredDoc } from './types';

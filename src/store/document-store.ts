@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
+import { digestTag } from './etag';
 import type { DocumentKind } from './types';
 
 export interface StoredDocument {
@@ -34,7 +34,7 @@ export class DocumentStore {
       this.db.close();
       throw new Error(`${file} is not a document store: ${(err as Error).message}`);
     }
-    this.version = createHash('sha1').update(signature).digest('base64url').slice(0, 16);
+    this.version = digestTag(signature);
   }
 
   get name(): string {

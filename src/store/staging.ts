@@ -19,9 +19,10 @@
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { StoreWriter, tmsRow, type StoreHeader } from '../store/writer';
-import type { StoreKind } from '../store/types';
-import { zoomPlanHas, type PyramidPlan, type TileTask } from './plan';
+import { StoreWriter, tmsRow, type StoreHeader } from './writer';
+import type { TileCounts } from './job-state';
+import type { StoreKind } from './types';
+import { zoomPlanHas, type PyramidPlan, type TileTask } from '../geo/tile-bands';
 
 /** Plans of a zoom with more bands than this are pruned and counted by scanning rows (see pruneByScan). */
 const SQL_BANDS = 64;
@@ -122,11 +123,6 @@ export interface OpenStagingOptions {
   planSignature: string;
   batchSize?: number;
   batchMs?: number;
-}
-
-export interface TileCounts {
-  stored: number;
-  empty: number;
 }
 
 /** A queued write: a tile's bytes, an empty status, or only fresh validators (the tile did not change). */
@@ -399,7 +395,7 @@ export class StagingStore {
   }
 
   /** Stored and empty tiles inside the plan, counted per planned rectangle (the plan's bands are disjoint). */
-  countPlanned(plans: PyramidPlan[]): TileCounts {
+  countPlanned(plans: PyramidPlan[]): Pick<TileCounts, 'stored' | 'empty'> {
     let stored = 0;
     let empty = 0;
     for (const plan of plans) {
@@ -456,4 +452,22 @@ export class StagingStore {
       }
     }
   }
+}
+
+/** The format an existing store of the resource recorded (staging first, then published), if any. */
+export function storedFormat(files: string[]): string | undefined {
+  for (const f of files) {
+    if (!existsSync(f)) continue;
+    try {
+      const db = new Database(f, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare("SELECT value FROM metadata WHERE name = 'format'").pluck().get() as string | undefined) ?? undefined;
+      } finally {
+        db.close();
+      }
+    } catch {
+      /* unreadable: probe instead */
+    }
+  }
+  return undefined;
 }

@@ -1,7 +1,8 @@
 import type { StoreHeader } from '../../store/writer';
 import type { Pyramid, ResourceKind, StoreKind, TileFormat } from '../../store/types';
 import type { UpstreamClient } from '../client';
-import type { TileTask, ZoomLimits } from '../plan';
+import type { ZoomLimits } from '../plan';
+import type { TileTask } from '../../geo/tile-bands';
 
 /** A resource to mirror: `tiles/ID`, `maps/ID`, `images/ID`, `fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`. */
 export interface ResourceRef {

@@ -3,7 +3,7 @@
 // notes name the classes the upstream declares (shown by `tilemirror mirror` and in the job's logs).
 
 import { rewriteDocument } from '../rewrite';
-import { fetchJsonDocument, type CollectContext, type Collected } from './documents';
+import { fetchJsonDocument, type CollectContext, type Collected } from '../document-run';
 import type { ResourceRef } from './types';
 
 export function checkConformance(v: unknown): string | undefined {

@@ -6,7 +6,7 @@
 
 import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START, parseFontstack } from '../../services/fonts/glyphs';
 import type { MirrorOptions, MirrorResult } from '../run';
-import { dependencyLine, failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from './documents';
+import { dependencyLine, failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../document-run';
 import { emptyResult } from '../run-start';
 import type { ResourceRef } from './types';
 

@@ -5,23 +5,20 @@
 // a tile run: a failed or interrupted run leaves the published store untouched and readers never see a half store.
 // Documents are few and small (a font is 256 glyph ranges), so a run always starts over instead of resuming.
 
-import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import { existsSync, renameSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { isGzip } from '../../store/formats';
-import type { DocumentKind } from '../../store/types';
-import { StoreWriter, type StoreHeader } from '../../store/writer';
-import { decodeBody, type Judgement, type UpstreamClient } from '../client';
-import { fsyncPath } from '../publish';
-import type { Redactor } from '../redact';
-import { beginRun, recordRunError } from '../run-start';
-import { assertNoSecret } from '../rewrite';
-import { MIRROR_SQL, removeStaging, STATE, storePaths } from '../staging';
-import type { RawResponse } from '../validate';
-import type { MirrorOptions, MirrorResult } from '../run';
-import type { ResourceRef } from './types';
+import { isGzip } from '../store/formats';
+import type { DocumentKind } from '../store/types';
+import type { StoreHeader } from '../store/writer';
+import { decodeBody, type Judgement, type UpstreamClient } from './client';
+import type { Redactor } from './redact';
+import { fingerprint } from './plan';
+import { beginRun, endRun, recordRunError } from './run-start';
+import { assertNoSecret } from './rewrite';
+import { publishDocuments } from '../store/document-staging';
+import type { RawResponse } from './validate';
+import type { MirrorOptions, MirrorResult } from './run';
+import type { ResourceRef } from './discoverers/types';
 
 /** A document to store, as validated by a collector. */
 export interface FetchedDoc {
@@ -133,66 +130,6 @@ export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => P
 
 
 /**
- * Writes the documents into a fresh staging file, verifies it and publishes it by one rename. Returns the
- * problems that kept it from being published (the staging file is removed then; the published store is untouched).
- */
-export function publishDocuments(
-  paths: ReturnType<typeof storePaths>,
-  header: StoreHeader,
-  documents: FetchedDoc[],
-  provenance: { fingerprint: string; upstream: string },
-): string[] {
-  removeStaging(paths.staging);
-  const writer = new StoreWriter(paths.staging, header);
-  let ok = false;
-  try {
-    writer.db.exec(MIRROR_SQL);
-    const setState = writer.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
-    writer.batch(() => {
-      setState.run(STATE.fingerprint, provenance.fingerprint);
-      setState.run(STATE.upstream, provenance.upstream);
-      setState.run(STATE.publishedAt, new Date().toISOString());
-      for (const d of documents) writer.putDocument(d.path, d.contentType, d.data);
-    });
-    // Verify: SQLite's integrity check, and every document reads back as written (nothing more, nothing less).
-    const problems: string[] = [];
-    const rows = writer.db.pragma('integrity_check') as { integrity_check: string }[];
-    if (!(rows.length === 1 && rows[0].integrity_check === 'ok')) problems.push(`integrity_check: ${rows.map((r) => r.integrity_check).slice(0, 5).join('; ')}`);
-    const count = writer.db.prepare('SELECT count(*) FROM tilemirror_documents').pluck().get() as number;
-    if (count !== documents.length) problems.push(`${count} documents stored, ${documents.length} expected`);
-    const read = writer.db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').pluck();
-    for (const d of documents) {
-      const back = read.get(d.path) as Buffer | undefined;
-      if (!back || !back.equals(d.data)) problems.push(`${d.path} does not read back as written`);
-    }
-    if (problems.length) return problems;
-    ok = true;
-  } finally {
-    writer.close();
-    if (!ok) removeStaging(paths.staging);
-  }
-  fsyncPath(paths.staging);
-  renameSync(paths.staging, paths.published);
-  fsyncPath(dirname(paths.published));
-  return [];
-}
-
-/** The documents of a published document store (empty when there is none or it cannot be read). */
-export function readPublishedDocument(file: string | undefined, path: string): Buffer | undefined {
-  if (!file || !existsSync(file)) return undefined;
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').pluck().get(path) as Buffer | undefined) ?? undefined;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * Mirrors one document store (`{data}/{kind}/{id}.mbtiles`) with `collect`. Never throws for upstream or store
  * trouble: the result says what happened.
  */
@@ -272,8 +209,7 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
       return result;
     }
 
-    const fingerprint = createHash('sha256').update(JSON.stringify([client.base, ref.kind, ref.id, ref.source ?? null])).digest('hex').slice(0, 32);
-    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint, upstream: client.base });
+    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint: fingerprint([client.base, ref.kind, ref.id, ref.source ?? null]), upstream: client.base });
     if (problems.length) {
       result.problems.push(...problems);
       return result;
@@ -285,12 +221,7 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
   } catch (err) {
     recordRunError(result, err, opts.signal, redact);
   } finally {
-    client.close();
-    lock.release();
-    result.requests = client.stats.requests;
-    result.bytes = client.stats.bytes;
-    result.retries = client.stats.retries;
-    result.elapsedMs = Date.now() - started;
+    endRun(result, client, lock, started);
     progress();
   }
   return result;

@@ -7,7 +7,7 @@
 // upstream TileJSON's own. Their URLs come from the TileJSON template (`{y}.png` -> `{y}@2x.webp`).
 
 import type { TileFormat } from '../../store/types';
-import { UpstreamError } from '../client';
+import { UpstreamError } from '../errors';
 import { rewriteDocument, styleReferences } from '../rewrite';
 import { LOCAL_SCHEME, localSpriteUrl } from '../../ogc/style';
 import { center, fetchTileJson, pyramidFromTileJson, text, tileJsonDoc, tileTemplate } from './common';

@@ -6,7 +6,8 @@
 // (a client may still hold an older catalog); they are reported as stale, for the operator to delete.
 
 import { rewriteDocument } from '../rewrite';
-import { fetchJsonDocument, readPublishedDocument, type CollectContext, type Collected } from './documents';
+import { fetchJsonDocument, type CollectContext, type Collected } from '../document-run';
+import { readPublishedDocument } from '../../store/document-staging';
 import type { ResourceRef } from './types';
 
 const ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;

@@ -1,0 +1,2 @@
+/** West, south, east, north in WGS 84 degrees. */
+export type Bounds = [number, number, number, number];

@@ -1,0 +1,130 @@
+// The flags `mirror` and `plan` share, their parsers (each refusal a clear message, exit code 2), and how they
+// become MirrorOptions.
+
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { resolve } from 'node:path';
+import type { Bounds } from '../geo/bounds';
+import type { TileFormat } from '../store/types';
+import { readAreaFile, type PolygonArea } from './area';
+import type { ResourceRef } from './discoverers';
+import { parseBBox, parseZoomRange } from './plan';
+import type { MirrorOptions } from './run';
+import type { GenericSource } from './sources';
+
+export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
+
+export interface Flags {
+  config?: string;
+  upstream?: string;
+  data: string;
+  zoom?: [number, number];
+  bbox: Bounds[];
+  concurrency: number;
+  rate?: number;
+  key?: string;
+  timeout: number;
+  failureBudget: number;
+  maxAge?: number;
+  sample?: number;
+  withDependencies?: boolean;
+  scale?: number[];
+  format?: TileFormat[];
+  area: PolygonArea[];
+  sourceTilejson?: string;
+  sourceWmts?: string;
+  layer?: string;
+  matrixSet?: string;
+  id?: string;
+  /** Set from --source-tilejson / --source-wmts (key-free). */
+  source?: GenericSource;
+}
+
+const wrap = <T>(fn: (v: string) => T) => (v: string): T => {
+  try {
+    return fn(v);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+};
+
+function positiveInt(max: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n < 1 || n > max) throw new InvalidArgumentError(`an integer 1-${max}`);
+    return n;
+  };
+}
+
+export function nonNegativeInt(v: string): number {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('a non-negative integer');
+  return Number(v);
+}
+
+function positiveNumber(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number');
+  return n;
+}
+
+export function addSharedOptions(cmd: Command): Command {
+  return cmd
+    .argument('[resources...]', 'tiles/ID, maps/ID, images/ID, fonts/FONTSTACK, sprites/ID, data/ID, weather or ogc; with --config: job names (default: every job)')
+    .option('-C, --config <file>', 'run the jobs of this configuration file (mirror.jobs) instead of RESOURCE arguments')
+    .option('-u, --upstream <url>', 'base URL of the upstream API (MapTiler Cloud or another tilemirror)')
+    .option('-d, --data <dir>', 'data directory holding the stores (default: mirror, or the config file\'s)', 'mirror')
+    .option('-z, --zoom <min-max>', 'zoom range, e.g. 0-8 (default: the upstream\'s)', wrap(parseZoomRange))
+    .option('-b, --bbox <w,s,e,n>', 'area in degrees; repeat for several (default: the upstream\'s bounds)', (v: string, acc: Bounds[]) => [...acc, wrap(parseBBox)(v)], [] as Bounds[])
+    .option('-a, --area <file.geojson>', 'area: a GeoJSON Polygon or MultiPolygon (or Feature/FeatureCollection of them) in lon/lat; repeat for several, with --bbox too', (v: string, acc: PolygonArea[]) => [...acc, wrap(readAreaFile)(v)], [] as PolygonArea[])
+    .option('--source-tilejson <url>', 'mirror any TileJSON URL (a key=... in it is the key) into tiles/ID given by --id')
+    .option('--source-wmts <url>', 'mirror a layer (--layer) of any WMTS capabilities URL into tiles/ID given by --id')
+    .option('--layer <id>', 'with --source-wmts: the layer identifier')
+    .option('--matrix-set <id>', "with --source-wmts: the TileMatrixSet (default: the layer's first Web Mercator one)")
+    .option('--id <id>', 'with --source-tilejson/--source-wmts: the tileset id the source is mirrored into (tiles/ID)')
+    .option('-c, --concurrency <n>', 'requests in flight', positiveInt(256), 8)
+    .option('-r, --rate <req/s>', 'requests per second sent to the upstream (default: unlimited)', positiveNumber)
+    .addOption(new Option('-k, --key <key>', 'upstream key (default: $TILEMIRROR_UPSTREAM_KEY)').env('TILEMIRROR_UPSTREAM_KEY'))
+    .option('--timeout <seconds>', 'per-request timeout', positiveNumber, 30)
+    .option('--failure-budget <n>', 'failed tiles tolerated before the run stops', nonNegativeInt, 100)
+    .option('--max-age <seconds>', 'stored tiles older than this are revalidated with conditional requests (0: all; default 7 days)', nonNegativeInt)
+    .option('--with-dependencies', "maps: also mirror the fonts and the sprite the map's style uses")
+    .option('--scale <list>', 'maps: pixel ratios to mirror, e.g. 1,2 adds @2x pyramids (default 1)', wrap(parseScales))
+    .option('--format <list>', "maps: tile formats to mirror, e.g. png,webp (default: the upstream's)", wrap(parseFormats))
+    .exitOverride((err) => {
+      // Usage errors exit with 2 (help and version with 0), as documented for `mirror`.
+      process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
+    });
+}
+
+function parseScales(v: string): number[] {
+  const list = v.split(',').map((s) => Number(s.trim()));
+  if (list.length === 0 || list.some((n) => n !== 1 && n !== 2)) throw new Error('a comma-separated list of 1 and 2');
+  return list;
+}
+
+function parseFormats(v: string): TileFormat[] {
+  const list = v.split(',').map((s) => s.trim().toLowerCase().replace(/^jpeg$/, 'jpg'));
+  if (list.length === 0 || list.some((f) => f !== 'png' && f !== 'jpg' && f !== 'webp')) throw new Error('a comma-separated list of png, jpg and webp');
+  return list as TileFormat[];
+}
+
+export function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: string) => void): MirrorOptions {
+  return {
+    upstream: flags.upstream!,
+    dataDir: resolve(flags.data),
+    resource,
+    key: flags.key,
+    zoom: flags.zoom,
+    bboxes: flags.bbox,
+    areas: flags.area,
+    source: flags.source,
+    concurrency: flags.concurrency,
+    rate: flags.rate,
+    timeoutMs: flags.timeout * 1000,
+    failureBudget: flags.failureBudget,
+    maxAge: flags.maxAge,
+    withDependencies: flags.withDependencies,
+    scales: flags.scale,
+    formats: flags.format,
+    log,
+  };
+}

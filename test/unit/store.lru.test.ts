@@ -1,0 +1,34 @@
+import { ByteLru, Lru } from '../../src/store/lru';
+
+test('a count-bounded LRU keeps the most recently used entries', () => {
+  const lru = new Lru<string>(2);
+  lru.set('a', 'A');
+  lru.set('b', 'B');
+  expect(lru.get('a')).toBe('A'); // a is now the most recent
+  lru.set('c', 'C'); // evicts b
+  expect(lru.get('b')).toBeUndefined();
+  expect(lru.get('a')).toBe('A');
+  expect(lru.get('c')).toBe('C');
+  expect(lru.size).toBe(2);
+  lru.delete('a');
+  expect(lru.get('a')).toBeUndefined();
+  expect(lru.size).toBe(1);
+});
+
+test('a byte-bounded LRU counts bytes plus a per-entry overhead and refuses entries larger than the bound', () => {
+  const lru = new ByteLru(1000);
+  lru.set('big', Buffer.alloc(1000)); // 1000 + overhead > bound: not kept
+  expect(lru.get('big')).toBeUndefined();
+  expect(lru.size).toBe(0);
+  lru.set('x', Buffer.alloc(400));
+  lru.set('y', Buffer.alloc(400)); // 2 x (400 + 96) = 992
+  expect(lru.size).toBe(992);
+  lru.set('x', Buffer.alloc(10)); // replacing an entry gives back its cost: 106 + 496
+  expect(lru.size).toBe(602);
+  lru.set('z', Buffer.alloc(400)); // 1098 > 1000: the oldest (y) goes
+  expect(lru.get('y')).toBeUndefined();
+  expect(lru.size).toBe(602);
+  // An empty buffer (a cached absence) is an entry like any other.
+  lru.set('absent', Buffer.alloc(0));
+  expect(lru.get('absent')).toEqual(Buffer.alloc(0));
+});
