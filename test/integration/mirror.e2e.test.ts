@@ -3,7 +3,7 @@
 // document is compared with the upstream's. Plus: re-runs and resumes fetch no tile twice, a failed run leaves
 // the published store untouched, the lock, the key never written or printed, and a CLI smoke run.
 
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { storePaths } from '../../src/mirror/staging';
 import type { Bounds } from '../../src/store/types';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { built } from '../helpers/dist';
 
 const SECRET = 'tm-upstream-Secret-7f3c9e1a5b';
 const ROOT = resolve(__dirname, '../..');
@@ -259,21 +260,9 @@ describe('interrupting and resuming', () => {
 });
 
 describe('command line', () => {
-  const cli = join(ROOT, 'dist/cli.js');
+  const cli = built('cli.js');
   const run = promisify(execFile);
 
-  beforeAll(() => {
-    // The CLI runs from dist/: rebuild it when the mirror sources are newer (tsc emits even if others' files have errors).
-    const built = existsSync(join(ROOT, 'dist/mirror/cli.js')) ? statSync(join(ROOT, 'dist/mirror/cli.js')).mtimeMs : 0;
-    const sources = [join(ROOT, 'src/cli.ts'), ...readdirSync(join(ROOT, 'src/mirror'), { recursive: true }).map((f) => join(ROOT, 'src/mirror', String(f)))];
-    if (sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
-      try {
-        execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'pipe' });
-      } catch {
-        /* type errors elsewhere in the tree still emit JavaScript */
-      }
-    }
-  }, 120_000);
 
   async function tilemirror(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
     try {

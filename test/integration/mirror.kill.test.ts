@@ -2,8 +2,8 @@
 // runs, no lock released, transactions cut wherever they are) four times; a final run finishes. The published
 // stores equal a clean mirror's, and no tile was fetched twice beyond the ones in flight at each kill.
 
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runMirror } from '../../src/mirror/run';
@@ -11,9 +11,10 @@ import { storePaths } from '../../src/mirror/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, chance, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { startServer, type TestServer } from '../helpers/server';
+import { built } from '../helpers/dist';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist/cli.js');
+const CLI = built('cli.js');
 const KEY = 'demo';
 const CONCURRENCY = 4;
 const KILLS = 4;
@@ -29,16 +30,6 @@ const tempDir = (): string => {
 };
 
 beforeAll(async () => {
-  // The CLI runs from dist/: rebuild it when the sources are newer (tsc emits even if others' files have errors).
-  const built = existsSync(join(ROOT, 'dist/mirror/run.js')) ? statSync(join(ROOT, 'dist/mirror/run.js')).mtimeMs : 0;
-  const sources = [join(ROOT, 'src/cli.ts'), ...readdirSync(join(ROOT, 'src/mirror'), { recursive: true }).map((f) => join(ROOT, 'src/mirror', String(f)))];
-  if (sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
-    try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'pipe' });
-    } catch {
-      /* type errors elsewhere in the tree still emit JavaScript */
-    }
-  }
   upstream = await startServer();
   sim = await startSimulator(upstream.url);
 }, 120_000);

@@ -5,8 +5,8 @@
 // document endpoint reached by crawling from / and the service documents, following every link, with a sample
 // of tiles. The scheduled run's pino lines must be JSON with the job name, result and counts.
 
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -17,6 +17,7 @@ import { startServer as startTilemirror, type Tilemirror } from '../../src/http/
 import { runMirror } from '../../src/mirror/run';
 import { parseResource } from '../../src/mirror/jobs';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { built } from '../helpers/dist';
 
 const SECRET = 'tmK3y-UPSTREAM-a94f1c7e2b8d4f60-9e3a5b7c1d2f4e6a8b0c-Zq';
 const JOB_ENV = 'TILEMIRROR_SECRETS_TEST_KEY';
@@ -50,7 +51,7 @@ const cliOutput: string[] = [];
 const run = promisify(execFile);
 async function tilemirror(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   try {
-    const r = await run(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const r = await run(process.execPath, [built('cli.js'), ...args], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, out: r.stdout, err: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -59,16 +60,6 @@ async function tilemirror(args: string[], env: Record<string, string> = {}): Pro
 }
 
 beforeAll(async () => {
-  // The CLI runs from dist/: rebuild it when sources are newer (tsc emits even when others' files have type errors).
-  const built = existsSync(join(ROOT, 'dist/mirror/cli.js')) ? statSync(join(ROOT, 'dist/mirror/cli.js')).mtimeMs : 0;
-  const sources = readdirSync(join(ROOT, 'src'), { recursive: true }).map((f) => join(ROOT, 'src', String(f)));
-  if (sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
-    try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'pipe' });
-    } catch {
-      /* type errors elsewhere still emit JavaScript */
-    }
-  }
   upstream = await startServer({ config: { keys: [{ key: KEY, plan: 'paid' }, { key: SECRET, plan: 'paid' }] } });
   data = mkdtempSync(join(tmpdir(), 'tm-secrets-'));
 }, 180_000);

@@ -4,8 +4,8 @@
 // the next run behind the admin key (403 for other keys, 404 when none is configured), closing stops cleanly,
 // `tilemirror status` prints the persisted state, and the upstream key is in no response, log line or file.
 
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +16,7 @@ import { startServer as start, type Tilemirror } from '../../src/http/server';
 import { SKIPPED_STILL_RUNNING } from '../../src/mirror/schedule';
 import { readStatusFile, StatusStore } from '../../src/mirror/status';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { built } from '../helpers/dist';
 
 const SECRET = 'tm-upstream-Sched-4b8e2d0c9a';
 const ADMIN = 'admin-key-5f1e7c3b';
@@ -188,21 +189,11 @@ describe('a job on a cron schedule inside serve', () => {
 });
 
 describe('command line', () => {
-  const cli = join(ROOT, 'dist/cli.js');
+  const cli = built('cli.js');
   const run = promisify(execFile);
   let configFile: string;
 
   beforeAll(() => {
-    // The CLI runs from dist/: rebuild when sources are newer (tsc emits even if other files have type errors).
-    const built = existsSync(cli) ? statSync(join(ROOT, 'dist/mirror/cli.js')).mtimeMs : 0;
-    const sources = [join(ROOT, 'src/cli.ts'), join(ROOT, 'src/config/schema.ts'), ...readdirSync(join(ROOT, 'src/mirror'), { recursive: true }).map((f) => join(ROOT, 'src/mirror', String(f)))];
-    if (!existsSync(join(ROOT, 'dist/mirror/status.js')) || sources.some((f) => f.endsWith('.ts') && statSync(f).mtimeMs > built)) {
-      try {
-        execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'pipe' });
-      } catch {
-        /* type errors elsewhere in the tree still emit JavaScript */
-      }
-    }
     configFile = join(tempDir(), 'tilemirror.yaml');
     writeFileSync(configFile, stringify(rawConfig(data, upstream.url)));
   }, 120_000);
