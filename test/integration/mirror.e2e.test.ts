@@ -9,11 +9,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { imageBounds, tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { acquireLock } from '../../src/mirror/lock';
 import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
 import { storePaths } from '../../src/mirror/staging';
-import type { Bounds } from '../../src/store/types';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
@@ -56,21 +54,53 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Tile paths (no key) of a resource as served, for a bounds and zoom range. */
-function tilePaths(prefix: string, suffix: string, bounds: Bounds, minz: number, maxz: number): string[] {
+/** Tiles of one zoom: [z, minX, maxX, minY, maxY] (XYZ, inclusive). */
+type ZoomRange = [number, number, number, number, number];
+
+/** The whole grid at zooms minz..maxz. */
+const world = (minz: number, maxz: number): ZoomRange[] =>
+  Array.from({ length: maxz - minz + 1 }, (_, i) => [minz + i, 0, 2 ** (minz + i) - 1, 0, 2 ** (minz + i) - 1]);
+
+// The expected tiles are worked out independently of src/geo (the code under test):
+// - terrain, bounds [5.9, 45.8, 10.5, 47.8]: x = floor((lon + 180) / 360 * 2^z),
+//   y = floor((1 - ln(tan(lat) + sec(lat)) / π) / 2 * 2^z) of the north-west and south-east corners
+//   (computed once in Python and checked against @mapbox/tilebelt's pointToTile; no corner lies on a tile edge);
+// - image, 2000 x 1200 px at the top-left of the world at maxzoom 3 in 256 px tiles: at zoom z it is
+//   2000 / 2^(3-z) x 1200 / 2^(3-z) px, so columns 0..floor(w / 256) and rows 0..floor(h / 256).
+const TERRAIN: ZoomRange[] = [
+  [0, 0, 0, 0, 0],
+  [1, 1, 1, 0, 0],
+  [2, 2, 2, 1, 1],
+  [3, 4, 4, 2, 2],
+  [4, 8, 8, 5, 5],
+  [5, 16, 16, 11, 11],
+  [6, 33, 33, 22, 22],
+  [7, 66, 67, 44, 45],
+  [8, 132, 135, 89, 91],
+  [9, 264, 270, 178, 182],
+  [10, 528, 541, 356, 365],
+];
+const IMAGE: ZoomRange[] = [
+  [0, 0, 0, 0, 0],
+  [1, 0, 1, 0, 1], // 500 x 300 px
+  [2, 0, 3, 0, 2], // 1000 x 600 px
+  [3, 0, 7, 0, 4], // 2000 x 1200 px
+];
+
+/** Tile paths (no key) of a resource as served, for the given ranges. */
+function tilePaths(prefix: string, suffix: string, ranges: ZoomRange[]): string[] {
   const out: string[] = [];
-  for (let z = minz; z <= maxz; z++) {
-    const r = tileRange(bounds, z);
-    for (let x = r.minX; x <= r.maxX; x++) for (let y = r.minY; y <= r.maxY; y++) out.push(`${prefix}/${z}/${x}/${y}${suffix}`);
+  for (const [z, minX, maxX, minY, maxY] of ranges) {
+    for (let x = minX; x <= maxX; x++) for (let y = minY; y <= maxY; y++) out.push(`${prefix}/${z}/${x}/${y}${suffix}`);
   }
   return out;
 }
 
 const EXPECTED = {
-  'maps/sample': [...tilePaths('/maps/sample', '.png', WORLD_BOUNDS, 0, 3), ...tilePaths('/maps/sample/256', '.png', WORLD_BOUNDS, 0, 3)],
-  'tiles/sample-vector': tilePaths('/tiles/sample-vector', '', WORLD_BOUNDS, 0, 5),
-  'tiles/sample-terrain': tilePaths('/tiles/sample-terrain', '', [5.9, 45.8, 10.5, 47.8], 0, 10),
-  'images/sample-image': tilePaths('/images/sample-image', '', imageBounds(2000, 1200, 3, 256), 0, 3),
+  'maps/sample': [...tilePaths('/maps/sample', '.png', world(0, 3)), ...tilePaths('/maps/sample/256', '.png', world(0, 3))],
+  'tiles/sample-vector': tilePaths('/tiles/sample-vector', '', world(0, 5)),
+  'tiles/sample-terrain': tilePaths('/tiles/sample-terrain', '', TERRAIN),
+  'images/sample-image': tilePaths('/images/sample-image', '', IMAGE),
 };
 type Res = keyof typeof EXPECTED;
 const RESOURCES = Object.keys(EXPECTED) as Res[];

@@ -82,8 +82,7 @@ describe('a mirror through every fault', () => {
     const requests = sim.log.length;
     const retries = results.reduce((n, r) => n + r.retries, 0);
     // Every kind was met, and every injected fault was noticed (each cost one failed attempt, hence one retry).
-    for (const k of FAULT_KINDS) expect({ k, n: injected[k] ?? 0 }).toEqual({ k, n: expect.any(Number) });
-    for (const k of FAULT_KINDS) expect(injected[k]).toBeGreaterThan(0);
+    expect(FAULT_KINDS.filter((k) => !((injected[k] ?? 0) > 0))).toEqual([]);
     expect(retries).toBeGreaterThanOrEqual(total);
     expect(total / requests).toBeGreaterThan(0.3);
     // eslint-disable-next-line no-console
