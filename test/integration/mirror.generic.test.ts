@@ -13,6 +13,7 @@ import { coverSet, parseArea } from '../../src/mirror/area';
 import { planReport, runMirror, type MirrorOptions } from '../../src/mirror/run';
 import { sourceBase, splitSourceKey, type GenericSource } from '../../src/mirror/sources';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { waitForStatus } from '../helpers/wait';
 
 const SECRET = 'tm-generic-Secret-3d8a61f0c2';
 
@@ -78,12 +79,7 @@ function sourceOptions(id: string, raw: GenericSource, extra: Partial<MirrorOpti
 }
 
 async function waitServed(path: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    if ((await rawGet(`${mirrorSrv.url}${path}?key=${KEY}`)).status === 200) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${path} not served by the mirror`);
+  await waitForStatus(`${mirrorSrv.url}${path}?key=${KEY}`);
 }
 
 /** Every tile z0..maxz: the mirror's /tiles/{id}/z/x/y equals the upstream's path, byte for byte. */

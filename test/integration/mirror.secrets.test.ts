@@ -17,6 +17,7 @@ import { startServer as startTilemirror, type Tilemirror } from '../../src/http/
 import { runMirror } from '../../src/mirror/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
+import { waitFor } from '../helpers/wait';
 
 const SECRET = 'tmK3y-UPSTREAM-a94f1c7e2b8d4f60-9e3a5b7c1d2f4e6a8b0c-Zq';
 const JOB_ENV = 'TILEMIRROR_SECRETS_TEST_KEY';
@@ -132,8 +133,7 @@ describe('the upstream key never leaves the mirror', () => {
     );
     srv = await startTilemirror(config, pino({ level: 'debug', base: undefined }, capture));
     srvUrl = srv.url;
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && !pinoLines.some((l) => l.includes('mirror job finished'))) await new Promise((r) => setTimeout(r, 200));
+    await waitFor('the scheduled job to finish', () => pinoLines.some((l) => l.includes('mirror job finished')));
     const parsed = pinoLines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const finished = parsed.find((l) => l.msg === 'mirror job finished');
     expect(finished).toMatchObject({ job: 'terrain-nightly', result: 'published', trigger: 'schedule' });
