@@ -289,7 +289,6 @@ describe('command line', () => {
   const cli = built('cli.js');
   const run = promisify(execFile);
 
-
   async function tilemirror(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
     try {
       const r = await run(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, cwd: ROOT });
