@@ -131,10 +131,13 @@ if [[ ! -d node_modules ]] || [[ ! -e node_modules/.package-lock.json ]]; then
   fi
 fi
 
+# The one build of the run: the tests that run the CLI as a child process assume dist/ is current
+# (test/helpers/dist.ts) and never rebuild it themselves (two jest workers would race).
 if newer_than dist/cli.js src tsconfig.json package.json; then
   say "dist/ missing or older than src/: npm run build"
   npm run --silent build </dev/null
 fi
+[[ -f dist/cli.js ]] || die "dist/cli.js is missing after the build"
 
 SAMPLE_STORES=(
   mirror/maps/sample.mbtiles

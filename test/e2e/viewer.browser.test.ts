@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { clientGate } from '../interop/helpers';
+import { gatedTest } from '../interop/helpers';
 import { KEY, startServer, type TestServer } from '../helpers/server';
 import {
   CHROMIUM_CHECK,
@@ -41,7 +41,7 @@ const VIEWPORT = { width: 800, height: 600 };
  * Time a page gets to load and reach an idle map, and again after each change (about a second on an idle
  * 2-core machine with software WebGL; generous because CI shares the machine with the other test files).
  */
-const IDLE_TIMEOUT_MS = 20_000;
+const IDLE_TIMEOUT_MS = 45_000;
 
 interface ViewerCase {
   name: string;
@@ -58,7 +58,7 @@ const VIEWERS: ViewerCase[] = [
   // /images/{id}/ has no viewer page.
 ];
 
-const gate = clientGate('Chromium (browser tests)', CHROMIUM_CHECK);
+const clientTest = gatedTest('Chromium (browser tests)', CHROMIUM_CHECK);
 
 let server: TestServer | undefined;
 let browser: Browser | undefined;
@@ -90,8 +90,7 @@ function describeStats(s: ImageStats): string {
 }
 
 describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
-  test(`${viewer.path}?key=${KEY} renders${viewer.labels ? ' with labels' : ''}, offline, without errors`, async () => {
-    if (!gate()) return;
+  clientTest(`${viewer.path}?key=${KEY} renders${viewer.labels ? ' with labels' : ''}, offline, without errors`, async () => {
     const b = await getBrowser();
     const started = Date.now();
     const base = `${viewer.path.replace(/\W+/g, '_').replace(/^_|_$/g, '')}`;
@@ -194,5 +193,5 @@ describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
           (summary ? `\nsymbol layers: ${summary.symbolLayers.join(', ') || 'none'}; placed: ${JSON.stringify(summary.renderedSymbols)}` : ''),
       );
     }
-  }, 45_000);
+  }, 150_000);
 });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { decodeGlyphs, encodeGlyphs, type Glyph } from '../../src/services/fonts/glyphs';
 import { StoreWriter } from '../../src/store/writer';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 
 const NOTO_DIR = path.join(path.dirname(require.resolve('tileserver-gl-styles/package.json')), 'fonts', 'Noto Sans Regular');
 const enc = (s: string) => encodeURIComponent(s);
@@ -164,11 +165,11 @@ describe('fontstacks over several mirrored fonts', () => {
   test('a republished font is picked up: combined answers follow the new store', async () => {
     const before = await rawGet(`${srv.url}/fonts/${enc('Font A,Font B')}/0-255.pbf?key=demo`);
     writeFont('Font B', { '0-255': [66, 67, 69] }, 2);
-    let from: Record<number, number> = {};
-    for (let i = 0; i < 50 && from[69] === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      from = (await glyphs('Font A,Font B')).from;
-    }
+    // The catalog notices the new file in the background: wait for the glyph only the new store has.
+    const from = await waitFor('the republished font to be served', async () => {
+      const g = (await glyphs('Font A,Font B')).from;
+      return g[69] !== undefined ? g : undefined;
+    });
     expect(from).toEqual({ 65: 1, 66: 1, 67: 2, 68: 3, 69: 2 });
     const after = await rawGet(`${srv.url}/fonts/${enc('Font A,Font B')}/0-255.pbf?key=demo`);
     expect(after.headers.etag).not.toBe(before.headers.etag);

@@ -82,8 +82,7 @@ describe('a mirror through every fault', () => {
     const requests = sim.log.length;
     const retries = results.reduce((n, r) => n + r.retries, 0);
     // Every kind was met, and every injected fault was noticed (each cost one failed attempt, hence one retry).
-    for (const k of FAULT_KINDS) expect({ k, n: injected[k] ?? 0 }).toEqual({ k, n: expect.any(Number) });
-    for (const k of FAULT_KINDS) expect(injected[k]).toBeGreaterThan(0);
+    expect(FAULT_KINDS.filter((k) => !((injected[k] ?? 0) > 0))).toEqual([]);
     expect(retries).toBeGreaterThanOrEqual(total);
     expect(total / requests).toBeGreaterThan(0.3);
     // eslint-disable-next-line no-console
@@ -95,7 +94,7 @@ describe('a mirror through every fault', () => {
       expect(b.tiles.length + b.extra.length).toBeGreaterThan(100);
       expect(b).toEqual(a);
     }
-  }, 55_000);
+  }, 150_000);
 });
 
 describe('Retry-After closes the gate for every request', () => {
@@ -103,27 +102,35 @@ describe('Retry-After closes the gate for every request', () => {
     sim.reset();
     let tileRequests = 0;
     let told = -1;
+    let toldPath = '';
     sim.options.fault = (path) => {
       if (path.endsWith('.json') || ++tileRequests !== 12) return undefined;
       told = performance.now();
+      toldPath = path;
       return { status, headers: { 'Retry-After': retryAfter() }, body: 'slow down' };
     };
-    const res = await runMirror(opts('tiles/sample-vector', [0, 3], tempDir(), { concurrency: 8, retry: { retries: 3, baseMs: 5, maxMs: 20, maxRetryAfterMs: 5000 } }));
+    // When the client heard the answer (it logs the retry right after closing the gate), same clock as `told`.
+    let heard = -1;
+    const log = (line: string): void => {
+      if (heard < 0 && line.includes(`HTTP ${status}`)) heard = performance.now();
+    };
+    const res = await runMirror(
+      opts('tiles/sample-vector', [0, 3], tempDir(), { concurrency: 8, retry: { retries: 3, baseMs: 5, maxMs: 20, maxRetryAfterMs: 5000 }, log }),
+    );
     sim.options.fault = undefined;
     expect(res.status).toBe('published');
     expect(told).toBeGreaterThan(0);
-    // Requests the other workers had already sent when the answer left may still arrive a moment later on a busy
-    // machine (at most one per other worker); after that grace, nothing may until the pause ends.
-    const GRACE_MS = 250;
-    const late = sim.log.filter((l) => l.at > told && l.at <= told + GRACE_MS);
-    expect(late.length).toBeLessThanOrEqual(7);
-    const during = sim.log.filter((l) => l.at > told + GRACE_MS && l.at < told + quietMs);
-    expect(during.map((l) => `${l.path} +${Math.round(l.at - told)} ms`)).toEqual([]);
+    expect(heard).toBeGreaterThanOrEqual(told);
+    // Counted, not timed: until the client heard the answer its other workers went on (legitimately). Once it
+    // heard, each of the 7 other workers may still have one request on its way (sent, or its token taken,
+    // before the gate closed); no other request may arrive before the pause ends (at least quietMs after told).
+    const during = sim.log.filter((l) => l.at > heard && l.at < told + quietMs);
+    expect(during.length).toBeLessThanOrEqual(7);
     const before = sim.log.filter((l) => l.at <= told).length;
-    const after = sim.log.filter((l) => l.at >= told + quietMs).length;
     expect(before).toBeGreaterThan(12);
-    // The run went on after the pause: the rest of its 85 tiles, and the told one again.
-    expect(after).toBeGreaterThan(40);
+    // The run went on after the pause, the told tile asked for again only then.
+    expect(sim.log.filter((l) => l.path === toldPath).map((l) => l.at >= told + quietMs)).toEqual([false, true]);
+    expect(sim.log.filter((l) => l.at >= told + quietMs).length).toBeGreaterThan(0);
   }
 
   test('429 with Retry-After in seconds: no request at all for that long', async () => {

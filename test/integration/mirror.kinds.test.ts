@@ -18,6 +18,7 @@ import { decodeGlyphs, glyphRangePath } from '../../src/services/fonts/glyphs';
 import { buildKindsUpstream, writeWeatherStore } from '../fixtures/document-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { waitForStatus } from '../helpers/wait';
 
 const SECRET = 'tm-upstream-Kinds-Secret-91b2c3';
 const FONT = 'Noto Sans Regular';
@@ -62,12 +63,7 @@ async function expectSame(path: string, json = false): Promise<void> {
 }
 
 async function waitServed(path: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    if ((await get(mirrorSrv.url, path)).status === 200) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${path} not served by the mirror`);
+  await waitForStatus(`${mirrorSrv.url}${path}${path.includes('?') ? '&' : '?'}key=${KEY}`);
 }
 
 const timings: string[] = [];

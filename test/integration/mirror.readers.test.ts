@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runMirror, type MirrorOptions } from '../../src/mirror/run';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { waitFor, waitForStatus } from '../helpers/wait';
 
 let upstream: TestServer;
 let sim: UpstreamSimulator;
@@ -61,13 +62,12 @@ test('a client reading during a refresh only ever sees complete versions', async
   const telling = changed.filter((p) => oldBytes.get(p) !== newBytes.get(p));
   expect(telling.length).toBeGreaterThan(20);
   // Serving the first version already.
-  for (let i = 0; i < 50 && (await rawGet(`${served.url}${telling[0]}?key=${KEY}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  await waitForStatus(`${served.url}${telling[0]}?key=${KEY}`);
 
   sim.options.override = (p) => (changed.includes(p) ? { from: source(p) } : undefined);
   type Seen = { reader: number; seq: number; path: string; status: number; which: 'old' | 'new' | 'other' };
   const seen: Seen[] = [];
   let stop = false;
-  let sawNewAt = 0;
   const reader = async (id: number): Promise<void> => {
     for (let seq = 0, i = id; !stop; seq++, i += 7) {
       const path = telling[i % telling.length];
@@ -75,7 +75,6 @@ test('a client reading during a refresh only ever sees complete versions', async
       const h = res.status === 200 ? hash(res.body) : '';
       const which = h === oldBytes.get(path) ? 'old' : h === newBytes.get(path) ? 'new' : 'other';
       seen.push({ reader: id, seq, path, status: res.status, which });
-      if (which === 'new' && !sawNewAt) sawNewAt = Date.now();
     }
   };
   const readers = Array.from({ length: 4 }, (_, i) => reader(i));
@@ -83,9 +82,10 @@ test('a client reading during a refresh only ever sees complete versions', async
   const result = await runMirror(opts({ maxAge: 0, rate: 300 }));
   expect(result).toMatchObject({ status: 'published', failed: 0 });
   expect(result.writes).toBe(telling.length);
-  const publishedAt = Date.now();
-  while (!sawNewAt && Date.now() - publishedAt < 5000) await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, 200));
+  // Until every reader has read the new version (the catalog reloads in the background): counted, not timed.
+  await waitFor('every reader to see the new version', () =>
+    [0, 1, 2, 3].every((id) => seen.some((x) => x.reader === id && x.which === 'new')),
+  );
   stop = true;
   await Promise.all(readers);
   sim.options.override = undefined;

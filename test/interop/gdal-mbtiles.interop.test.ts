@@ -9,7 +9,7 @@
 import path from 'node:path';
 import {
   GDAL_CHECK,
-  clientGate,
+  gatedTest,
   expectSamePixels,
   gdalinfo,
   gdalTranslateTile,
@@ -24,7 +24,7 @@ const MAP_STORE = storePath('maps/sample.mbtiles');
 const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
 
 describe('GDAL MBTiles driver reads the store files', () => {
-  const available = clientGate('GDAL MBTiles driver', GDAL_CHECK);
+  const clientTest = gatedTest('GDAL MBTiles driver', GDAL_CHECK);
   let tmp: { dir: string; cleanup: () => void };
 
   beforeAll(() => {
@@ -35,8 +35,7 @@ describe('GDAL MBTiles driver reads the store files', () => {
   let n = 0;
   const out = (label: string) => path.join(tmp.dir, `${++n}-${label}.png`);
 
-  test('maps/sample.mbtiles: MBTiles driver, EPSG:3857, 512 px blocks, full resolution at maxzoom', async () => {
-    if (!available()) return;
+  clientTest('maps/sample.mbtiles: MBTiles driver, EPSG:3857, 512 px blocks, full resolution at maxzoom', async () => {
     const meta = readMetadata(MAP_STORE);
     const info = await gdalinfo(MAP_STORE, [], tmp.dir);
     expect(info.driverShortName).toBe('MBTiles');
@@ -45,8 +44,7 @@ describe('GDAL MBTiles driver reads the store files', () => {
     expect(info.metadata?.['']?.ZOOM_LEVEL).toBe(meta.maxzoom);
   });
 
-  test('maps/sample.mbtiles: the pixels of a tile at the max zoom and of one from an overview', async () => {
-    if (!available()) return;
+  clientTest('maps/sample.mbtiles: the pixels of a tile at the max zoom and of one from an overview', async () => {
     const max = Number(readMetadata(MAP_STORE).maxzoom);
     const info = await gdalinfo(MAP_STORE, [], tmp.dir);
     for (const z of [max, Math.max(0, max - 2)]) {
@@ -57,8 +55,7 @@ describe('GDAL MBTiles driver reads the store files', () => {
     }
   });
 
-  test('tiles/sample-terrain.mbtiles: terrain-RGB values of a tile at the max zoom, exactly', async () => {
-    if (!available()) return;
+  clientTest('tiles/sample-terrain.mbtiles: terrain-RGB values of a tile at the max zoom, exactly', async () => {
     const meta = readMetadata(TERRAIN_STORE);
     const max = Number(meta.maxzoom);
     const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   GDAL_CHECK,
-  clientGate,
+  gatedTest,
   fetchText,
   gdalinfo,
   gdalTranslateTile,
@@ -30,7 +30,7 @@ const MAP_STORE = storePath('maps/sample.mbtiles');
 const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
 
 describe('GDAL WMTS driver reads the served WMTS', () => {
-  const available = clientGate('GDAL WMTS driver', GDAL_CHECK);
+  const clientTest = gatedTest('GDAL WMTS driver', GDAL_CHECK);
   let server: InteropServer;
   let tmp: { dir: string; cleanup: () => void };
   let mapMax: number;
@@ -62,8 +62,7 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     await expectSamePixels(file, readStoredTile(store, tile, pyramid), `${label} (tile ${tile.z}/${tile.x}/${tile.y})`);
   }
 
-  test('gdalinfo opens maps/sample: EPSG:3857, RGBA, one overview per lower zoom', async () => {
-    if (!available()) return;
+  clientTest('gdalinfo opens maps/sample: EPSG:3857, RGBA, one overview per lower zoom', async () => {
     const info = await gdalinfo(`WMTS:${mapCaps()},layer=maps/sample`, [], tmp.dir);
     expect(info.coordinateSystem?.wkt).toMatch(/Pseudo-Mercator|3857/);
     expect(info.bands.length).toBeGreaterThanOrEqual(3);
@@ -72,22 +71,19 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     expect(info.bands[0].overviews?.length).toBe(mapMax);
   });
 
-  test('REST (ResourceURL), layer maps/sample, 512 px: a tile at the max zoom and one from an overview', async () => {
-    if (!available()) return;
+  clientTest('REST (ResourceURL), layer maps/sample, 512 px: a tile at the max zoom and one from an overview', async () => {
     const src = `WMTS:${mapCaps()},layer=maps/sample`;
     await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'rest-512-max');
     const low = Math.max(0, mapMax - 2);
     await expectTileViaWmts(src, pickTile(MAP_STORE, low), 512, MAP_STORE, undefined, 'rest-512-overview');
   });
 
-  test('REST (ResourceURL), layer maps/sample/256, 256 px', async () => {
-    if (!available()) return;
+  clientTest('REST (ResourceURL), layer maps/sample/256, 256 px', async () => {
     const src = `WMTS:${mapCaps()},layer=maps/sample/256`;
     await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax, { pyramid: '256' }), 256, MAP_STORE, '256', 'rest-256');
   });
 
-  test('KVP only: capabilities without ResourceURL make GDAL use the KVP GetTile of OperationsMetadata', async () => {
-    if (!available()) return;
+  clientTest('KVP only: capabilities without ResourceURL make GDAL use the KVP GetTile of OperationsMetadata', async () => {
     const xml = await fetchText(mapCaps());
     const caps = summarizeCapabilities(xml);
     expect(caps.layers.find((l) => l.identifier === 'maps/sample')).toBeDefined();
@@ -103,14 +99,12 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     await expectTileViaWmts(`WMTS:${file},layer=maps/sample/256`, t256, 256, MAP_STORE, '256', 'kvp-256');
   });
 
-  test('service-wide capabilities by KVP GetCapabilities (/wmts?SERVICE=WMTS&REQUEST=GetCapabilities)', async () => {
-    if (!available()) return;
+  clientTest('service-wide capabilities by KVP GetCapabilities (/wmts?SERVICE=WMTS&REQUEST=GetCapabilities)', async () => {
     const src = `WMTS:${server.url}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&key=demo,layer=maps/sample`;
     await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'service-kvp-caps');
   });
 
-  test('service-wide RESTful capabilities (/wmts/1.0.0/WMTSCapabilities.xml), terrain layer', async () => {
-    if (!available()) return;
+  clientTest('service-wide RESTful capabilities (/wmts/1.0.0/WMTSCapabilities.xml), terrain layer', async () => {
     const xml = await fetchText(`${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo`);
     const caps = summarizeCapabilities(xml);
     for (const id of ['maps/sample', 'maps/sample/256', 'tiles/sample-terrain']) {
@@ -121,8 +115,7 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'service-rest-caps');
   });
 
-  test('terrain-RGB tile set (tiles/sample-terrain, 256 px, limited bounds): exact RGB at the max zoom', async () => {
-    if (!available()) return;
+  clientTest('terrain-RGB tile set (tiles/sample-terrain, 256 px, limited bounds): exact RGB at the max zoom', async () => {
     const meta = readMetadata(TERRAIN_STORE);
     const max = Number(meta.maxzoom);
     const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];

@@ -4,101 +4,28 @@
 // Clients run as child processes, always asynchronously: the server under test lives in the jest
 // process, so a synchronous spawn would block the event loop the server answers from.
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
+import { clientsRequired, which, type ClientCheck } from '../helpers/clients';
 import { startServer } from '../helpers/server';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 /** The data directory the server serves and the stored tiles are read from (override: TILEMIRROR_TEST_MIRROR). */
 export const MIRROR_DIR = process.env.TILEMIRROR_TEST_MIRROR ?? path.join(REPO_ROOT, 'mirror');
-export const SYSTEM_PYTHON = '/usr/bin/python3';
 export const API_KEY = 'demo';
 
 /** Half the width of the Web Mercator world in metres (EPSG:3857). */
 export const MERCATOR_HALF = 20037508.342789244;
 
 // ---------------------------------------------------------------------------------------------
-// Clients: present, missing, required
+// Clients: present, missing, required (test/helpers/clients.ts; re-exported for the interop tests)
 // ---------------------------------------------------------------------------------------------
 
-/** On CI (or when asked) a missing client fails the run instead of skipping its tests. */
-export function clientsRequired(): boolean {
-  const flag = process.env.TILEMIRROR_REQUIRE_CLIENTS;
-  return process.env.CI === 'true' || (flag !== undefined && flag !== '' && flag !== '0' && flag !== 'false');
-}
-
-/** Full path of an executable found on PATH (or an absolute path that is executable), else undefined. */
-export function which(bin: string): string | undefined {
-  const candidates = bin.includes('/') ? [bin] : (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, bin));
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      /* next */
-    }
-  }
-  return undefined;
-}
-
-/** True when the system python imports every module (Debian's python3-* only import under /usr/bin/python3). */
-export async function pythonHasModules(modules: string[]): Promise<boolean> {
-  if (!which(SYSTEM_PYTHON)) return false;
-  const r = await run(SYSTEM_PYTHON, ['-c', modules.map((m) => `import ${m}`).join('; ')], { timeoutMs: 30_000 });
-  return r.code === 0;
-}
-
-export interface ClientCheck {
-  /** Executables that must be on PATH. */
-  bins?: string[];
-  /** Modules the system python must import. */
-  pythonModules?: string[];
-  /** Debian packages that provide them, for the message. */
-  packages: string[];
-}
-
-/** Names of what is missing for a client, empty when it can run. */
-export async function missingParts(check: ClientCheck): Promise<string[]> {
-  const missing = (check.bins ?? []).filter((b) => !which(b));
-  if (check.pythonModules?.length && !(await pythonHasModules(check.pythonModules))) {
-    missing.push(`python modules ${check.pythonModules.join(', ')} under ${SYSTEM_PYTHON}`);
-  }
-  return missing;
-}
-
-/**
- * Decides once, in beforeAll, whether a client's tests run. Returns a function each test calls first:
- * it returns false (test body should return) when the client is missing and may be skipped, and throws
- * when the client is missing but required (CI=true or TILEMIRROR_REQUIRE_CLIENTS).
- */
-export function clientGate(name: string, check: ClientCheck): () => boolean {
-  let missing: string[] | undefined;
-  beforeAll(async () => {
-    missing = await missingParts(check);
-    if (missing.length && !clientsRequired()) {
-      // eslint-disable-next-line no-console
-      console.warn(
-        `SKIPPED ${name}: missing ${missing.join(', ')}. Install the Debian packages ${check.packages.join(' ')} ` +
-          `(bash test/run.sh does), or set TILEMIRROR_REQUIRE_CLIENTS=1 to make this a failure.`,
-      );
-    }
-  }, 60_000);
-  return () => {
-    if (missing === undefined) throw new Error(`clientGate(${name}): beforeAll did not run`);
-    if (!missing.length) return true;
-    if (clientsRequired()) {
-      throw new Error(
-        `${name} is required (CI=true or TILEMIRROR_REQUIRE_CLIENTS) but missing: ${missing.join(', ')}; ` +
-          `install the Debian packages ${check.packages.join(' ')}`,
-      );
-    }
-    return false;
-  };
-}
+export { clientsRequired, gatedTest, missingPartsSync, SYSTEM_PYTHON, which, type ClientCheck, type GatedTest } from '../helpers/clients';
 
 // ---------------------------------------------------------------------------------------------
 // Child processes

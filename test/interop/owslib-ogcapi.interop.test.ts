@@ -3,7 +3,7 @@
 // (/req/landing-page/root-success: links to the API definition, the conformance declaration and the data) are
 // also checked here directly, and the service-desc and service-doc links are followed.
 import path from 'node:path';
-import { SYSTEM_PYTHON, assertOk, clientEnv, clientGate, fetchJson, run, startInteropServer, type InteropServer } from './helpers';
+import { SYSTEM_PYTHON, assertOk, clientEnv, fetchJson, gatedTest, run, startInteropServer, type InteropServer } from './helpers';
 
 const SCRIPT = path.join(__dirname, 'owslib_ogcapi.py');
 
@@ -25,11 +25,10 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
-const available = clientGate('OWSLib', { pythonModules: ['owslib.ogcapi.features'], packages: ['python3-owslib'] });
+const owslibTest = gatedTest('OWSLib', { pythonModules: ['owslib.ogcapi.features'], packages: ['python3-owslib'] });
 
 // OWSLib 0.27 drops the key from the landing-page request itself; owslib_ogcapi.py works around it (see there).
-test('OWSLib reads the landing page, the conformance declaration and every collection', async () => {
-  if (!available()) return;
+owslibTest('OWSLib reads the landing page, the conformance declaration and every collection', async () => {
   const r = assertOk(await run(SYSTEM_PYTHON, [SCRIPT, `${srv.url}/ogc/?key=demo`], { env: clientEnv(), timeoutMs: 60_000 }));
   const report = JSON.parse(r.stdout) as Report;
   expect(report.conformsTo).toEqual(

@@ -7,7 +7,7 @@ import {
   SYSTEM_PYTHON,
   assertOk,
   clientEnv,
-  clientGate,
+  gatedTest,
   expectSamePixels,
   makeTempDir,
   matrixIdForZoom,
@@ -70,7 +70,7 @@ interface Wanted {
 }
 
 describe('OWSLib WebMapTileService', () => {
-  const available = clientGate('OWSLib', {
+  const clientTest = gatedTest('OWSLib', {
     bins: [SYSTEM_PYTHON],
     pythonModules: ['owslib.wmts'],
     packages: ['python3-owslib'],
@@ -144,8 +144,7 @@ describe('OWSLib WebMapTileService', () => {
     return report;
   }
 
-  test('per-map capabilities: layers maps/sample (512 px) and maps/sample/256', async () => {
-    if (!available()) return;
+  clientTest('per-map capabilities: layers maps/sample (512 px) and maps/sample/256', async () => {
     await checkService(`${server.url}/maps/sample/WMTSCapabilities.xml?key=demo`, [
       { layer: 'maps/sample', tile: pickTile(MAP_STORE, mapMax), tileSize: 512, store: MAP_STORE },
       { layer: 'maps/sample', tile: pickTile(MAP_STORE, Math.max(0, mapMax - 2)), tileSize: 512, store: MAP_STORE },
@@ -153,8 +152,7 @@ describe('OWSLib WebMapTileService', () => {
     ]);
   });
 
-  test('service-wide capabilities (KVP GetCapabilities URL): map and terrain layers', async () => {
-    if (!available()) return;
+  clientTest('service-wide capabilities (KVP GetCapabilities URL): map and terrain layers', async () => {
     const meta = readMetadata(TERRAIN_STORE);
     const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];
     const report = await checkService(`${server.url}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&key=demo`, [

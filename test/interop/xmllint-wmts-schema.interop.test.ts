@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import {
   assertOk,
   clientEnv,
-  clientGate,
+  gatedTest,
   fetchOk,
   makeTempDir,
   run,
@@ -46,7 +46,7 @@ function correctedSchema(shipped: string, dir: string): string {
 }
 
 describe('WMTS capabilities validate against the WMTS 1.0 XSD (xmllint, offline)', () => {
-  const available = clientGate('xmllint with the WMTS 1.0 XSD', {
+  const clientTest = gatedTest('xmllint with the WMTS 1.0 XSD', {
     bins: ['xmllint', 'dpkg'],
     packages: ['libxml2-utils', 'python3-mapproxy'],
   });
@@ -75,8 +75,7 @@ describe('WMTS capabilities validate against the WMTS 1.0 XSD (xmllint, offline)
     ['service-wide, KVP GetCapabilities as OWSLib asks', '/wmts?service=WMTS&request=GetCapabilities&version=1.0.0'],
   ];
 
-  test.each(documents)('%s: %s', async (label, route) => {
-    if (!available()) return;
+  clientTest.each(documents)('%s: %s', async (label, route) => {
     if (!xsd) {
       throw new Error('python3-mapproxy is installed but its wmtsGetCapabilities_response.xsd was not found (dpkg -L python3-mapproxy)');
     }

@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { acquireLock } from '../../src/mirror/lock';
 import { LockError } from '../../src/mirror/errors';
+import { built } from '../helpers/dist';
 
 const ROOT = resolve(__dirname, '../..');
 let dir: string;
@@ -58,25 +59,29 @@ test('processes racing for a lock left by a killed holder: exactly one wins', as
   await new Promise<void>((res) => dead.stdout.once('data', () => res()));
   dead.kill('SIGKILL');
   await new Promise((res) => dead.once('exit', res));
-  // The racers run the built module (the CLI's); the kill test builds dist when it is stale.
-  const built = join(ROOT, 'dist/mirror/lock.js');
-  if (!existsSync(built)) return;
+  // The racers run the built module (the CLI's; test/run.sh builds dist/ before jest). A racer that wins holds
+  // the lock until every racer has answered (its stdin closes then), so a late starter cannot take it after release.
+  const lockJs = built('mirror/lock.js');
   const script = `
-    const { acquireLock } = require(${JSON.stringify(built)});
+    const { acquireLock } = require(${JSON.stringify(lockJs)});
     const go = Number(process.argv[2]);
     while (Date.now() < go) {}
-    try { const l = acquireLock(process.argv[1]); process.stdout.write('won'); setTimeout(() => l.release(), 500); }
+    let l;
+    try { l = acquireLock(process.argv[1]); process.stdout.write('won'); }
     catch (e) { process.stdout.write('lost'); }
+    process.stdin.resume();
+    process.stdin.on('end', () => { l?.release(); process.exit(0); });
   `;
   const go = Date.now() + 400;
-  const outs = await Promise.all(
-    Array.from({ length: 6 }, () => {
-      const p = spawn(process.execPath, ['-e', script, file, String(go)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      return new Promise<string>((res) => p.once('exit', () => res(out)));
-    }),
-  );
+  const racers = Array.from({ length: 6 }, () => {
+    const p = spawn(process.execPath, ['-e', script, file, String(go)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const answered = new Promise<string>((res) => p.stdout.once('data', (c: Buffer) => res(c.toString())));
+    const exited = new Promise((res) => p.once('exit', res));
+    return { p, answered, exited };
+  });
+  const outs = await Promise.all(racers.map((r) => r.answered));
+  for (const r of racers) r.p.stdin.end();
+  await Promise.all(racers.map((r) => r.exited));
   expect(outs.filter((o) => o === 'won')).toHaveLength(1);
   expect(outs.filter((o) => o === 'lost')).toHaveLength(5);
 });
