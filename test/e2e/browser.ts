@@ -2,10 +2,14 @@
 //
 // Nothing is downloaded: playwright-core runs the system browser at /usr/bin/chromium (package `chromium`,
 // installed by test/run.sh); TILEMIRROR_CHROMIUM names another binary.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import type { ClientCheck } from '../interop/helpers';
+import { startServer, type TestServer } from '../helpers/server';
 
 export const CHROMIUM_PATH = process.env.TILEMIRROR_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_CHECK: ClientCheck = { bins: [CHROMIUM_PATH], packages: ['chromium'] };
@@ -29,6 +33,49 @@ export const CHROMIUM_ARGS = [
   // WebGL through SwiftShader (software): MapLibre needs WebGL and there is no GPU.
   '--enable-unsafe-swiftshader',
 ];
+
+/** What a browser test file shares: the real server on the sample, a screenshot folder, one browser. */
+export interface BrowserSession {
+  readonly server: TestServer;
+  /** Server base URL without a trailing slash. */
+  readonly base: string;
+  readonly shotsDir: string;
+  /** The file's one browser, started by the first test that asks. */
+  browser(): Promise<Browser>;
+  /** Keeps the screenshots (they are deleted after a run with no failure unless TILEMIRROR_KEEP_SCREENSHOTS=1). */
+  failed(): void;
+}
+
+/** Registers the beforeAll/afterAll of a browser test file: server, screenshot folder named by `prefix`, browser. */
+export function browserSession(prefix: string): BrowserSession {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  let shotsDir = '';
+  let failures = 0;
+  beforeAll(async () => {
+    server = await startServer();
+    shotsDir = mkdtempSync(path.join(tmpdir(), `tilemirror-${prefix}-`));
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (shotsDir && failures === 0 && !process.env.TILEMIRROR_KEEP_SCREENSHOTS) rmSync(shotsDir, { recursive: true, force: true });
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('browserSession: beforeAll did not run');
+      return server;
+    },
+    get base() {
+      return this.server.url.replace(/\/+$/, '');
+    },
+    get shotsDir() {
+      return shotsDir;
+    },
+    browser: async () => (browser ??= await launchChromium()),
+    failed: () => void failures++,
+  };
+}
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({

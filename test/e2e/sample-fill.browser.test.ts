@@ -9,15 +9,14 @@
 // Skipped visibly (test.skip) when /usr/bin/chromium is missing; with CI=true or TILEMIRROR_REQUIRE_CLIENTS set
 // the tests run and fail instead. Screenshots go to a temporary directory named in every failure message (kept
 // on failure or with TILEMIRROR_KEEP_SCREENSHOTS=1).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { clientsRequired } from '../interop/helpers';
-import { KEY, startServer, type TestServer } from '../helpers/server';
+import { gatedTest } from '../interop/helpers';
+import { KEY } from '../helpers/server';
 import { COLORS, rgb } from '../../src/sample/style';
-import { CHROMIUM_PATH, PageRecorder, launchChromium, waitForMapIdle } from './browser';
+import { CHROMIUM_CHECK, PageRecorder, browserSession, waitForMapIdle } from './browser';
 
 const VIEWPORT = { width: 800, height: 600 };
 const IDLE_TIMEOUT_MS = 30_000;
@@ -31,7 +30,7 @@ const VIEWS = [
   '2/50/10', // Europe: many small countries and borders
 ];
 
-const run = existsSync(CHROMIUM_PATH) || clientsRequired() ? test : test.skip;
+const run = gatedTest('Chromium (browser tests)', CHROMIUM_CHECK);
 
 // Warm: red channel above blue by more than the midpoint between land and ocean.
 const [landR, , landB] = rgb(COLORS.land);
@@ -52,30 +51,15 @@ async function landShare(png: Buffer): Promise<{ share: number; mask: Uint8Array
   return { share: (100 * land) / mask.length, mask };
 }
 
-let server: TestServer | undefined;
-let browser: Browser | undefined;
-let shotsDir = '';
-let failures = 0;
-
-beforeAll(async () => {
-  server = await startServer();
-  shotsDir = mkdtempSync(path.join(tmpdir(), 'tilemirror-fill-'));
-}, 30_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shotsDir && failures === 0 && !process.env.TILEMIRROR_KEEP_SCREENSHOTS) rmSync(shotsDir, { recursive: true, force: true });
-});
+const session = browserSession('fill');
 
 /** Opens the sample map's viewer at a view, draws it as vector (labels hidden) or raster, and screenshots it. */
 async function draw(view: string, mode: 'vector' | 'raster', problems: string[]): Promise<Buffer> {
-  browser ??= await launchChromium();
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  const context = await (await session.browser()).newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
   try {
     const page: Page = await context.newPage();
     const recorder = new PageRecorder(context, page);
-    const base = server!.url.replace(/\/+$/, '');
+    const base = session.base;
     const res = await page.goto(`${base}/maps/sample/?key=${KEY}#${view}`, { waitUntil: 'load', timeout: IDLE_TIMEOUT_MS });
     if (!res || res.status() !== 200) throw new Error(`viewer -> ${res?.status()}`);
     await waitForMapIdle(page, IDLE_TIMEOUT_MS);
@@ -100,7 +84,7 @@ async function draw(view: string, mode: 'vector' | 'raster', problems: string[])
       { mode, tileJson: `${base}/maps/sample/tiles.json?key=${KEY}` },
     );
     await waitForMapIdle(page, IDLE_TIMEOUT_MS);
-    const png = await page.screenshot({ path: path.join(shotsDir, `${view.replace(/\W+/g, '_')}-${mode}.png`) });
+    const png = await page.screenshot({ path: path.join(session.shotsDir, `${view.replace(/\W+/g, '_')}-${mode}.png`) });
     problems.push(...recorder.problems.map((p) => `${mode}: ${p}`));
     return png;
   } finally {
@@ -126,9 +110,9 @@ describe('sample map in Chromium: the vector style and the raster pyramid show t
       problems.push((e as Error).message);
     }
     if (problems.length) {
-      failures++;
-      writeFileSync(path.join(shotsDir, `${view.replace(/\W+/g, '_')}-problems.txt`), `${problems.join('\n')}\n`);
-      throw new Error(`#${view}:\n  - ${problems.join('\n  - ')}\nscreenshots: ${shotsDir}`);
+      session.failed();
+      writeFileSync(path.join(session.shotsDir, `${view.replace(/\W+/g, '_')}-problems.txt`), `${problems.join('\n')}\n`);
+      throw new Error(`#${view}:\n  - ${problems.join('\n  - ')}\nscreenshots: ${session.shotsDir}`);
     }
   }, 90_000);
 });

@@ -12,12 +12,10 @@
 // a failure instead with CI=true or TILEMIRROR_REQUIRE_CLIENTS set.
 // Screenshots go to a temporary directory, named in every failure message; it is removed when every test
 // passed, unless TILEMIRROR_KEEP_SCREENSHOTS=1.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { gatedTest } from '../interop/helpers';
-import { KEY, startServer, type TestServer } from '../helpers/server';
+import { KEY } from '../helpers/server';
 import {
   CHROMIUM_CHECK,
   PageRecorder,
@@ -25,7 +23,7 @@ import {
   faviconUrl,
   imageStats,
   isLocalUrl,
-  launchChromium,
+  browserSession,
   countRendered,
   layersMinZoom,
   setLayersVisibility,
@@ -60,27 +58,7 @@ const VIEWERS: ViewerCase[] = [
 
 const clientTest = gatedTest('Chromium (browser tests)', CHROMIUM_CHECK);
 
-let server: TestServer | undefined;
-let browser: Browser | undefined;
-let shotsDir = '';
-let failures = 0;
-
-beforeAll(async () => {
-  server = await startServer();
-  shotsDir = mkdtempSync(path.join(tmpdir(), 'tilemirror-e2e-'));
-}, 30_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shotsDir && failures === 0 && !process.env.TILEMIRROR_KEEP_SCREENSHOTS) rmSync(shotsDir, { recursive: true, force: true });
-});
-
-/** One browser for the whole file, started by the first test that runs. */
-async function getBrowser(): Promise<Browser> {
-  browser ??= await launchChromium();
-  return browser;
-}
+const session = browserSession('e2e');
 
 function describeStats(s: ImageStats): string {
   return (
@@ -91,10 +69,10 @@ function describeStats(s: ImageStats): string {
 
 describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
   clientTest(`${viewer.path}?key=${KEY} renders${viewer.labels ? ' with labels' : ''}, offline, without errors`, async () => {
-    const b = await getBrowser();
+    const b = await session.browser();
     const started = Date.now();
     const base = `${viewer.path.replace(/\W+/g, '_').replace(/^_|_$/g, '')}`;
-    const shot = path.join(shotsDir, `${base}.png`);
+    const shot = path.join(session.shotsDir, `${base}.png`);
     const problems: string[] = [];
     const context = await b.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
     let summary: MapSummary | undefined;
@@ -103,7 +81,7 @@ describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
     try {
       const page = await context.newPage();
       recorder = new PageRecorder(context, page);
-      const url = `${server!.url.replace(/\/+$/, '')}${viewer.path}?key=${KEY}`;
+      const url = `${session.base}${viewer.path}?key=${KEY}`;
       const res = await page.goto(url, { waitUntil: 'load', timeout: IDLE_TIMEOUT_MS });
       if (!res || res.status() !== 200) throw new Error(`GET ${url} -> ${res?.status()}`);
       await waitForMapIdle(page, IDLE_TIMEOUT_MS);
@@ -138,7 +116,7 @@ describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
           if (placed === 0) problems.push(`no label drawn: queryRenderedFeatures over ${summary.symbolLayers.join(', ')} found nothing`);
           const before = await setLayersVisibility(page, summary.symbolLayers, 'none');
           await waitForMapIdle(page, IDLE_TIMEOUT_MS);
-          const bare = await page.screenshot({ path: path.join(shotsDir, `${base}-no-labels.png`) });
+          const bare = await page.screenshot({ path: path.join(session.shotsDir, `${base}-no-labels.png`) });
           const diff = await differingPixels(png, bare);
           if (diff < 100) problems.push(`hiding the symbol layers changes only ${diff} pixel(s): labels are not drawn`);
           await setLayersVisibility(page, summary.symbolLayers, before);
@@ -163,7 +141,7 @@ describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
           if (icons === 0) {
             const z = await layersMinZoom(page, summary.iconLayers);
             await zoomTo(page, z + 0.5, IDLE_TIMEOUT_MS);
-            await page.screenshot({ path: path.join(shotsDir, `${base}-icons-z${z + 0.5}.png`) });
+            await page.screenshot({ path: path.join(session.shotsDir, `${base}-icons-z${z + 0.5}.png`) });
             icons = await countRendered(page, summary.iconLayers);
             if (icons === 0) problems.push(`no icon drawn by ${summary.iconLayers.join(', ')}, at the viewer's zoom nor at zoom ${z + 0.5}`);
           }
@@ -184,12 +162,12 @@ describe.each(VIEWERS)('viewer in Chromium: $name', (viewer) => {
       await context.close();
     }
     if (problems.length) {
-      failures++;
-      writeFileSync(path.join(shotsDir, `${base}-requests.txt`), `${(recorder?.requests ?? []).join('\n')}\n`);
+      session.failed();
+      writeFileSync(path.join(session.shotsDir, `${base}-requests.txt`), `${(recorder?.requests ?? []).join('\n')}\n`);
       throw new Error(
         `${viewer.path}?key=${KEY}:\n  - ${problems.join('\n  - ')}\n` +
           `map idle ${idleAfter >= 0 ? `${idleAfter} ms after navigation` : 'never'}, test ${Date.now() - started} ms\n` +
-          `screenshot: ${shot}\nrequests: ${path.join(shotsDir, `${base}-requests.txt`)}` +
+          `screenshot: ${shot}\nrequests: ${path.join(session.shotsDir, `${base}-requests.txt`)}` +
           (summary ? `\nsymbol layers: ${summary.symbolLayers.join(', ') || 'none'}; placed: ${JSON.stringify(summary.renderedSymbols)}` : ''),
       );
     }
