@@ -154,6 +154,12 @@ export const configSchema = z
         trustProxy: z.boolean().default(true),
         /** Log one line per request. */
         requestLog: z.boolean().default(true),
+        /**
+         * Most connections open at once; beyond it new connections are closed at once. Default: 80% of the
+         * process's open-file limit (at least 64 descriptors kept for stores and logs), so running out of
+         * connections never leaves the server without descriptors to open its stores.
+         */
+        maxConnections: z.number().int().min(1).optional(),
       })
       .strict()
       .default({ host: '127.0.0.1', port: 8080, trustProxy: true, requestLog: true }),

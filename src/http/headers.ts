@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { digestTag } from '../store/etag';
+import { MAX_PLAIN_TILE_BYTES } from '../store/mbtiles';
 import type { Reply } from './reply';
 
 export interface CachePolicy {
@@ -34,7 +35,9 @@ const MIN_COMPRESS = 512;
 
 /**
  * Writes a Reply: Content-Type, Cache-Control, ETag (304 on If-None-Match), gzip negotiation, HEAD.
- * One function for the Express app and the fast tile path, so both answer alike.
+ * One function for the Express app and the fast tile path, so both answer alike. It never throws: a reply that
+ * cannot be written as described (e.g. a header value Node refuses) answers a plain 500, or ends the connection
+ * when the headers are already out; the error is returned for the caller to log.
  */
 export function sendReply(
   req: IncomingMessage,
@@ -42,13 +45,31 @@ export function sendReply(
   reply: Reply,
   policy: CachePolicy,
   extraHeaders?: Record<string, string>,
-): void {
+): Error | undefined {
+  try {
+    writeReply(req, res, reply, policy, extraHeaders);
+    return undefined;
+  } catch (err) {
+    if (!res.headersSent) {
+      res.removeHeader('Content-Encoding');
+      const body = Buffer.from('Internal error\n');
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Length': body.length });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } else {
+      res.destroy();
+    }
+    return err as Error;
+  }
+}
+
+function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, policy: CachePolicy, extraHeaders?: Record<string, string>): void {
   let body = reply.body;
   const gzipOk = acceptsGzip(req.headers['accept-encoding']);
   let encoded = false;
   if (body && reply.gzipped) {
     if (gzipOk) encoded = true;
-    else body = gunzipSync(body);
+    // Tile handlers supply `plain`; inflating here is the fallback for a reply without it (a throw is caught above).
+    else body = reply.plain ?? gunzipSync(body, { maxOutputLength: MAX_PLAIN_TILE_BYTES });
   } else if (body && reply.compressible && gzipOk && body.length >= MIN_COMPRESS) {
     body = gzipSync(body, { level: 6 });
     encoded = true;

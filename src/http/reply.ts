@@ -8,8 +8,13 @@ export interface Reply {
   status: number;
   body?: Buffer;
   type?: string;
-  /** The body is gzip-encoded as stored (vector tiles); it is decompressed for clients that do not accept gzip. */
+  /** The body is gzip-encoded as stored (vector tiles): sent as is to clients that accept gzip, else `plain`. */
   gzipped?: boolean;
+  /**
+   * With `gzipped`, for a client that does not accept gzip: the body decompressed. The handler inflates it (from
+   * the store's cache), so a damaged tile fails inside the handler's error handling, never while sending.
+   */
+  plain?: Buffer;
   /** A text document worth compressing when the client accepts gzip. */
   compressible?: boolean;
   cache: CacheClass;

@@ -3,6 +3,7 @@ import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { listen, type RunningServer } from './app';
+import { limitConnections } from './connection-limit';
 
 export interface HttpServer extends RunningServer {
   catalog: Catalog;
@@ -25,11 +26,14 @@ export function createLogger(config: Config): Logger {
 export async function startServer(config: Config, log: Logger = createLogger(config), opts: ServerOptions = {}): Promise<HttpServer> {
   const catalog = new Catalog(config.data, {
     onError: (file, err) => log.warn({ file, err: err.message }, 'store skipped'),
+    onScanError: (dir, err) => log.error({ dir, err: err.message }, 'data folder cannot be listed: its open stores keep serving'),
+    onDamagedTile: (file, tile, err) => log.error({ file, tile, err: err.message }, 'damaged tile: answered 500'),
     tileCacheBytes: config.cache.memoryMb * 1024 * 1024,
   }).watch();
   let running: RunningServer;
   try {
     running = await listen(config, catalog, log, opts.jobStatus);
+    limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
     catalog.close();
     throw err;

@@ -13,18 +13,43 @@ export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS
 
 type AnyStore = MbtilesStore | DocumentStore;
 
-function signatureOf(file: string): string | undefined {
+/** Identifies one version of a file (inode, size, mtime); `gone` when it no longer exists, `error` when stat fails otherwise. */
+function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
   try {
     const s = statSync(file, { bigint: true });
-    return `${s.ino}:${s.size}:${s.mtimeNs}`;
-  } catch {
-    return undefined;
+    return { signature: `${s.ino}:${s.size}:${s.mtimeNs}` };
+  } catch (err) {
+    return errorCode(err) === 'ENOENT' ? { gone: true } : { error: err as Error };
   }
 }
 
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Failures worth retrying on the next scan with the same file: the process or system is out of descriptors, or
+ * the file is locked. Anything else (not SQLite, no tiles table, a bad zoom range) stays broken until the file changes.
+ */
+const TRANSIENT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_NOMEM']);
+
+interface Failure {
+  signature: string;
+  message: string;
+  transient: boolean;
+}
+
 export interface CatalogOptions {
-  /** Reports a store that cannot be opened (it is skipped, the others serve). */
+  /** Reports a store that cannot be opened (it is skipped, the others serve): once per file version and error. */
   onError?: (file: string, error: Error) => void;
+  /**
+   * Reports a folder of the data directory that cannot be listed (e.g. EMFILE: out of descriptors): the stores
+   * already open from it keep serving. Once per folder and error until a listing succeeds again.
+   */
+  onScanError?: (dir: string, error: Error) => void;
+  /** Reports a stored tile whose gzip cannot be decompressed: once per tile and store version. */
+  onDamagedTile?: (file: string, tile: string, error: Error) => void;
   /** How often the directory is re-read even without a file-system event (ms). */
   rescanMs?: number;
   /** Memory for hot tiles shared by all stores, in bytes (0: no cache). */
@@ -38,6 +63,10 @@ export interface CatalogOptions {
  */
 export class Catalog {
   private readonly stores = new Map<string, AnyStore>();
+  /** Store files that failed to open, by `kind/id`: not reopened (nor logged again) until the file changes. */
+  private readonly failed = new Map<string, Failure>();
+  /** Folders whose listing failed, with the error code last reported. */
+  private readonly unreadable = new Map<string, string>();
   private readonly watchers: FSWatcher[] = [];
   private timer?: NodeJS.Timeout;
   private pending?: NodeJS.Timeout;
@@ -77,16 +106,26 @@ export class Catalog {
     this.pending.unref();
   }
 
-  /** Re-reads the data directory: opens new or replaced stores, closes removed ones. */
+  /**
+   * Re-reads the data directory: opens new or replaced stores, closes removed ones. A folder that cannot be
+   * listed (other than one that does not exist) keeps its stores open: a failed scan never unloads anything.
+   */
   scan(): void {
     this.lastScan = Date.now();
     const seen = new Set<string>();
+    const unlisted = new Set<string>();
     for (const kind of KIND_DIRS) {
       const dir = join(this.dataDir, kind);
       let names: string[];
       try {
         names = readdirSync(dir);
-      } catch {
+        this.unreadable.delete(dir);
+      } catch (err) {
+        if (errorCode(err) === 'ENOENT') continue;
+        unlisted.add(kind);
+        const code = errorCode(err) ?? (err as Error).message;
+        if (this.unreadable.get(dir) !== code) this.options.onScanError?.(dir, err as Error);
+        this.unreadable.set(dir, code);
         continue;
       }
       for (const name of names) {
@@ -95,26 +134,49 @@ export class Catalog {
         if (!isStoreId(id)) continue;
         const key = `${kind}/${id}`;
         const file = join(dir, name);
-        const signature = signatureOf(file);
-        if (!signature) continue;
+        const found = signatureOf(file);
+        if ('gone' in found) continue;
         seen.add(key);
-        const current = this.stores.get(key);
-        if (current?.signature === signature) continue;
-        try {
-          const store = isDocumentKind(kind) ? new DocumentStore(file, kind, id, signature) : new MbtilesStore(file, kind, id, signature, this.tileCache);
-          this.stores.set(key, store);
-          current?.close();
-        } catch (err) {
-          // A store being written or a broken file: keep serving the previous version, if any.
-          this.options.onError?.(file, err as Error);
-        }
+        // A file that cannot be stat'ed now (other than gone) keeps its open version.
+        if ('error' in found) continue;
+        this.open(kind, id, file, found.signature);
       }
     }
+    const removed = (key: string): boolean => !seen.has(key) && !unlisted.has(key.slice(0, key.indexOf('/')));
     for (const [key, store] of this.stores) {
-      if (!seen.has(key)) {
+      if (removed(key)) {
         this.stores.delete(key);
         store.close();
       }
+    }
+    for (const key of this.failed.keys()) {
+      if (removed(key)) this.failed.delete(key);
+    }
+  }
+
+  /** Opens a new or replaced store file; the previous version keeps serving until the new one is open. */
+  private open(kind: StoreKind, id: string, file: string, signature: string): void {
+    const key = `${kind}/${id}`;
+    const current = this.stores.get(key);
+    if (current?.signature === signature) return;
+    const failure = this.failed.get(key);
+    if (failure?.signature === signature && !failure.transient) return;
+    try {
+      const store = isDocumentKind(kind)
+        ? new DocumentStore(file, kind, id, signature)
+        : new MbtilesStore(file, kind, id, signature, {
+            cache: this.tileCache,
+            onDamagedTile: this.options.onDamagedTile && ((tile, err) => this.options.onDamagedTile?.(file, tile, err)),
+          });
+      this.stores.set(key, store);
+      this.failed.delete(key);
+      current?.close();
+    } catch (err) {
+      // A store being written or a broken file: keep serving the previous version, if any.
+      const message = (err as Error).message;
+      if (failure?.signature !== signature || failure.message !== message) this.options.onError?.(file, err as Error);
+      const code = errorCode(err);
+      this.failed.set(key, { signature, message, transient: code !== undefined && TRANSIENT.has(code) });
     }
   }
 

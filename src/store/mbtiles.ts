@@ -1,6 +1,9 @@
 import Database from 'better-sqlite3';
+import { gunzipSync } from 'node:zlib';
+import { MAX_ZOOM } from '../geo/mercator';
 import type { StoredDocument } from './document-store';
 import { digestTag } from './etag';
+import { isGzip } from './formats';
 import { ByteLru } from './lru';
 import { META } from './schema';
 import type { Bounds } from '../geo/bounds';
@@ -11,6 +14,20 @@ const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
 const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
+/** Largest decompressed tile: beyond it the stored gzip is treated as damaged (a decompression bomb, not a tile). */
+export const MAX_PLAIN_TILE_BYTES = 32 * 1024 * 1024;
+/** Damaged tiles remembered (and logged) per store version; beyond it they still fail, unlogged. */
+const MAX_DAMAGED_REMEMBERED = 4096;
+
+/** A stored tile whose gzip cannot be decompressed: the store's own data is damaged (the edge answers 500). */
+export class DamagedTileError extends Error {}
+
+export interface MbtilesStoreOptions {
+  /** Tile bytes shared by all stores, keyed by store version: a replaced store never answers from the old file. */
+  cache?: ByteLru;
+  /** Told once per tile of this store version whose gzip cannot be decompressed. */
+  onDamagedTile?: (tile: string, error: Error) => void;
+}
 
 export type { StoredDocument } from './document-store';
 
@@ -27,6 +44,20 @@ function toFormat(value: string | undefined): TileFormat {
 }
 
 /**
+ * Why a pyramid cannot be served, or undefined: its zoom range must lie in 0..MAX_ZOOM with min <= max (the tile
+ * matrix sets and every capabilities document are built from it), its tile size must be a sane positive integer.
+ */
+export function pyramidProblem(p: Pyramid): string | undefined {
+  const { minzoom, maxzoom, tileSize, bounds } = p;
+  if (!Number.isInteger(minzoom) || !Number.isInteger(maxzoom) || minzoom < 0 || maxzoom > MAX_ZOOM || minzoom > maxzoom) {
+    return `has the zoom range ${minzoom}-${maxzoom} (need 0 <= minzoom <= maxzoom <= ${MAX_ZOOM})`;
+  }
+  if (!Number.isInteger(tileSize) || tileSize < 1 || tileSize > 4096) return `has the tile size ${tileSize} (need 1..4096)`;
+  if (!Array.isArray(bounds) || bounds.length !== 4 || !bounds.every(Number.isFinite)) return `has no valid bounds (${JSON.stringify(bounds)})`;
+  return undefined;
+}
+
+/**
  * A read-only view of one store file. Every read is a prepared statement on a read-only connection:
  * better-sqlite3 answers synchronously, so a read never interleaves with a close.
  */
@@ -37,6 +68,8 @@ export class MbtilesStore implements TileSource {
   private readonly mainTile: Database.Statement<[number, number, number], { tile_data: Buffer | null }>;
   private readonly extraTile?: Database.Statement<[string, number, number, number], { tile_data: Buffer | null }>;
   private readonly documentStmt?: Database.Statement<[string], { content_type: string; data: Buffer }>;
+  private readonly cache?: ByteLru;
+  private readonly damaged = new Set<string>();
 
   constructor(
     readonly file: string,
@@ -44,38 +77,47 @@ export class MbtilesStore implements TileSource {
     id: string,
     /** Identifies this version of the file (inode, size, mtime): part of every ETag. */
     readonly signature: string,
-    /** Tile bytes shared by all stores, keyed by store version: a replaced store never answers from the old file. */
-    private readonly cache?: ByteLru,
+    private readonly options: MbtilesStoreOptions = {},
   ) {
+    this.cache = options.cache;
     this.db = new Database(file, { readonly: true, fileMustExist: true });
-    const tables = new Set(
-      this.db
-        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
-        .all()
-        .map((r) => r.name),
-    );
-    if (!tables.has('tiles') || !tables.has('metadata')) {
-      this.db.close();
-      throw new Error(`${file} is not an MBTiles file (no tiles or metadata table)`);
-    }
-    const meta = new Map(
-      this.db
-        .prepare<[], { name: string; value: string | null }>('SELECT name, value FROM metadata')
-        .all()
-        .map((r) => [r.name, r.value ?? ''] as const),
-    );
-    const pyramids = tables.has('tilemirror_pyramids') ? this.readPyramids() : [this.pyramidFromMetadata(meta)];
-    this.mainPyramid = pyramids[0].name;
-    this.mainTile = this.db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
-    if (tables.has('tilemirror_tiles')) {
-      this.extraTile = this.db.prepare(
-        'SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?',
+    try {
+      const tables = new Set(
+        this.db
+          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+          .all()
+          .map((r) => r.name),
       );
+      if (!tables.has('tiles') || !tables.has('metadata')) {
+        throw new Error(`${file} is not an MBTiles file (no tiles or metadata table)`);
+      }
+      const meta = new Map(
+        this.db
+          .prepare<[], { name: string; value: string | null }>('SELECT name, value FROM metadata')
+          .all()
+          .map((r) => [r.name, r.value ?? ''] as const),
+      );
+      const pyramids = tables.has('tilemirror_pyramids') ? this.readPyramids() : [this.pyramidFromMetadata(meta)];
+      for (const p of pyramids) {
+        const problem = pyramidProblem(p);
+        if (problem) throw new Error(`${file}: pyramid ${p.name} ${problem}`);
+      }
+      this.mainPyramid = pyramids[0].name;
+      this.mainTile = this.db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
+      if (tables.has('tilemirror_tiles')) {
+        this.extraTile = this.db.prepare(
+          'SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?',
+        );
+      }
+      if (tables.has('tilemirror_documents')) {
+        this.documentStmt = this.db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
+      }
+      this.info = this.describe(kind, id, meta, pyramids);
+    } catch (err) {
+      // A file that cannot be served keeps no handle open (the catalog does not retry it until it changes).
+      this.db.close();
+      throw err;
     }
-    if (tables.has('tilemirror_documents')) {
-      this.documentStmt = this.db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
-    }
-    this.info = this.describe(kind, id, meta, pyramids);
   }
 
   private readPyramids(): Pyramid[] {
@@ -169,6 +211,33 @@ export class MbtilesStore implements TileSource {
     const data = found?.tile_data ?? undefined;
     this.cache?.set(key, data ?? ABSENT);
     return data;
+  }
+
+  /**
+   * The tile without its gzip transport encoding (for a client that does not accept gzip); other tiles as they are.
+   * Decompressed copies share the tile cache, so a hot tile is inflated once, not per request. A tile whose gzip
+   * cannot be decompressed throws DamagedTileError and is reported once per store version.
+   */
+  plainTile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
+    const data = this.tile(pyramid, z, x, y);
+    if (!data || !isGzip(data)) return data;
+    const tile = `${pyramid}/${z}/${x}/${y}`;
+    const key = `plain/${this.info.version}/${tile}`;
+    const cached = this.cache?.get(key);
+    if (cached) return cached;
+    if (this.damaged.has(tile)) throw new DamagedTileError(`damaged tile ${tile}`);
+    let plain: Buffer;
+    try {
+      plain = gunzipSync(data, { maxOutputLength: MAX_PLAIN_TILE_BYTES });
+    } catch (err) {
+      if (this.damaged.size < MAX_DAMAGED_REMEMBERED) {
+        this.damaged.add(tile);
+        this.options.onDamagedTile?.(tile, err as Error);
+      }
+      throw new DamagedTileError(`damaged tile ${tile}: ${(err as Error).message}`);
+    }
+    this.cache?.set(key, plain);
+    return plain;
   }
 
   document(path: string): StoredDocument | undefined {

@@ -4,7 +4,7 @@ import { assertInPyramid, id, scale2x, tileAddress, tileFormat, type TileAddress
 import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
-import { tileReply } from './tile-reply';
+import { storedTileReply, tileReply } from './tile-reply';
 import { rasterTiles } from './tiles';
 
 const MAP_FORMATS = ['png', 'jpg', 'webp', 'basis'] as const satisfies readonly TileFormat[];
@@ -35,7 +35,7 @@ export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileReque
   const sized = store.info.pyramids.find((q) => q.tileSize === tileSize) ?? store.info.pyramids[0];
   assertInPyramid(sized, a);
   const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
-  if (exact) return tileReply(store.tile(exact.name, a.z, a.x, a.y), format);
+  if (exact) return storedTileReply(ctx, store, exact.name, a, format);
   if (format === 'basis') throw badRequest('Invalid format: basis tiles are not mirrored for this map');
   return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((r) => tileReply(r?.data, format));
 }

@@ -1,7 +1,11 @@
 import { digestTag } from '../../store/etag';
 import { isGzip, mediaType } from '../../store/formats';
+import { DamagedTileError, type MbtilesStore } from '../../store/mbtiles';
 import type { TileFormat } from '../../store/types';
-import type { Reply } from '../reply';
+import { acceptsGzip } from '../headers';
+import type { TileAddress } from '../params';
+import { HttpError, type Reply } from '../reply';
+import type { RequestContext } from '../route-table';
 
 // Tile ETags name the bytes, not the store version: a republished store whose tile did not change keeps its
 // ETag, so a mirror refreshing from this server gets 304 for it. Hashing runs once per tile buffer: buffers
@@ -24,4 +28,20 @@ export const EMPTY_TILE_ETAG = 'empty';
 export function tileReply(data: Buffer | undefined, format: TileFormat): Reply {
   if (!data || data.length === 0) return { status: 204, cache: 'tile', etag: EMPTY_TILE_ETAG };
   return { status: 200, body: data, type: mediaType(format), gzipped: format === 'pbf' && isGzip(data), cache: 'tile', etag: contentTag(data) };
+}
+
+/**
+ * A stored tile as the client can take it: gzip as stored when it accepts gzip, else decompressed (once per tile
+ * and store version: the store caches the copy). A tile whose gzip is damaged answers 500 "Damaged tile" (the
+ * store reports it once); the process serves on.
+ */
+export function storedTileReply(ctx: RequestContext, store: MbtilesStore, pyramid: string, a: TileAddress, format: TileFormat): Reply {
+  const reply = tileReply(store.tile(pyramid, a.z, a.x, a.y), format);
+  if (!reply.gzipped || acceptsGzip(ctx.headers['accept-encoding'])) return reply;
+  try {
+    return { ...reply, plain: store.plainTile(pyramid, a.z, a.x, a.y) };
+  } catch (err) {
+    if (err instanceof DamagedTileError) throw new HttpError(500, 'Damaged tile: the stored tile cannot be decompressed');
+    throw err;
+  }
 }

@@ -5,7 +5,7 @@ import { assertInPyramid, formatFromExtension, id, tileAddress, type TileAddress
 import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
-import { tileReply } from './tile-reply';
+import { storedTileReply, tileReply } from './tile-reply';
 
 export const rasterTiles = new RasterTiles();
 
@@ -32,7 +32,7 @@ export function serveStoredTile(ctx: RequestContext, kind: 'tiles' | 'images', s
     format = asked;
   }
   assertInPyramid(main, a);
-  if (format === main.format) return tileReply(store.tile(main.name, a.z, a.x, a.y), format);
+  if (format === main.format) return storedTileReply(ctx, store, main.name, a, format);
   return rasterTiles
     .get(store, { tileSize: main.tileSize, scale: 1, ...a, format })
     .then((t) => tileReply(t?.data, format));
