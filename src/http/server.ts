@@ -26,7 +26,7 @@ export function createLogger(config: Config): Logger {
 export async function startServer(config: Config, log: Logger = createLogger(config), opts: ServerOptions = {}): Promise<HttpServer> {
   const catalog = new Catalog(config.data, {
     onError: (file, err) => log.warn({ file, err: err.message }, 'store skipped'),
-    onScanError: (dir, err) => log.error({ dir, err: err.message }, 'data folder cannot be listed: its open stores keep serving'),
+    onScanError: (dirs, err) => log.error({ dirs, err: err.message }, 'data folder cannot be listed: its open stores keep serving'),
     onDamagedTile: (file, tile, err) => log.error({ file, tile, err: err.message }, 'damaged tile: answered 500'),
     tileCacheBytes: config.cache.memoryMb * 1024 * 1024,
   }).watch();

@@ -45,9 +45,9 @@ export interface CatalogOptions {
   onError?: (file: string, error: Error) => void;
   /**
    * Reports a folder of the data directory that cannot be listed (e.g. EMFILE: out of descriptors): the stores
-   * already open from it keep serving. Once per folder and error until a listing succeeds again.
+   * already open from it keep serving. One call per scan, naming the folders not reported yet with that error.
    */
-  onScanError?: (dir: string, error: Error) => void;
+  onScanError?: (dirs: string[], error: Error) => void;
   /** Reports a stored tile whose gzip cannot be decompressed: once per tile and store version. */
   onDamagedTile?: (file: string, tile: string, error: Error) => void;
   /** How often the directory is re-read even without a file-system event (ms). */
@@ -114,6 +114,7 @@ export class Catalog {
     this.lastScan = Date.now();
     const seen = new Set<string>();
     const unlisted = new Set<string>();
+    const newlyUnreadable: [string, Error][] = [];
     for (const kind of KIND_DIRS) {
       const dir = join(this.dataDir, kind);
       let names: string[];
@@ -121,10 +122,13 @@ export class Catalog {
         names = readdirSync(dir);
         this.unreadable.delete(dir);
       } catch (err) {
-        if (errorCode(err) === 'ENOENT') continue;
+        if (errorCode(err) === 'ENOENT') {
+          this.unreadable.delete(dir);
+          continue;
+        }
         unlisted.add(kind);
         const code = errorCode(err) ?? (err as Error).message;
-        if (this.unreadable.get(dir) !== code) this.options.onScanError?.(dir, err as Error);
+        if (this.unreadable.get(dir) !== code) newlyUnreadable.push([dir, err as Error]);
         this.unreadable.set(dir, code);
         continue;
       }
@@ -142,6 +146,8 @@ export class Catalog {
         this.open(kind, id, file, found.signature);
       }
     }
+    // One report per scan (out of descriptors, every folder fails at once).
+    if (newlyUnreadable.length > 0) this.options.onScanError?.(newlyUnreadable.map(([d]) => d), newlyUnreadable[0][1]);
     const removed = (key: string): boolean => !seen.has(key) && !unlisted.has(key.slice(0, key.indexOf('/')));
     for (const [key, store] of this.stores) {
       if (removed(key)) {
