@@ -37,13 +37,19 @@ export const keySchema = z
      * A product the User-Agent must name: `QGIS` allows `QGIS/3.34` and `Mozilla/5.0 QGIS/33400/Linux`, not
      * `NOTQGIS/1` or `(compatible; QGIS)`. Exact and case-sensitive; `userAgentMatch: substring` loosens it.
      */
-    allowedUserAgent: z.string().min(1).regex(/^[^\s/()]+$/, 'a product name like QGIS (no spaces, "/" or parentheses)').optional(),
+    allowedUserAgent: z.string().min(1).optional(),
     /** `product` (default): a product token of that exact name; `substring`: the User-Agent contains the text. */
     userAgentMatch: z.enum(['product', 'substring']).default('product'),
     /** `free` keys cannot render static maps (spec: a paid plan is required). */
     plan: z.enum(['free', 'paid']).default('free'),
   })
-  .strict();
+  .strict()
+  .superRefine((k, ctx) => {
+    // A product rule with a space, "/" or parenthesis could never match one product token: say so at load.
+    if (k.allowedUserAgent !== undefined && k.userAgentMatch === 'product' && !/^[^\s/()]+$/.test(k.allowedUserAgent)) {
+      ctx.addIssue({ code: 'custom', path: ['allowedUserAgent'], message: 'a product name like QGIS (no spaces, "/" or parentheses); set userAgentMatch: substring to match any text' });
+    }
+  });
 
 /** True when `Intl` knows the IANA time zone (e.g. `Europe/Zurich`, `UTC`). */
 export function validTimeZone(tz: string): boolean {

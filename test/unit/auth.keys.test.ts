@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { KeyRing, originAllowed, productNames, userAgentAllowed } from '../../src/http/auth';
+import { ProxyTrust } from '../../src/http/base-url';
+import { keyParam, redactKey } from '../../src/http/dispatch';
 
 const ring = new KeyRing([
   { key: 'open-key', plan: 'free', allowedOrigins: [] },
@@ -80,5 +83,49 @@ describe('API keys', () => {
     expect(originAllowed(['*.example.org'], 'http://a.example.org:81', 'host')).toBe(true);
     expect(originAllowed(['example.org'], 'http://example.org.evil.test', 'host')).toBe(false);
     expect(ring.check('loose-key', { origin: 'http://example.org:8080', 'user-agent': 'QGIS/3' }).ok).toBe(true);
+  });
+});
+
+describe('the key parameter and the log', () => {
+  test('keyParam: the first parameter URLSearchParams decodes to key', () => {
+    expect(keyParam('key=a')).toBe('a');
+    expect(keyParam('x=1&key=a&key=b')).toBe('a');
+    expect(keyParam('%6Bey=a')).toBe('a');
+    expect(keyParam('%6Bey=a&key=b')).toBe('a');
+    expect(keyParam('x=%20&key=b')).toBe('b');
+    expect(keyParam('key=a%2Bb')).toBe('a+b');
+    expect(keyParam('key=a+b')).toBe('a b');
+    expect(keyParam('KEY=a')).toBeNull();
+    expect(keyParam('')).toBeNull();
+  });
+
+  test('redactKey hides every parameter whose decoded name is key, in any case, and leaves the rest as sent', () => {
+    expect(redactKey('/t/0/0/0?key=s3cret')).toBe('/t/0/0/0?key=***');
+    expect(redactKey('/t?%6Bey=s3cret&x=%6B')).toBe('/t?%6Bey=***&x=%6B');
+    expect(redactKey('/t?x=1&%6B%65%79=s3cret&k%65Y=s4&KEY=s5#f')).toBe('/t?x=1&%6B%65%79=***&k%65Y=***&KEY=***');
+    expect(redactKey('/t?monkey=1&keys=2&key')).toBe('/t?monkey=1&keys=2&key');
+    expect(redactKey('/t?key=a=b&key==c')).toBe('/t?key=***&key=***');
+    expect(redactKey('/t?%zz=1&%6Bey=s3cret')).toBe('/t?%zz=1&%6Bey=***');
+    expect(redactKey('/key=s3cret')).toBe('/key=s3cret');
+  });
+});
+
+describe('trusted proxies', () => {
+  const from = (remoteAddress: string) => ({ socket: { remoteAddress } }) as IncomingMessage;
+
+  test('only listed addresses and ranges are trusted, IPv4 peers on dual-stack sockets included', () => {
+    const trust = new ProxyTrust(true, ['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(trust.trusts(from('127.0.0.1'))).toBe(true);
+    expect(trust.trusts(from('::ffff:127.0.0.1'))).toBe(true);
+    expect(trust.trusts(from('10.200.3.4'))).toBe(true);
+    expect(trust.trusts(from('::ffff:10.200.3.4'))).toBe(true);
+    expect(trust.trusts(from('fd12::1'))).toBe(true);
+    expect(trust.trusts(from('127.0.0.2'))).toBe(false);
+    expect(trust.trusts(from('11.0.0.1'))).toBe(false);
+    expect(trust.trusts(from('::1'))).toBe(false);
+  });
+
+  test('nobody is trusted while trustProxy is off', () => {
+    expect(new ProxyTrust(false, ['127.0.0.1']).trusts(from('127.0.0.1'))).toBe(false);
   });
 });
