@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverConfig, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -48,7 +48,7 @@ describe('TileJSON', () => {
 
   test('URLs come from X-Forwarded-* behind a trusted proxy, or from the configured public URL', async () => {
     // Trust is off by default (test/integration/proxy.trust.test.ts); here the test client, on loopback, is the proxy.
-    const proxied = await startServer({ config: { server: { host: '127.0.0.1', port: 0, requestLog: false, trustProxy: true } } });
+    const proxied = await startServer({ config: serverConfig({ trustProxy: true }) });
     try {
       const r = await request(proxied.url)
         .get('/tiles/sample-terrain/tiles.json?key=demo')

@@ -5,7 +5,7 @@
 
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverConfig, startServer, type TestServer } from '../helpers/server';
 
 interface Answer {
   status: number;
@@ -29,7 +29,16 @@ const EVIL = { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https',
 /** The documents whose links come from the base URL: the index page, TileJSON, style.json, WMTS capabilities. */
 const DOCUMENTS = ['/?key=demo', '/tiles/sample-vector/tiles.json?key=demo', '/maps/sample/style.json?key=demo', '/maps/sample/WMTSCapabilities.xml?key=demo'];
 
-const server = (extra: Record<string, unknown>) => startServer({ config: { server: { host: '127.0.0.1', port: 0, requestLog: false, ...extra } } });
+/** A document asked for from 127.0.0.1 with hostile forwarded headers links to this server and does not vary on them. */
+async function expectOwnUrls(srv: TestServer, path: string): Promise<void> {
+  const r = await getFrom(`${srv.url}${path}`, '127.0.0.1', EVIL);
+  expect(r.status).toBe(200);
+  expect(r.text).not.toContain('evil.example');
+  expect(r.text).toContain(srv.url);
+  expect(r.headers.vary ?? '').not.toMatch(/X-Forwarded/i);
+}
+
+const server = (extra: Record<string, unknown>) => startServer({ config: serverConfig(extra) });
 
 describe('by default X-Forwarded-* is not believed', () => {
   let srv: TestServer;
@@ -38,13 +47,7 @@ describe('by default X-Forwarded-* is not believed', () => {
   }, 30_000);
   afterAll(() => srv.close());
 
-  test.each(DOCUMENTS)('%s links to this server, not to the forwarded host', async (path) => {
-    const r = await getFrom(`${srv.url}${path}`, '127.0.0.1', EVIL);
-    expect(r.status).toBe(200);
-    expect(r.text).not.toContain('evil.example');
-    expect(r.text).toContain(srv.url);
-    expect(r.headers.vary ?? '').not.toMatch(/X-Forwarded/i);
-  });
+  test.each(DOCUMENTS)('%s links to this server, not to the forwarded host', (path) => expectOwnUrls(srv, path));
 });
 
 describe('trustProxy: only the configured proxies are believed', () => {
@@ -55,13 +58,7 @@ describe('trustProxy: only the configured proxies are believed', () => {
   }, 30_000);
   afterAll(() => srv.close());
 
-  test.each(DOCUMENTS)('%s from a non-trusted address gets this server\'s own URLs', async (path) => {
-    const r = await getFrom(`${srv.url}${path}`, '127.0.0.1', EVIL);
-    expect(r.status).toBe(200);
-    expect(r.text).not.toContain('evil.example');
-    expect(r.text).toContain(srv.url);
-    expect(r.headers.vary ?? '').not.toMatch(/X-Forwarded/i);
-  });
+  test.each(DOCUMENTS)('%s from a non-trusted address gets this server\'s own URLs', (path) => expectOwnUrls(srv, path));
 
   test.each(DOCUMENTS)('%s from the trusted proxy gets the forwarded URLs, and varies on the headers', async (path) => {
     const r = await getFrom(`${srv.url}${path}`, '127.0.0.2', EVIL);

@@ -3,7 +3,7 @@
 // tile set's viewer (labels in the fallback font).
 
 import request from 'supertest';
-import { rawGet, startServer, type TestServer } from '../helpers/server';
+import { rawGet, serverConfig, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -86,7 +86,7 @@ describe('sample style.json', () => {
 
   test('behind a trusted proxy the URLs follow X-Forwarded-*', async () => {
     // Trust is off by default (test/integration/proxy.trust.test.ts); here the test client, on loopback, is the proxy.
-    const proxied = await startServer({ config: { server: { host: '127.0.0.1', port: 0, requestLog: false, trustProxy: true } } });
+    const proxied = await startServer({ config: serverConfig({ trustProxy: true }) });
     try {
       const r = await request(proxied.url)
         .get('/maps/sample/style.json?key=demo')
