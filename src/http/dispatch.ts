@@ -152,6 +152,8 @@ export function redactKey(url: string): string {
   if (q < 0) return url;
   const query = url.slice(q + 1);
   if (!/%|key/i.test(query)) return url;
+  // Without `%` a name decodes to itself (a `+` would make a space, never `key`): one replace, as on every tile request.
+  if (!query.includes('%')) return `${url.slice(0, q)}?${query.replace(/(^|&)(key)=[^&]*/gi, '$1$2=***')}`;
   const parts = query.split('&').map((segment) => {
     const eq = segment.indexOf('=');
     if (eq < 0 || paramName(segment).toLowerCase() !== 'key') return segment;
