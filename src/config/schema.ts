@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { MAX_ZOOM } from '../geo/mercator';
@@ -10,19 +11,45 @@ const originPattern = z
   .min(1)
   .regex(/^(https?:\/\/)?(\*\.)?[A-Za-z0-9.-]+(:\d+)?$/, 'an origin like https://example.com, example.com or *.example.com');
 
+/** True for an IP address (`10.0.0.1`, `::1`) or a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
+export function validProxyAddress(entry: string): boolean {
+  const [address, bits, ...more] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || more.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 export const keySchema = z
   .object({
     /** The secret clients send as `?key=`. */
     key: z.string().min(4, 'a key needs at least 4 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
     name: z.string().min(1).optional(),
-    /** Allowed HTTP origins, checked against Origin or Referer; `*.domain` allows subdomains. Empty: any origin. */
+    /**
+     * Allowed origins, checked against Origin (else Referer): scheme, host and port must all match, as a browser
+     * sends Origin. No scheme means https; no port, the scheme's default; `*.domain` allows any subdomain of domain
+     * (not domain itself) with that scheme and port. Empty: any origin. `originMatch: host` loosens this.
+     */
     allowedOrigins: z.array(originPattern).default([]),
-    /** A substring the User-Agent must contain. */
+    /** `exact` (default): scheme + host + port; `host`: the host alone, any scheme and port (the pre-1.x rule). */
+    originMatch: z.enum(['exact', 'host']).default('exact'),
+    /**
+     * A product the User-Agent must name: `QGIS` allows `QGIS/3.34` and `Mozilla/5.0 QGIS/33400/Linux`, not
+     * `NOTQGIS/1` or `(compatible; QGIS)`. Exact and case-sensitive; `userAgentMatch: substring` loosens it.
+     */
     allowedUserAgent: z.string().min(1).optional(),
+    /** `product` (default): a product token of that exact name; `substring`: the User-Agent contains the text. */
+    userAgentMatch: z.enum(['product', 'substring']).default('product'),
     /** `free` keys cannot render static maps (spec: a paid plan is required). */
     plan: z.enum(['free', 'paid']).default('free'),
   })
-  .strict();
+  .strict()
+  .superRefine((k, ctx) => {
+    // A product rule with a space, "/" or parenthesis could never match one product token: say so at load.
+    if (k.allowedUserAgent !== undefined && k.userAgentMatch === 'product' && !/^[^\s/()]+$/.test(k.allowedUserAgent)) {
+      ctx.addIssue({ code: 'custom', path: ['allowedUserAgent'], message: 'a product name like QGIS (no spaces, "/" or parentheses); set userAgentMatch: substring to match any text' });
+    }
+  });
 
 /** True when `Intl` knows the IANA time zone (e.g. `Europe/Zurich`, `UTC`). */
 export function validTimeZone(tz: string): boolean {
@@ -150,8 +177,17 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).default(8080),
         /** Public base URL (behind a proxy); otherwise taken from the request and X-Forwarded-* headers. */
         publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-        /** Trust X-Forwarded-Proto/Host/Prefix headers. */
-        trustProxy: z.boolean().default(true),
+        /**
+         * Build links from X-Forwarded-Proto/Host/Prefix, as sent by a reverse proxy in front. Off by default: any
+         * client could otherwise point every link in a (cacheable) document at a host of its choosing. On, only
+         * requests from `trustedProxies` are believed, and documents built from them carry `Vary` on those headers.
+         * A configured `publicUrl` beats both.
+         */
+        trustProxy: z.boolean().default(false),
+        /** Addresses (or CIDR ranges) of the proxies whose X-Forwarded-* headers are believed when `trustProxy` is on. */
+        trustedProxies: z
+          .array(z.string().refine(validProxyAddress, 'an IP address or CIDR range like 127.0.0.1, ::1 or 10.0.0.0/8'))
+          .default(['127.0.0.1', '::1']),
         /** Log one line per request. */
         requestLog: z.boolean().default(true),
         /**
@@ -162,7 +198,7 @@ export const configSchema = z
         maxConnections: z.number().int().min(1).optional(),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 8080, trustProxy: true, requestLog: true }),
+      .default({ host: '127.0.0.1', port: 8080, trustProxy: false, trustedProxies: ['127.0.0.1', '::1'], requestLog: true }),
     /** Data directory holding the stores; relative paths are resolved against the config file's folder. */
     data: z.string().min(1).default('mirror'),
     keys: z.array(keySchema).default([]),

@@ -34,9 +34,12 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
     });
   }
   // The viewers' library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
-  app.use('/assets/maplibre-gl', express.static(maplibreDist, { maxAge: '1d', index: false, fallthrough: true }));
+  // `redirect: false`: serve-static answers a directory with a 301 to `dir/` that repeats the query, key and all,
+  // in Location and the body; there is nothing to list, so a directory is simply not found.
+  const assets = { maxAge: '1d', index: false, fallthrough: true, redirect: false } as const;
+  app.use('/assets/maplibre-gl', express.static(maplibreDist, assets));
   // The /docs page's viewer (Swagger UI), shipped in npm: offline like the map viewer.
-  app.use('/assets/swagger-ui', express.static(swaggerUiDist, { maxAge: '1d', index: false, fallthrough: true }));
+  app.use('/assets/swagger-ui', express.static(swaggerUiDist, assets));
   app.use((req, res, next) => {
     const [path, query] = splitUrl(req.originalUrl);
     const found = matchRoute(table, path);
@@ -66,16 +69,40 @@ export function createListener(config: Config, catalog: Catalog, log: Logger, jo
   return (req, res) => {
     // Every answer goes out through dispatcher.send (or the static files' hook), which logs it with this stamp.
     if (logRequests) (req as TimedRequest).startedAt = performance.now();
-    const url = req.url ?? '/';
-    if (Buffer.byteLength(url) > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
+    if (Buffer.byteLength(req.url ?? '/') > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return dispatcher.send(req, res, textReply(405, 'Method not allowed: this API is read-only (GET, HEAD)', { Allow: 'GET, HEAD' }));
     }
+    const url = originForm(req);
+    if (url === undefined) return dispatcher.send(req, res, textReply(400, 'Bad request target: a path starting with "/", or an absolute http(s) URL'));
     const [path, query] = splitUrl(url);
     const found = matchRoute(hot, path);
     if (found) return dispatcher.run(found.route, 'badEncoding' in found ? undefined : found.params, req, res, path, query);
     app(req, res);
   };
+}
+
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
+
+/**
+ * The request target in origin form (`/path?query`). An absolute-form target (`GET http://host/path HTTP/1.1`, as
+ * some proxies send) is routed by its path; as RFC 9112 §3.2.2 requires, its authority replaces the Host header,
+ * so links in documents are built from it exactly as from a Host header (same validation, same trust: the client
+ * chose both). The authority is not checked against a list: this server answers whatever Host it is sent, and
+ * a check here would refuse what the same request in origin form gets. Anything else (`*`, `foo`, `ftp://…`):
+ * undefined, answered 400.
+ */
+function originForm(req: IncomingMessage): string | undefined {
+  const url = req.url ?? '/';
+  if (url.startsWith('/')) return url;
+  const m = ABSOLUTE_FORM.exec(url);
+  if (!m) return undefined;
+  const rest = url.slice(m[0].length);
+  const path = rest.startsWith('/') ? rest : `/${rest}`;
+  if (m[1]) req.headers.host = m[1];
+  // Express and the log read req.url: they see the same origin form.
+  req.url = path;
+  return path;
 }
 
 export interface RunningServer {

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { KeyRing } from './auth';
-import { baseUrlOf } from './base-url';
+import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
 import { HttpError, textReply, type Reply } from './reply';
 import type { RawParams, RequestContext, Route } from './route-table';
@@ -16,12 +16,14 @@ import type { RawParams, RequestContext, Route } from './route-table';
 export class Dispatcher {
   private readonly keys: KeyRing;
   private readonly policy: CachePolicy;
+  private readonly proxies: ProxyTrust;
 
   private readonly requestLog: boolean;
 
   constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, private readonly jobStatus?: JobStatusSource) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
+    this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
     this.requestLog = config.server.requestLog;
   }
 
@@ -45,8 +47,10 @@ export class Dispatcher {
       cors = { ...cors, Deprecation: 'true', ...(successor && { Link: `<${successor}>; rel="successor-version"` }) };
     }
     if (!params) return this.send(req, res, textReply(400, 'Invalid percent-encoding in the path'), cors);
-    const { publicUrl, trustProxy } = this.config.server;
+    const { publicUrl } = this.config.server;
+    const proxies = this.proxies;
     let baseUrl: string | undefined;
+    let forwarded = false;
     const ctx: RequestContext = {
       catalog: this.catalog,
       config: this.config,
@@ -54,7 +58,11 @@ export class Dispatcher {
       plan,
       // Only documents need these; tiles never ask, so they are worked out on first use.
       get baseUrl() {
-        return (baseUrl ??= baseUrlOf(req, publicUrl, trustProxy));
+        if (baseUrl === undefined) {
+          forwarded = !publicUrl && proxies.trusts(req);
+          baseUrl = baseUrlOf(req, publicUrl, forwarded);
+        }
+        return baseUrl;
       },
       get query() {
         return (query ??= new URLSearchParams(rawQuery));
@@ -63,19 +71,22 @@ export class Dispatcher {
       path,
       jobStatus: this.jobStatus,
     };
+    // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache
+    // must not hand it to a request that sent others (or none).
+    const headers = (): Record<string, string> => (forwarded ? withVary(cors, FORWARDED_HEADERS) : cors);
     let result: Reply | Promise<Reply>;
     try {
       result = route.invoke(ctx, params);
     } catch (err) {
-      return this.send(req, res, this.errorReply(err, req), cors);
+      return this.send(req, res, this.errorReply(err, req), headers());
     }
     if (result instanceof Promise) {
       result.then(
-        (reply) => this.send(req, res, reply, cors),
-        (err: unknown) => this.send(req, res, this.errorReply(err, req), cors),
+        (reply) => this.send(req, res, reply, headers()),
+        (err: unknown) => this.send(req, res, this.errorReply(err, req), headers()),
       );
     } else {
-      this.send(req, res, result, cors);
+      this.send(req, res, result, headers());
     }
   }
 
@@ -103,18 +114,50 @@ export type TimedRequest = IncomingMessage & { startedAt?: number };
 
 const ANY_ORIGIN: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
 
-/** The first `key` query parameter, decoded; read without building URLSearchParams on the hot path. */
+function withVary(headers: Record<string, string>, names: string): Record<string, string> {
+  return { ...headers, Vary: headers.Vary ? `${headers.Vary}, ${names}` : names };
+}
+
+/**
+ * The key: the first query parameter whose name URLSearchParams decodes to `key` (so `%6Bey=` and `k%65y=` are
+ * the key too; `KEY=` is not, names are case-sensitive). A query without `%` is read without building
+ * URLSearchParams on the hot path; any `%` takes the general path, so both agree on which parameter is first.
+ */
 export function keyParam(rawQuery: string): string | null {
+  if (rawQuery.includes('%')) return new URLSearchParams(rawQuery).get('key');
   let at = rawQuery.startsWith('key=') ? 0 : rawQuery.indexOf('&key=') + 1;
   if (at === 0 && !rawQuery.startsWith('key=')) return new URLSearchParams(rawQuery).get('key');
   at += 4;
   const end = rawQuery.indexOf('&', at);
   const raw = end < 0 ? rawQuery.slice(at) : rawQuery.slice(at, end);
-  // Encoded values take the general path so decoding rules are URLSearchParams' own.
-  return /[%+]/.test(raw) ? new URLSearchParams(rawQuery).get('key') : raw;
+  // `+` is a space to URLSearchParams: let it decode.
+  return raw.includes('+') ? new URLSearchParams(rawQuery).get('key') : raw;
 }
 
-/** Keys never reach a log line. */
+/** The decoded name of one `name=value` query segment, as URLSearchParams reads it. */
+function paramName(segment: string): string {
+  const eq = segment.indexOf('=');
+  const raw = eq < 0 ? segment : segment.slice(0, eq);
+  for (const [name] of new URLSearchParams(`${raw}=`)) return name;
+  return '';
+}
+
+/**
+ * Keys never reach a log line: the value of every query parameter whose decoded name is `key` in any letter case
+ * (`key`, `%6Bey`, `%6B%65%79`, `KEY`) becomes `***`; everything else stays as sent. Redacting `KEY`, which is
+ * not accepted as the key, costs nothing and keeps a mistyped secret out of the log too.
+ */
 export function redactKey(url: string): string {
-  return /key=/i.test(url) ? url.replace(/([?&]key=)[^&#]*/gi, '$1***') : url;
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url.slice(q + 1);
+  if (!/%|key/i.test(query)) return url;
+  // Without `%` a name decodes to itself (a `+` would make a space, never `key`): one replace, as on every tile request.
+  if (!query.includes('%')) return `${url.slice(0, q)}?${query.replace(/(^|&)(key)=[^&]*/gi, '$1$2=***')}`;
+  const parts = query.split('&').map((segment) => {
+    const eq = segment.indexOf('=');
+    if (eq < 0 || paramName(segment).toLowerCase() !== 'key') return segment;
+    return `${segment.slice(0, eq)}=***`;
+  });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
 }

@@ -29,6 +29,11 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
   return { url: server.url, close: () => server.close(), server };
 }
 
+/** A `server` section for startServer's `config` (loopback, a free port, no request log) with `extra` over it. */
+export function serverConfig(extra: Record<string, unknown> = {}): { server: Record<string, unknown> } {
+  return { server: { host: '127.0.0.1', port: 0, requestLog: false, ...extra } };
+}
+
 /** GET without any decoding by the client: the bytes and headers exactly as the server sent them. */
 export function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolvePromise, reject) => {

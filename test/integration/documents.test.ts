@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverConfig, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -46,14 +46,21 @@ describe('TileJSON', () => {
     expect(page.text).toContain('"type":"hillshade"');
   });
 
-  test('URLs come from X-Forwarded-* behind a proxy, or from the configured public URL', async () => {
-    const r = await get('/tiles/sample-terrain/tiles.json?key=demo')
-      .set('X-Forwarded-Proto', 'https')
-      .set('X-Forwarded-Host', 'maps.example.org')
-      .set('X-Forwarded-Prefix', '/mirror');
-    expect(r.body.tiles[0]).toBe('https://maps.example.org/mirror/tiles/sample-terrain/{z}/{x}/{y}?key=demo');
-    const hostile = await get('/tiles/sample-terrain/tiles.json?key=demo').set('X-Forwarded-Host', 'evil"><x');
-    expect(hostile.body.tiles[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+  test('URLs come from X-Forwarded-* behind a trusted proxy, or from the configured public URL', async () => {
+    // Trust is off by default (test/integration/proxy.trust.test.ts); here the test client, on loopback, is the proxy.
+    const proxied = await startServer({ config: serverConfig({ trustProxy: true }) });
+    try {
+      const r = await request(proxied.url)
+        .get('/tiles/sample-terrain/tiles.json?key=demo')
+        .set('X-Forwarded-Proto', 'https')
+        .set('X-Forwarded-Host', 'maps.example.org')
+        .set('X-Forwarded-Prefix', '/mirror');
+      expect(r.body.tiles[0]).toBe('https://maps.example.org/mirror/tiles/sample-terrain/{z}/{x}/{y}?key=demo');
+      const hostile = await request(proxied.url).get('/tiles/sample-terrain/tiles.json?key=demo').set('X-Forwarded-Host', 'evil"><x');
+      expect(hostile.body.tiles[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    } finally {
+      await proxied.close();
+    }
     const s = await startServer({ config: { server: { host: '127.0.0.1', port: 0, requestLog: false, publicUrl: 'https://tiles.example.com/base/' } } });
     try {
       const p = await request(s.url).get('/tiles/sample-terrain/tiles.json?key=demo');

@@ -3,7 +3,7 @@
 // tile set's viewer (labels in the fallback font).
 
 import request from 'supertest';
-import { rawGet, startServer, type TestServer } from '../helpers/server';
+import { rawGet, serverConfig, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -84,13 +84,19 @@ describe('sample style.json', () => {
     expect(spriteUrl(style.sprite, '@2x', '.png')).toBe(`${srv.url}/sprites/sample/sprite@2x.png?key=demo`);
   });
 
-  test('behind a proxy the URLs follow X-Forwarded-*', async () => {
-    const r = await request(srv.url)
-      .get('/maps/sample/style.json?key=demo')
-      .set('X-Forwarded-Proto', 'https')
-      .set('X-Forwarded-Host', 'maps.example.org');
-    expect(r.body.glyphs).toBe('https://maps.example.org/fonts/{fontstack}/{range}.pbf?key=demo');
-    expect(r.body.sprite).toBe('https://maps.example.org/sprites/sample/sprite?key=demo');
+  test('behind a trusted proxy the URLs follow X-Forwarded-*', async () => {
+    // Trust is off by default (test/integration/proxy.trust.test.ts); here the test client, on loopback, is the proxy.
+    const proxied = await startServer({ config: serverConfig({ trustProxy: true }) });
+    try {
+      const r = await request(proxied.url)
+        .get('/maps/sample/style.json?key=demo')
+        .set('X-Forwarded-Proto', 'https')
+        .set('X-Forwarded-Host', 'maps.example.org');
+      expect(r.body.glyphs).toBe('https://maps.example.org/fonts/{fontstack}/{range}.pbf?key=demo');
+      expect(r.body.sprite).toBe('https://maps.example.org/sprites/sample/sprite?key=demo');
+    } finally {
+      await proxied.close();
+    }
   });
 });
 

@@ -37,6 +37,12 @@ describe('configuration', () => {
     ['keys:\n  - key: abcdef\n    allowedOrigins: ["not a host!"]\n', 'keys[0].allowedOrigins[0]'],
     ['prot: 80\n', 'prot'],
     ['server:\n  publicUrl: ftp://x\n', 'server.publicUrl'],
+    ['server:\n  trustedProxies: ["10.0.0.0/33"]\n', 'server.trustedProxies[0]'],
+    ['server:\n  trustedProxies: ["proxy.local"]\n', 'server.trustedProxies[0]'],
+    ['server:\n  trustedProxies: ["10.0.0.1/8/1"]\n', 'server.trustedProxies[0]'],
+    ['keys:\n  - key: abcdef\n    allowedUserAgent: QGIS/3.34\n', 'keys[0].allowedUserAgent'],
+    ['keys:\n  - key: abcdef\n    allowedUserAgent: QGIS Desktop\n', 'keys[0].allowedUserAgent'],
+    ['keys:\n  - key: abcdef\n    originMatch: scheme\n', 'keys[0].originMatch'],
   ])('a bad field is named: %j', (text, field) => {
     expect(() => loadConfig(file('bad.yaml', text), {})).toThrow(ConfigError);
     try {
@@ -44,6 +50,22 @@ describe('configuration', () => {
     } catch (e) {
       expect((e as Error).message).toContain(field);
     }
+  });
+
+  test('forwarded headers are not trusted unless asked, and then from loopback unless told otherwise', () => {
+    const c = parseConfig({}, 't', dir, {});
+    expect(c.server.trustProxy).toBe(false);
+    expect(c.server.trustedProxies).toEqual(['127.0.0.1', '::1']);
+    const d = parseConfig({ server: { port: 1 } }, 't', dir, {});
+    expect(d.server).toMatchObject({ trustProxy: false, trustedProxies: ['127.0.0.1', '::1'] });
+    const t = parseConfig({ server: { trustProxy: true, trustedProxies: ['10.0.0.0/8', 'fd00::/8', '192.168.1.7'] } }, 't', dir, {});
+    expect(t.server.trustedProxies).toEqual(['10.0.0.0/8', 'fd00::/8', '192.168.1.7']);
+  });
+
+  test('key rules are exact unless loosened per key', () => {
+    const c = parseConfig({ keys: [{ key: 'abcd1234', allowedUserAgent: 'QGIS' }, { key: 'efgh5678', allowedUserAgent: 'QGIS Desktop', userAgentMatch: 'substring', originMatch: 'host' }] }, 't', dir, {});
+    expect(c.keys[0]).toMatchObject({ originMatch: 'exact', userAgentMatch: 'product' });
+    expect(c.keys[1]).toMatchObject({ originMatch: 'host', userAgentMatch: 'substring', allowedUserAgent: 'QGIS Desktop' });
   });
 
   test('invalid YAML and a missing file are clear errors', () => {
