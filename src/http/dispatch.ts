@@ -99,8 +99,10 @@ export class Dispatcher {
 
   send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>): void {
     if (res.headersSent || res.destroyed) return;
-    sendReply(req, res, reply, this.policy, extra);
-    if (this.requestLog) this.logRequest(req, reply.status);
+    const failed = sendReply(req, res, reply, this.policy, extra);
+    // sendReply answered 500 (or dropped the connection) itself; say why once, for this request.
+    if (failed) this.log.error({ err: failed, url: redactKey(req.url ?? '') }, 'reply could not be written');
+    if (this.requestLog) this.logRequest(req, failed ? 500 : reply.status);
   }
 
   /** One line per request, keys redacted; `req.startedAt` is stamped by the listener. */
