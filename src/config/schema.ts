@@ -221,6 +221,17 @@ export const configSchema = z
       })
       .strict()
       .default({ fallback: ['Noto Sans Regular'] }),
+    staticMaps: z
+      .object({
+        /**
+         * Most static maps waiting for their turn to render (renders share a memory budget, so big ones run one
+         * at a time); beyond it a request is answered 503 with Retry-After. Renders whose client went away leave
+         * the queue without running.
+         */
+        queue: z.number().int().min(0).max(1000).default(8),
+      })
+      .strict()
+      .default({ queue: 8 }),
     /** Scheduled and on-demand mirror jobs (`tilemirror mirror --config`, `tilemirror serve`). */
     mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100, jobs: [] }),
     /** Keys for the status endpoints `/admin/` and `/admin/status.json`; none: they answer 404. */

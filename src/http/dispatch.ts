@@ -51,6 +51,7 @@ export class Dispatcher {
     const proxies = this.proxies;
     let baseUrl: string | undefined;
     let forwarded = false;
+    let signal: AbortSignal | undefined;
     const ctx: RequestContext = {
       catalog: this.catalog,
       config: this.config,
@@ -68,6 +69,10 @@ export class Dispatcher {
         return (query ??= new URLSearchParams(rawQuery));
       },
       headers: req.headers,
+      // Only long work (static renders) asks; the listener is added on first use, not on every tile.
+      get signal() {
+        return (signal ??= closedBeforeFinish(res));
+      },
       path,
       jobStatus: this.jobStatus,
     };
@@ -110,6 +115,14 @@ export class Dispatcher {
     const started = (req as TimedRequest).startedAt;
     this.log.info({ method: req.method, url: redactKey(req.url ?? ''), status, ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000 }, 'request');
   }
+}
+
+/** A signal aborted when the response closes (the client went away) before it finished. */
+function closedBeforeFinish(res: ServerResponse): AbortSignal {
+  const ac = new AbortController();
+  if (res.destroyed || res.socket?.destroyed) ac.abort();
+  else res.once('close', () => res.writableFinished || ac.abort());
+  return ac.signal;
 }
 
 export type TimedRequest = IncomingMessage & { startedAt?: number };

@@ -19,6 +19,8 @@ export interface RequestContext {
   headers: IncomingHttpHeaders;
   /** The path as requested (raw, without the query). */
   path: string;
+  /** Aborted when the client goes away (the connection closes) before the response was sent. */
+  signal: AbortSignal;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
 }

@@ -1,13 +1,20 @@
-import { planStaticMap, parseStaticMapRequest, renderStaticMap, StaticMapError } from '../../services/static-maps';
+import { planStaticMap, parseStaticMapRequest, RenderAbandoned, RenderQueueFull, renderStaticMap, StaticMapError } from '../../services/static-maps';
 import { z } from 'zod';
 import { id, scale2x } from '../params';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
-/** Bad input found by the service is answered with its status (400, or 404) and message. */
+/**
+ * Bad input found by the service is answered with its status (400, or 404) and message; a full render queue with
+ * 503 and Retry-After. A render abandoned by its client gets nginx's 499 "client closed request": nobody reads it
+ * (the connection is gone, so nothing is written), and it is no server error to log.
+ */
 function asHttp(err: unknown): unknown {
-  return err instanceof StaticMapError ? new HttpError(err.status, err.message) : err;
+  if (err instanceof StaticMapError) return new HttpError(err.status, err.message);
+  if (err instanceof RenderAbandoned) return new HttpError(499, err.message);
+  if (err instanceof RenderQueueFull) return new HttpError(503, err.message, { 'Retry-After': String(err.retryAfter) });
+  return err;
 }
 
 // The grammar of the area, size, path and markers is the static-map service's (services/static-maps/request.ts):
@@ -55,7 +62,7 @@ export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMa
     const reply: Reply = { status: 200, type: plan.mediaType, cache: 'tile', etag: plan.etag };
     const inm = ctx.headers['if-none-match'];
     if (matches(Array.isArray(inm) ? inm.join(',') : inm, plan.etag)) return reply; // answered 304, no body needed
-    return { ...reply, body: await renderStaticMap(plan) };
+    return { ...reply, body: await renderStaticMap(plan, { signal: ctx.signal, maxWaiting: ctx.config.staticMaps.queue }) };
   } catch (err) {
     throw asHttp(err);
   }

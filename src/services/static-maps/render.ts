@@ -10,6 +10,7 @@ import { ByteLru, Lru } from '../../store/lru';
 import type { TileSource } from '../../store/tile-source';
 import { resolveIcon, type Icon } from './icons';
 import { attributionText, markerExtents, overlaySvg, pathWorld, type Window } from './overlay';
+import { RenderAbandoned, RenderQueue, type RenderCounts } from './queue';
 import { StaticMapError, type StaticMapRequest } from './request';
 import { chooseLevel, fitBox, OVERZOOM, shortestArc, UNDERZOOM, worldX, worldY, zoomRange, type Extents, type Level } from './view';
 
@@ -129,23 +130,12 @@ export async function planStaticMap(catalog: Catalog, store: TileSource, req: St
 // ---- memory bound: renders in flight share a budget of pixels; a bigger one waits (one alone may exceed it) ----
 
 const PIXEL_BUDGET = 48 * 1024 * 1024;
-let inFlight = 0;
-const waiting: Array<{ weight: number; start: () => void }> = [];
+/** One queue for the process: the budget is the process's memory. */
+const queue = new RenderQueue(PIXEL_BUDGET);
 
-function acquire(weight: number): Promise<void> {
-  return new Promise((resolve) => {
-    const start = () => {
-      inFlight += weight;
-      resolve();
-    };
-    if (waiting.length === 0 && (inFlight === 0 || inFlight + weight <= PIXEL_BUDGET)) start();
-    else waiting.push({ weight, start });
-  });
-}
-
-function release(weight: number): void {
-  inFlight -= weight;
-  while (waiting.length > 0 && (inFlight === 0 || inFlight + waiting[0].weight <= PIXEL_BUDGET)) (waiting.shift() as { start: () => void }).start();
+/** What the render queue did since the process started, and how many renders wait now. */
+export function renderCounts(): Readonly<RenderCounts> & { waiting: number } {
+  return { ...queue.counts, waiting: queue.queued };
 }
 
 // ---- attribution badge ----
@@ -296,7 +286,7 @@ async function rasterize(input: Buffer): Promise<Raw> {
 }
 
 /** The map under the window: the level's pixels, resized when the level's scale is not the image's. */
-async function baseMap(plan: StaticMapPlan): Promise<Raw> {
+async function baseMap(plan: StaticMapPlan, signal: AbortSignal | undefined): Promise<Raw> {
   const { window: w } = plan;
   const f = w.world / plan.level.worldPx; // device pixels per source pixel
   if (f === 1) return sourceRegion(plan, w.x0, w.y0, w.width, w.height);
@@ -307,6 +297,7 @@ async function baseMap(plan: StaticMapPlan): Promise<Raw> {
   const sw = Math.ceil((w.x0 + w.width) / f) + m - sx;
   const sh = Math.ceil((w.y0 + w.height) / f) + m - sy;
   const region = await sourceRegion(plan, sx, sy, sw, sh);
+  checkpoint(signal);
   const rw = Math.max(1, Math.round(sw * f));
   const rh = Math.max(1, Math.round(sh * f));
   const resized = await sharp(region.data, { raw: { width: sw, height: sh, channels: 4 } })
@@ -332,31 +323,46 @@ export function renderWeight(plan: StaticMapPlan): number {
   return Math.ceil(out / Math.min(1, f) ** 2) + 3 * out;
 }
 
-/** Renders the planned image into its format's bytes. */
-export async function renderStaticMap(plan: StaticMapPlan): Promise<Buffer> {
-  const weight = Math.min(renderWeight(plan), PIXEL_BUDGET);
-  await acquire(weight);
-  try {
-    return await render(plan);
-  } finally {
-    release(weight);
-  }
+export interface RenderOptions {
+  /** Fires when the client went away: a waiting render is dropped, a running one stops at its next checkpoint. */
+  signal?: AbortSignal;
+  /** Most renders waiting for their turn; beyond, RenderQueueFull (503). */
+  maxWaiting?: number;
 }
 
-async function render(plan: StaticMapPlan): Promise<Buffer> {
+/** Renders the planned image into its format's bytes. */
+export function renderStaticMap(plan: StaticMapPlan, opts: RenderOptions = {}): Promise<Buffer> {
+  const { signal } = opts;
+  return queue.run(renderWeight(plan), opts.maxWaiting ?? Infinity, signal, () => render(plan, signal));
+}
+
+/** A checkpoint between the steps of a render: stops it when its client went away. */
+function checkpoint(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RenderAbandoned();
+}
+
+async function render(plan: StaticMapPlan, signal: AbortSignal | undefined): Promise<Buffer> {
   const { window: w, request: req } = plan;
   const svg = overlaySvg(w, req.paths, req.markers, plan.icons);
   const wantBadge = plan.attribution !== '' && req.attribution !== false;
-  const [base, overlay, badgeRaw] = await Promise.all([
-    baseMap(plan),
+  // Settled, not raced: the budget is only given back once no step of this render is still working.
+  const steps = await Promise.allSettled([
+    baseMap(plan, signal),
     svg ? rasterize(Buffer.from(svg)) : undefined,
     wantBadge ? badge(plan.attribution, req.scale, w.width, Math.floor(w.height / 3)) : undefined,
   ]);
+  checkpoint(signal);
+  const [base, overlay, badgeRaw] = steps.map((s) => {
+    if (s.status === 'rejected') throw s.reason;
+    return s.value;
+  }) as [Raw, Raw | undefined, Raw | undefined];
   if (overlay) blend(base, overlay, 0, 0);
   if (badgeRaw) {
+    checkpoint(signal);
     const at = cornerOf(req.attribution, w.width, w.height, badgeRaw.width, badgeRaw.height);
     blend(base, badgeRaw, at.left, at.top);
   }
+  checkpoint(signal);
   const img = sharp(base.data, { raw: { width: base.width, height: base.height, channels: 4 } }).timeout({ seconds: RENDER_TIMEOUT_S });
   if (req.format === 'jpg') return img.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
   if (req.format === 'webp') return img.webp({ quality: 90 }).toBuffer();

@@ -1,0 +1,127 @@
+// The render queue: renders in flight share a budget of pixels (memory); a render that does not fit waits, in
+// order. The wait is bounded (beyond `maxWaiting` waiting renders a new one is refused: RenderQueueFull, a 503),
+// and a waiting render whose client went away (its AbortSignal fired) leaves the queue without running.
+
+/** Refused because the queue is full; `retryAfter` (seconds) is a guess from recent render times. */
+export class RenderQueueFull extends Error {
+  constructor(readonly waiting: number, readonly retryAfter: number) {
+    super(`Too many static maps waiting to be rendered (${waiting}); retry in ${retryAfter} s`);
+  }
+}
+
+/** The render was not run, or stopped at a checkpoint, because its client went away. */
+export class RenderAbandoned extends Error {
+  constructor() {
+    super('static map render abandoned: the client went away');
+  }
+}
+
+/** Counts of what the queue did, since the process started (tests and status read them). */
+export interface RenderCounts {
+  /** Renders that got their share of the budget and started. */
+  started: number;
+  /** Renders dropped before starting (their client went away while they waited). */
+  dropped: number;
+  /** Renders that stopped at a checkpoint after starting (their client went away). */
+  stopped: number;
+  /** Renders refused with 503 (the queue was full). */
+  refused: number;
+}
+
+interface Waiter {
+  weight: number;
+  start: () => void;
+}
+
+export class RenderQueue {
+  readonly counts: RenderCounts = { started: 0, dropped: 0, stopped: 0, refused: 0 };
+  private inFlight = 0;
+  private running = 0;
+  private readonly waiting: Waiter[] = [];
+  /** Moving average of a render's duration (ms), for Retry-After. */
+  private avgMs = 500;
+
+  constructor(private readonly budget: number) {}
+
+  /** Renders waiting for their turn now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Runs `work` once `weight` pixels of the budget are free (one render alone may take the whole budget).
+   * Rejects with RenderQueueFull when `maxWaiting` renders already wait, and with RenderAbandoned when the
+   * signal fires before the render starts. `work` gets the signal back to check at its checkpoints.
+   */
+  async run<T>(weight: number, maxWaiting: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    if (signal?.aborted) {
+      this.counts.dropped++;
+      throw new RenderAbandoned();
+    }
+    const w = Math.min(weight, this.budget);
+    if (!this.fits(w)) {
+      if (this.waiting.length >= maxWaiting) {
+        this.counts.refused++;
+        const retryAfter = Math.min(60, Math.max(1, Math.ceil((this.avgMs * (this.waiting.length + 1)) / 1000 / Math.max(1, this.running))));
+        throw new RenderQueueFull(this.waiting.length, retryAfter);
+      }
+      await this.wait(w, signal);
+    } else this.take(w);
+    const t0 = performance.now();
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof RenderAbandoned) this.counts.stopped++;
+      throw err;
+    } finally {
+      this.avgMs = 0.8 * this.avgMs + 0.2 * (performance.now() - t0);
+      this.release(w);
+    }
+  }
+
+  private fits(w: number): boolean {
+    return this.waiting.length === 0 && (this.inFlight === 0 || this.inFlight + w <= this.budget);
+  }
+
+  private take(w: number): void {
+    this.inFlight += w;
+    this.running++;
+    this.counts.started++;
+  }
+
+  private wait(w: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        weight: w,
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.take(w);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(waiter);
+        if (i < 0) return;
+        this.waiting.splice(i, 1);
+        this.counts.dropped++;
+        reject(new RenderAbandoned());
+        // The head may have changed: whoever fits now starts.
+        this.startWaiting();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(w: number): void {
+    this.inFlight -= w;
+    this.running--;
+    this.startWaiting();
+  }
+
+  private startWaiting(): void {
+    while (this.waiting.length > 0 && (this.inFlight === 0 || this.inFlight + this.waiting[0].weight <= this.budget)) {
+      (this.waiting.shift() as Waiter).start();
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { connect, type Socket } from 'node:net';
+import { renderCounts } from '../../src/services/static-maps';
+import { rawGet, startServer, type TestServer } from '../helpers/server';
+
+// The static-map render queue: renders whose client went away do not run, the wait is bounded (503 with
+// Retry-After), and a later small map waits for at most the render in progress. Asserted on counted work (renders
+// started, dropped, refused), never on wall time.
+
+let srv: TestServer;
+let port: number;
+beforeAll(async () => {
+  srv = await startServer({ config: { staticMaps: { queue: 16 } } });
+  port = Number(new URL(srv.url).port);
+});
+afterAll(() => srv.close());
+
+// Each takes the whole pixel budget (4096 x 4096 device pixels), so they run one at a time.
+const HEAVY = '/maps/sample/static/0,0,1/2048x2048@2x.png?key=demo&attribution=false';
+const SMALL = '/maps/sample/static/0,0,1/256x256.png?key=demo';
+
+function openRequest(path: string): Socket {
+  const s = connect(port, '127.0.0.1');
+  s.on('error', () => undefined);
+  s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  return s;
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 3000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!cond()) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(renderCounts())}`);
+}
+
+test('abandoned renders: clients that sent heavy renders and left cost a later small map at most the render in progress', async () => {
+  const before = renderCounts();
+  const sockets = Array.from({ length: 8 }, () => openRequest(HEAVY));
+  // All eight reached the queue: started (one, or more if one finished already) plus waiting.
+  await until(() => renderCounts().started - before.started + renderCounts().waiting === 8, 'the 8 heavy renders to queue');
+  const atLeave = renderCounts();
+  expect(atLeave.waiting).toBeGreaterThanOrEqual(6); // the test means something: most of them were waiting
+  for (const s of sockets) s.destroy();
+  await until(() => renderCounts().waiting === 0, 'the queue to empty');
+
+  const small = await rawGet(`${srv.url}${SMALL}`);
+  expect(small.status).toBe(200);
+  const after = renderCounts();
+  // Those waiting when their clients left never started (at most one got its turn in the instant before its
+  // close was seen); the small map is the only render started since, besides that one.
+  expect(after.dropped - before.dropped).toBeGreaterThanOrEqual(atLeave.waiting - 1);
+  expect(after.started - atLeave.started).toBeLessThanOrEqual(2);
+  expect(after.started - atLeave.started).toBeGreaterThanOrEqual(1);
+  expect(after.started - before.started + (after.dropped - before.dropped)).toBe(9);
+}, 60_000);
+
+test('beyond the queue bound a render is refused with 503 and Retry-After, the others are rendered', async () => {
+  const tight = await startServer({ config: { staticMaps: { queue: 1 } } });
+  try {
+    const before = renderCounts();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => rawGet(`${tight.url}${HEAVY}`)));
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((a) => a.status === 200).length).toBe(4 - refused.length);
+    for (const r of refused) {
+      expect(r.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expect(r.body.toString()).toMatch(/Too many static maps waiting/);
+    }
+    expect(renderCounts().refused - before.refused).toBe(refused.length);
+  } finally {
+    await tight.close();
+  }
+}, 60_000);
