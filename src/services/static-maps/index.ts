@@ -3,6 +3,6 @@ export { parseColor, type Rgba } from './color';
 export { mapSprites, resolveIcon, type Icon } from './icons';
 export { attributionText, overlaySvg, PIN } from './overlay';
 export { RenderAbandoned, RenderQueueFull, type RenderCounts } from './queue';
-export { planStaticMap, placeView, renderCounts, renderStaticMap, type StaticMapPlan } from './render';
+export { overlaySegments, planStaticMap, placeView, renderCounts, renderStaticMap, type StaticMapPlan } from './render';
 export { DEFAULTS, LIMITS, parseMarkers, parsePath, parseStaticMapRequest, StaticMapError, type StaticMapRequest } from './request';
 export { chooseLevel, fitBox, OVERZOOM, shortestArc, UNDERZOOM, zoomRange } from './view';
