@@ -177,3 +177,11 @@ test('20,000 hostile requests over every endpoint, pipelined on raw sockets: no 
   );
   expect(rssEnd).toBeLessThanOrEqual(rssStart + RSS_SLACK);
 }, 240_000);
+
+test('a range past the end of a viewer asset answers 416 with the size, not 500 (found by the fuzz)', async () => {
+  const [answer] = (await pipeline(srv.port, [requestBytes('/assets/maplibre-gl/maplibre-gl.css', ['Range: bytes=99999999999-'])], BATCH_LIMIT_MS)).answers;
+  expect(answer.status).toBe(416);
+  expect(answer.headers['content-range']).toMatch(/^bytes \*\/\d+$/);
+  const [inRange] = (await pipeline(srv.port, [requestBytes('/assets/maplibre-gl/maplibre-gl.css', ['Range: bytes=0-9'])], BATCH_LIMIT_MS)).answers;
+  expect([inRange.status, inRange.bodyLength]).toEqual([206, 10]);
+});
