@@ -50,8 +50,11 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
     dispatcher.send(req, res, textReply(404, 'Not found'), { 'Access-Control-Allow-Origin': '*' });
   });
   // Express reaches here only for errors of its own (e.g. a static file read failing): answer, never crash.
-  app.use((err: Error, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+  // A client error of serve-static (416 for a range past the end, 412 for a failed precondition) keeps its status.
+  app.use((err: Error & { status?: unknown }, req: express.Request, res: express.Response, _next: express.NextFunction) => {
     res.locals.error = err;
+    const status = err.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return dispatcher.send(req, res, textReply(status, err.message));
     dispatcher.send(req, res, dispatcher.errorReply(err, req));
   });
   return app;
