@@ -3,8 +3,9 @@
 // (e.g. `prlimit --nofile=N:N`). Its JSON log lines are collected as they come.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { built } from './dist';
 import { KEY } from './server';
@@ -26,7 +27,9 @@ export interface ChildServer {
  * settings merged in; `wrap` runs it under another command (e.g. ['prlimit', '--nofile=64:64']).
  */
 export async function startChildServer(dataDir: string, opts: { server?: Record<string, unknown>; wrap?: string[] } = {}): Promise<ChildServer> {
-  const config = join(dataDir, '..', `serve-${process.pid}-${Date.now()}.json`);
+  // The config goes to a folder of its own (never beside the data, which may be the repository's mirror/).
+  const configDir = mkdtempSync(join(tmpdir(), 'tilemirror-child-'));
+  const config = join(configDir, 'serve.json');
   const server = { host: '127.0.0.1', port: 0, requestLog: false, ...opts.server };
   writeFileSync(config, JSON.stringify({ server, data: dataDir, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'info' }));
   const argv = [...(opts.wrap ?? []), process.execPath, built('cli.js'), 'serve', '--config', config];
@@ -59,10 +62,12 @@ export async function startChildServer(dataDir: string, opts: { server?: Record<
     logs,
     logged,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGKILL');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      rmSync(configDir, { recursive: true, force: true });
     },
   };
 }

@@ -185,7 +185,7 @@ export function generate(seed: number, count: number, ids: Record<string, readon
     let target = parts.length ? `${path}?${parts.join('&')}` : path;
     if (random() < 0.02) target = pick([`http://127.0.0.1${target}`, `HTTP://evil.example${target}`, `//${target}`, `${target}#frag`, `${target.replace(/\//g, '\\')}`]);
     const h = hostileHeaders(pick, random);
-    out.push({ target, headers: h.headers, endpoint: ep.path, closes: h.closes || raw || h.headers.join('').length > 63 * 1024 || /[^\x21-\x7e]|\\|#/.test(target) || h.headers.some((l) => /[^\x20-\x7e]/.test(l)), heavy: ep.path.includes('/static/') });
+    out.push({ target, headers: h.headers, endpoint: ep.path, closes: h.closes || raw || target.length + h.headers.join('').length > 60 * 1024 || /[^\x21-\x7e]|\\|#/.test(target) || h.headers.some((l) => /[^\x20-\x7e]/.test(l)), heavy: ep.path.includes('/static/') });
   }
   return out;
 }
