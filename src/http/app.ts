@@ -6,6 +6,7 @@ import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { Dispatcher, type TimedRequest } from './dispatch';
+import { Drain } from './drain';
 import { textReply } from './reply';
 import { matchRoute, type Route } from './route-table';
 import { routes } from './routes';
@@ -108,13 +109,22 @@ function originForm(req: IncomingMessage): string | undefined {
 export interface RunningServer {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting and closes every connection once its response is out, waiting at most `graceMs` for them
+   * (default 0: everything is cut at once). Resolves true when nothing had to be cut.
+   */
+  close(graceMs?: number): Promise<boolean>;
 }
 
 /** Starts serving on the configured host and port (port 0 picks a free one). */
 export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?: JobStatusSource): Promise<RunningServer> {
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, createListener(config, catalog, log, jobStatus));
+  const listener = createListener(config, catalog, log, jobStatus);
+  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
+    drain.mark(res);
+    listener(req, res);
+  });
+  const drain = new Drain(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.server.port, config.server.host, () => {
@@ -124,11 +134,7 @@ export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?
       resolve({
         server,
         url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
+        close: (graceMs = 0) => drain.close(graceMs),
       });
     });
   });
