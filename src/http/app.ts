@@ -7,6 +7,7 @@ import type { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { Drain } from './drain';
+import { releaseOnClose } from './piped-streams';
 import { textReply } from './reply';
 import { matchRoute, type Route } from './route-table';
 import { routes } from './routes';
@@ -28,12 +29,13 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
   const swaggerUiDist = dirname(require.resolve('swagger-ui-dist/package.json'));
   // Static files are answered by Express itself, not through the dispatcher: log them when they finish
   // (a missing file falls through to the 404 answer, which the dispatcher logs).
-  if (dispatcher.config.server.requestLog) {
-    app.use('/assets', (req, res, next) => {
-      res.once('finish', () => res.statusCode < 400 && dispatcher.logRequest(req, res.statusCode));
-      next();
-    });
-  }
+  const logAssets = dispatcher.config.server.requestLog;
+  app.use('/assets', (req, res, next) => {
+    // A pipelined file answer whose connection closes before its turn must not keep its file open.
+    releaseOnClose(req.socket, res);
+    if (logAssets) res.once('finish', () => res.statusCode < 400 && dispatcher.logRequest(req, res.statusCode));
+    next();
+  });
   // The viewers' library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
   // `redirect: false`: serve-static answers a directory with a 301 to `dir/` that repeats the query, key and all,
   // in Location and the body; there is nothing to list, so a directory is simply not found.
