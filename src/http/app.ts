@@ -6,6 +6,7 @@ import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { Dispatcher, type TimedRequest } from './dispatch';
+import { admit } from './backpressure';
 import { Drain } from './drain';
 import { releaseOnClose } from './piped-streams';
 import { textReply } from './reply';
@@ -124,8 +125,11 @@ export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?
   const listener = createListener(config, catalog, log, jobStatus);
   const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
     drain.mark(res);
-    listener(req, res);
+    admit(req, res, () => listener(req, res));
   });
+  // A connection with no traffic either way for this long is closed: above all a client that stopped reading
+  // its answers (its writes make no progress), which would otherwise hold them, and its socket, for good.
+  server.timeout = config.server.socketTimeoutSeconds * 1000;
   const drain = new Drain(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
