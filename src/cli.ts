@@ -42,6 +42,21 @@ export function resolveServeConfig(opts: ServeOptions, env: NodeJS.ProcessEnv = 
   return config;
 }
 
+/**
+ * Runs `stop` on the first SIGTERM or SIGINT. Later signals are ignored rather than killing the process mid-drain
+ * (Ctrl-C reaches a cluster's workers both from the terminal and from the primary); the drain is bounded anyway.
+ */
+function onStopSignal(stop: (signal: NodeJS.Signals) => void): void {
+  let stopped = false;
+  const handler = (signal: NodeJS.Signals): void => {
+    if (stopped) return;
+    stopped = true;
+    stop(signal);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
 const program = new Command('tilemirror').description('A cloud map API made available offline.');
 
 program
@@ -58,26 +73,38 @@ program
     if (workers > 1 && cluster.isPrimary) {
       // Each worker opens its own read-only catalog; the primary forks and restarts them and runs the mirror
       // schedules, so a restarted worker never takes a job's schedule with it.
+      let stopping = false;
       for (let i = 0; i < workers; i++) cluster.fork();
       cluster.on('exit', (worker, code, signal) => {
-        if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) cluster.fork();
+        if (!stopping && signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) cluster.fork();
       });
       const scheduler = config.mirror.jobs.some((j) => j.schedule) ? new Scheduler({ config, log: createLogger(config) }).start() : undefined;
-      const stopAll = (): void => {
-        for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
-        void (scheduler?.stop() ?? Promise.resolve()).then(() => process.exit(0));
-      };
-      process.once('SIGINT', stopAll);
-      process.once('SIGTERM', stopAll);
+      // Each worker drains on its own (the signal is forwarded); the primary exits once they all have, with a
+      // safety net a little past their grace period for a worker that hangs.
+      onStopSignal((signal) => {
+        stopping = true;
+        const live = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead());
+        const exited = live.map((w) => new Promise<void>((done) => w?.process.once('exit', () => done())));
+        for (const w of live) w?.process.kill(signal);
+        const net = setTimeout(() => live.forEach((w) => w?.process.kill('SIGKILL')), config.server.shutdownGraceSeconds * 1000 + 5000);
+        void Promise.all([...exited, scheduler?.stop()]).then(() => {
+          clearTimeout(net);
+          process.exit(0);
+        });
+      });
       return;
     }
     if (config.keys.length === 0) console.error('warning: no API keys configured: every request will be answered 403');
     const server = await startTilemirror(config);
-    const stop = (): void => {
-      void server.close().then(() => process.exit(0));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    onStopSignal(() => {
+      server.close(config.server.shutdownGraceSeconds * 1000).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+          process.exit(1);
+        },
+      );
+    });
   });
 
 program

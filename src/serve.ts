@@ -35,9 +35,10 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   return {
     ...server,
     scheduler,
-    close: async () => {
-      await scheduler?.stop();
-      await server.close();
+    // The server stops accepting at once and drains while the scheduler winds down.
+    close: async (graceMs?: number) => {
+      const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
+      return finished;
     },
   };
 }

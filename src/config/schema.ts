@@ -196,9 +196,19 @@ export const configSchema = z
          * connections never leaves the server without descriptors to open its stores.
          */
         maxConnections: z.number().int().min(1).optional(),
+        /**
+         * On SIGTERM/SIGINT: seconds in-flight responses may take to finish (new connections are refused and idle
+         * ones closed at once); what is still running then is cut. 0 cuts everything at once.
+         */
+        shutdownGraceSeconds: z.number().min(0).max(3600).default(10),
+        /**
+         * A connection with no traffic either way for this long (seconds) is closed: a client that stopped reading
+         * its answers holds them in memory until then. A slow download that progresses is not affected.
+         */
+        socketTimeoutSeconds: z.number().min(1).max(3600).default(60),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 8080, trustProxy: false, trustedProxies: ['127.0.0.1', '::1'], requestLog: true }),
+      .default({ host: '127.0.0.1', port: 8080, trustProxy: false, trustedProxies: ['127.0.0.1', '::1'], requestLog: true, shutdownGraceSeconds: 10, socketTimeoutSeconds: 60 }),
     /** Data directory holding the stores; relative paths are resolved against the config file's folder. */
     data: z.string().min(1).default('mirror'),
     keys: z.array(keySchema).default([]),

@@ -6,6 +6,9 @@ import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { Dispatcher, type TimedRequest } from './dispatch';
+import { admit } from './backpressure';
+import { Drain } from './drain';
+import { releaseOnClose } from './piped-streams';
 import { textReply } from './reply';
 import { matchRoute, type Route } from './route-table';
 import { routes } from './routes';
@@ -27,12 +30,13 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
   const swaggerUiDist = dirname(require.resolve('swagger-ui-dist/package.json'));
   // Static files are answered by Express itself, not through the dispatcher: log them when they finish
   // (a missing file falls through to the 404 answer, which the dispatcher logs).
-  if (dispatcher.config.server.requestLog) {
-    app.use('/assets', (req, res, next) => {
-      res.once('finish', () => res.statusCode < 400 && dispatcher.logRequest(req, res.statusCode));
-      next();
-    });
-  }
+  const logAssets = dispatcher.config.server.requestLog;
+  app.use('/assets', (req, res, next) => {
+    // A pipelined file answer whose connection closes before its turn must not keep its file open.
+    releaseOnClose(req.socket, res);
+    if (logAssets) res.once('finish', () => res.statusCode < 400 && dispatcher.logRequest(req, res.statusCode));
+    next();
+  });
   // The viewers' library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
   // `redirect: false`: serve-static answers a directory with a 301 to `dir/` that repeats the query, key and all,
   // in Location and the body; there is nothing to list, so a directory is simply not found.
@@ -111,13 +115,25 @@ function originForm(req: IncomingMessage): string | undefined {
 export interface RunningServer {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting and closes every connection once its response is out, waiting at most `graceMs` for them
+   * (default 0: everything is cut at once). Resolves true when nothing had to be cut.
+   */
+  close(graceMs?: number): Promise<boolean>;
 }
 
 /** Starts serving on the configured host and port (port 0 picks a free one). */
 export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?: JobStatusSource): Promise<RunningServer> {
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, createListener(config, catalog, log, jobStatus));
+  const listener = createListener(config, catalog, log, jobStatus);
+  const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
+    drain.mark(res);
+    admit(req, res, () => listener(req, res));
+  });
+  // A connection with no traffic either way for this long is closed: above all a client that stopped reading
+  // its answers (its writes make no progress), which would otherwise hold them, and its socket, for good.
+  server.timeout = config.server.socketTimeoutSeconds * 1000;
+  const drain = new Drain(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.server.port, config.server.host, () => {
@@ -127,11 +143,7 @@ export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?
       resolve({
         server,
         url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
+        close: (graceMs = 0) => drain.close(graceMs),
       });
     });
   });

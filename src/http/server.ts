@@ -17,8 +17,14 @@ export interface ServerOptions {
 /** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
 export function createLogger(config: Config): Logger {
   const destination = pino.destination({ dest: 1, sync: false });
-  // Flush what is buffered when the process ends normally.
-  process.once('beforeExit', () => destination.flushSync());
+  // Flush what is buffered when the process ends, normally or by process.exit() (after a SIGTERM drain).
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // stdout gone or full: nothing more can be said.
+    }
+  });
   return pino({ level: config.logLevel, base: undefined }, destination);
 }
 
@@ -42,10 +48,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   return {
     ...running,
     catalog,
-    close: async () => {
-      await running.close();
+    close: async (graceMs?: number) => {
+      const finished = await running.close(graceMs);
+      if (!finished) log.warn({ graceMs }, 'shutdown: connections still busy after the grace period were cut');
       catalog.close();
       log.flush();
+      return finished;
     },
   };
 }

@@ -26,7 +26,13 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
   };
   const config = parseConfig(raw, 'test', process.cwd(), {});
   const server = await start(config);
-  return { url: server.url, close: () => server.close(), server };
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+    },
+    server,
+  };
 }
 
 /** A `server` section for startServer's `config` (loopback, a free port, no request log) with `extra` over it. */
