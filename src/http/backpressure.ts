@@ -17,9 +17,6 @@ interface SocketQueue {
 
 const queues = new WeakMap<Socket, SocketQueue>();
 
-/** Live count of requests parked behind a connection's in-flight limit (for tests and diagnostics). */
-export const parked = { requests: 0 };
-
 /** Runs `handle` now, or once fewer than MAX_IN_FLIGHT earlier answers on the same connection are unfinished. */
 export function admit(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
   const socket = req.socket;
@@ -28,7 +25,6 @@ export function admit(req: IncomingMessage, res: ServerResponse, handle: () => v
     const fresh: SocketQueue = { inFlight: 0, waiting: [], pausedByUs: false };
     queues.set(socket, fresh);
     socket.once('close', () => {
-      parked.requests -= fresh.waiting.length;
       fresh.waiting.length = 0;
     });
     q = fresh;
@@ -40,7 +36,6 @@ export function admit(req: IncomingMessage, res: ServerResponse, handle: () => v
       queue.inFlight -= 1;
       const next = queue.waiting.shift();
       if (next) {
-        parked.requests -= 1;
         next();
       } else if (queue.pausedByUs && !socket.destroyed) {
         queue.pausedByUs = false;
@@ -51,7 +46,6 @@ export function admit(req: IncomingMessage, res: ServerResponse, handle: () => v
   };
   if (queue.inFlight < MAX_IN_FLIGHT) return run();
   queue.waiting.push(run);
-  parked.requests += 1;
   if (!queue.pausedByUs) {
     queue.pausedByUs = true;
     socket.pause();
