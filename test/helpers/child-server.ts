@@ -24,15 +24,16 @@ export interface ChildServer {
 
 /**
  * Starts `tilemirror serve` on a free loopback port over `dataDir` (key `demo`, request log off), with `server`
- * settings merged in; `wrap` runs it under another command (e.g. ['prlimit', '--nofile=64:64']).
+ * settings merged in; `wrap` runs it under another command (e.g. ['prlimit', '--nofile=64:64']); `args` are
+ * added to `serve`'s (e.g. ['--workers', '2']).
  */
-export async function startChildServer(dataDir: string, opts: { server?: Record<string, unknown>; wrap?: string[] } = {}): Promise<ChildServer> {
+export async function startChildServer(dataDir: string, opts: { server?: Record<string, unknown>; wrap?: string[]; args?: string[] } = {}): Promise<ChildServer> {
   // The config goes to a folder of its own (never beside the data, which may be the repository's mirror/).
   const configDir = mkdtempSync(join(tmpdir(), 'tilemirror-child-'));
   const config = join(configDir, 'serve.json');
   const server = { host: '127.0.0.1', port: 0, requestLog: false, ...opts.server };
   writeFileSync(config, JSON.stringify({ server, data: dataDir, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'info' }));
-  const argv = [...(opts.wrap ?? []), process.execPath, built('cli.js'), 'serve', '--config', config];
+  const argv = [...(opts.wrap ?? []), process.execPath, built('cli.js'), 'serve', '--config', config, ...(opts.args ?? [])];
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';

@@ -139,3 +139,22 @@ test('SIGINT drains like SIGTERM', async () => {
   await waitFor('the idle keep-alive connection to be closed', () => idle.closed);
   expect(await exit).toEqual({ code: 0, signal: null });
 });
+
+test('serve --workers 2: SIGTERM to the primary drains every worker (a slow download completes), then exit 0', async () => {
+  srv = await startChildServer(SAMPLE_DIR, { server: { shutdownGraceSeconds: 120 }, args: ['--workers', '2'] });
+  const s = srv;
+  // Both workers listening: each logs its start (they share the primary's port).
+  await waitFor('both workers to serve', () => s.logged('tilemirror serving').length === 2);
+  const slow = await RawClient.open(s.port);
+  slow.socket.write(`GET ${ASSET} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(DOWNLOADS));
+  await waitFor('the download to start', () => slow.response()?.head.startsWith('HTTP/1.1 200'));
+  slow.socket.pause();
+  const exit = exitOf(s);
+  s.child.kill('SIGTERM');
+  await waitFor('new connections to be refused', () => refused(s.port));
+  expect(s.child.exitCode).toBeNull(); // the worker holding the download is still draining
+  slow.socket.resume();
+  await waitFor('the downloads to complete', () => slow.complete().statuses.length === DOWNLOADS);
+  expect(slow.complete()).toEqual({ statuses: Array(DOWNLOADS).fill(200), bodies: Array(DOWNLOADS).fill(ASSET_BYTES) });
+  expect(await exit).toEqual({ code: 0, signal: null });
+});
