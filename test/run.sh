@@ -28,6 +28,8 @@ APT_PACKAGES=(
   libxml2-utils     # xmllint --schema
   python3-mapproxy  # ships the WMTS 1.0 / OWS 1.1 XSDs used offline by xmllint
   chromium          # /usr/bin/chromium, driven by playwright-core in test/e2e (no browser download)
+  python3-pyproj    # PROJ through /usr/bin/python3: the oracle of the coordinates tests
+  proj-bin          # cs2cs, projinfo: PROJ's own command line, for the same
 )
 CHECKS=(
   "gdal_translate|command -v gdal_translate"
@@ -36,6 +38,8 @@ CHECKS=(
   "OWSLib under /usr/bin/python3|/usr/bin/python3 -c 'import owslib.wmts'"
   "GDAL python bindings|/usr/bin/python3 -c 'from osgeo import gdal'"
   "chromium|/usr/bin/chromium --version"
+  "pyproj under /usr/bin/python3|/usr/bin/python3 -c 'import pyproj'"
+  "cs2cs|command -v cs2cs"
   "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )
