@@ -52,8 +52,21 @@ export function stripKey(url: string): string {
   const [path, rest] = [url.slice(0, q), url.slice(q + 1)];
   const hashAt = rest.indexOf('#');
   const query = hashAt < 0 ? rest : rest.slice(0, hashAt);
-  const kept = query.split('&').filter((p) => p && !/^(key|access_token|api_key|apikey|token)=/i.test(p));
-  return kept.length ? `${path}?${kept.join('&')}` : path;
+  const fragment = hashAt < 0 ? '' : rest.slice(hashAt);
+  const kept = query.split('&').filter((p) => p && !CREDENTIAL_PARAM.test(paramName(p)));
+  return (kept.length ? `${path}?${kept.join('&')}` : path) + fragment;
+}
+
+const CREDENTIAL_PARAM = /^(key|access_token|api_key|apikey|token)$/i;
+
+/** A query parameter's name, percent-decoded (`%6Bey` is `key` to every server). */
+function paramName(param: string): string {
+  const name = param.split('=')[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }
 
 function originOf(url: string): string {

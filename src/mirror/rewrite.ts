@@ -18,15 +18,31 @@ export function toLocalUrl(url: string, upstreamBase: string): string | undefine
   return LOCAL_SCHEME + stripKey(rest.slice(1));
 }
 
-/** A copy of a JSON document with every upstream URL rewritten to a local one (templates' braces kept). */
-export function rewriteDocument<T>(doc: T, upstreamBase: string): T {
+/** A copy of a JSON document with `f` applied to every string in it. */
+function mapStrings<T>(doc: T, f: (s: string) => string): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return toLocalUrl(v, upstreamBase) ?? v;
+    if (typeof v === 'string') return f(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
   return walk(doc) as T;
+}
+
+const ABSOLUTE_URL = /^(https?:)?\/\//i;
+
+/** A copy of a JSON document with credentials removed from every absolute URL in it, whatever its host. */
+export function withoutKeys<T>(doc: T): T {
+  return mapStrings(doc, (s) => (ABSOLUTE_URL.test(s) ? stripKey(s) : s));
+}
+
+/**
+ * A copy of a JSON document with every upstream URL rewritten to a local one (templates' braces kept), and
+ * credentials removed from URLs of any other host: the cloud's documents point at several hosts (tiles, fonts
+ * and sprites on their own CDN names), each URL carrying the key.
+ */
+export function rewriteDocument<T>(doc: T, upstreamBase: string): T {
+  return mapStrings(doc, (s) => toLocalUrl(s, upstreamBase) ?? (ABSOLUTE_URL.test(s) ? stripKey(s) : s));
 }
 
 /** Last guard before anything is written: refuses bytes that hold the key (raw or percent-encoded). */

@@ -217,15 +217,8 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
     st.writer.batch(() => {
       for (const d of discovered.documents) st.putDocument(d.path, d.contentType, d.data);
     });
-    const planned_ = new Set(plans.map((p) => p.pyramid));
-    for (const p of discovered.prefetched) {
-      if (planned_.has(p.task.pyramid) && !st.has(p.task)) {
-        // Only if the plan holds it; the generator then finds it stored and skips it.
-        if (plans.some((pl) => pl.pyramid === p.task.pyramid && pl.zooms.some((z) => z.z === p.task.z))) {
-          st.record(p.task, { data: p.data }, { checkedAt: Date.now() }).catch(() => undefined);
-        }
-      }
-    }
+    // Tiles discovery already fetched (a format or size probe): stored when the plan reaches them, not fetched again.
+    const prefetched = new Map(discovered.prefetched.map((p) => [`${p.task.pyramid}/${p.task.z}/${p.task.x}/${p.task.y}`, p.data]));
     st.flush();
 
     const formats = new Map(discovered.sources.map((s) => [s.pyramid.name, s]));
@@ -253,6 +246,14 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
             sinceYield = 0;
             await yieldToLoop();
           }
+          continue;
+        }
+        const early = known.kind === 'absent' ? prefetched.get(`${task.pyramid}/${task.z}/${task.x}/${task.y}`) : undefined;
+        if (early) {
+          await st.record(task, { data: early }, { checkedAt: Date.now() });
+          result.stored++;
+          result.fetched++;
+          opts.onTile?.(task, 'stored');
           continue;
         }
         const source = formats.get(task.pyramid)!;

@@ -98,11 +98,42 @@ export function checkRaster(data: Buffer, format: 'png' | 'jpg' | 'webp'): strin
 }
 
 /**
- * Judges one tile response. `encoding` is the response's Content-Encoding: a gzip-encoded vector tile is kept
- * as sent (that is how it is stored); a plain one is gzipped here.
+ * Undoes a transport Content-Encoding (gzip, deflate, br): some servers compress every answer, rasters included
+ * (tileserver-gl-light gzips its PNG tiles). Undefined for an encoding we do not know; throws on a corrupt stream.
+ */
+export function decodeTransport(body: Buffer, encoding: string): Buffer | undefined {
+  switch (encoding) {
+    case 'identity':
+      return body;
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.gunzipSync(body);
+    case 'deflate':
+      // RFC 9110 says zlib-wrapped; some servers send raw deflate.
+      try {
+        return zlib.inflateSync(body);
+      } catch {
+        return zlib.inflateRawSync(body);
+      }
+    case 'br':
+      return zlib.brotliDecompressSync(body);
+    default:
+      return undefined;
+  }
+}
+
+/** Content-Types that say nothing about the bytes (object stores send these): the magic bytes decide. */
+const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', 'application/binary', 'application/unknown']);
+
+/**
+ * Judges one tile response. A vector tile gzip-encoded in transport is kept as sent (that is how it is stored);
+ * a plain one is gzipped here. A raster sent with a transport encoding is decoded first. Where the Content-Type
+ * is generic, absent or another image type, the magic bytes say what the body is; a body that is another image format than the
+ * source's is a permanent failure (a retry gets the same bytes), a body that is no image at all (an error page,
+ * a cut transfer) is retried.
  */
 export function validateTile(res: RawResponse, format: TileFormat): TileVerdict {
-  const { status, body } = res;
+  const { status } = res;
   if (status === 204 || status === 404) return { kind: 'empty', status };
   if (status === 304) return { kind: 'not-modified' };
   if (status !== 200) {
@@ -110,14 +141,15 @@ export function validateTile(res: RawResponse, format: TileFormat): TileVerdict 
     return { kind: 'bad', retry, reason: `HTTP ${status}`, status };
   }
   const declared = header(res, 'content-length');
-  if (declared !== undefined && Number(declared) !== body.length) {
-    return { kind: 'bad', retry: true, reason: `body of ${body.length} bytes, Content-Length says ${declared}` };
+  if (declared !== undefined && Number(declared) !== res.body.length) {
+    return { kind: 'bad', retry: true, reason: `body of ${res.body.length} bytes, Content-Length says ${declared}` };
   }
   const type = header(res, 'content-type');
-  if (!contentTypeMatches(type, format)) return { kind: 'bad', retry: true, reason: `Content-Type ${type} is not ${format}` };
   const encoding = (header(res, 'content-encoding') ?? 'identity').trim().toLowerCase();
 
   if (format === 'pbf') {
+    const { body } = res;
+    if (!contentTypeMatches(type, format)) return { kind: 'bad', retry: true, reason: `Content-Type ${type} is not ${format}` };
     if (encoding !== 'identity' && encoding !== 'gzip') return { kind: 'bad', retry: false, reason: `unsupported Content-Encoding ${encoding}` };
     if (body.length === 0) return { kind: 'empty', status };
     if (encoding === 'gzip' || isGzip(body)) {
@@ -136,9 +168,26 @@ export function validateTile(res: RawResponse, format: TileFormat): TileVerdict 
     return { kind: 'tile', data: gzipSync(body, { level: 6 }) };
   }
 
-  if (encoding !== 'identity') return { kind: 'bad', retry: false, reason: `unexpected Content-Encoding ${encoding} on a ${format} tile` };
+  let body: Buffer | undefined;
+  try {
+    body = decodeTransport(res.body, encoding);
+  } catch (err) {
+    return { kind: 'bad', retry: true, reason: `corrupt ${encoding} body: ${(err as Error).message}` };
+  }
+  if (!body) return { kind: 'bad', retry: false, reason: `unsupported Content-Encoding ${encoding} on a ${format} tile` };
   if (body.length === 0) return { kind: 'bad', retry: true, reason: 'empty body' };
-  if (format === 'basis') return { kind: 'tile', data: body };
+  if (format === 'basis') return contentTypeMatches(type, format) ? { kind: 'tile', data: body } : { kind: 'bad', retry: true, reason: `Content-Type ${type} is not ${format}` };
+  const sniffed = sniffImageFormat(body);
+  const base = type?.split(';')[0].trim().toLowerCase();
+  if (sniffed && sniffed !== format) {
+    return { kind: 'bad', retry: false, reason: `body is ${sniffed}${type ? ` (Content-Type ${type})` : ''}, the source's tiles are ${format}: not retried, the upstream answers the same` };
+  }
+  // An image type may be wrong (the bytes decide); a document type (text/html, JSON) is an error page or a
+  // portal's answer whatever its first bytes, worth another try.
+  if (base && !GENERIC_TYPES.has(base) && !base.startsWith('image/')) return { kind: 'bad', retry: true, reason: `Content-Type ${type} is not ${format}` };
+  if (!sniffed && base && !GENERIC_TYPES.has(base) && !contentTypeMatches(type, format)) {
+    return { kind: 'bad', retry: true, reason: `Content-Type ${type} is not ${format}` };
+  }
   const problem = checkRaster(body, format);
   return problem ? { kind: 'bad', retry: true, reason: problem } : { kind: 'tile', data: body };
 }

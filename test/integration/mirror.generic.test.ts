@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { coverSet, parseArea } from '../../src/mirror/area';
 import { runMirror, type MirrorOptions } from '../../src/mirror/run';
@@ -36,6 +37,24 @@ beforeAll(async () => {
   proxy = http.createServer((req, res) => {
     const url = req.url ?? '/';
     proxied.push(url);
+    // A server as tileserver-gl-light and object stores are: a TileJSON without format or tileSize whose tiles
+    // name another host (localhost, not the 127.0.0.1 of the source URL) with the key in the URL, and 512 px PNG
+    // tiles gzipped in transport and labelled application/octet-stream.
+    if (url.startsWith('/foreign/tiles.json')) {
+      const body = Buffer.from(JSON.stringify({ tilejson: '2.2.0', name: 'Foreign', minzoom: 0, maxzoom: 3, bounds: [-180, -85.0511, 180, 85.0511], tiles: [`${proxyUrl.replace('127.0.0.1', 'localhost')}/foreign/{z}/{x}/{y}.png?key=${SECRET}`] }));
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
+      return;
+    }
+    const foreign = /^\/foreign\/(\d+)\/(\d+)\/(\d+)\.png/.exec(url);
+    if (foreign) {
+      rawGet(`${upstream.url}/maps/sample/${foreign[1]}/${foreign[2]}/${foreign[3]}.png?key=${KEY}`).then((r) => {
+        const body = gzipSync(r.body);
+        res.writeHead(r.status, { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+        res.end(body);
+      });
+      return;
+    }
     if (url.startsWith('/static/WMTSCapabilities.xml')) {
       const body = Buffer.from(kvpCaps);
       res.writeHead(200, { 'Content-Type': 'text/xml', 'Content-Length': body.length });
@@ -121,6 +140,15 @@ describe('generic sources', () => {
     expect(wmts.status).toBe(200);
     expect(wmts.body.toString()).toContain('<ows:Identifier>tiles/tj-sample</ows:Identifier>');
     logs.push(`[test] tilejson: ${r.planned} tiles in ${Date.now() - t0} ms`);
+  });
+
+  test('a foreign TileJSON (no format or tileSize, tiles on another host with the key, gzipped PNGs as octet-stream): format and 512 px measured, byte for byte', async () => {
+    const r = await runMirror(sourceOptions('foreign', { type: 'tilejson', url: `${proxyUrl}/foreign/tiles.json?key=${SECRET}` }, { zoom: [0, 3] }));
+    expect(r.problems).toEqual([]);
+    expect(r).toMatchObject({ status: 'published', planned: 85, failed: 0 });
+    expect(await compareAll('foreign', '/maps/sample', '.png', 3)).toBe(85);
+    const tj = JSON.parse((await rawGet(`${mirrorSrv.url}/tiles/foreign/tiles.json?key=${KEY}`)).body.toString());
+    expect(tj).toMatchObject({ format: 'png', tileSize: 512, maxzoom: 3 });
   });
 
   test('a WMTS layer through its RESTful ResourceURL (512 px set, identifiers mapped by scale)', async () => {

@@ -72,6 +72,23 @@ describe('key redaction', () => {
     expect(stripKey('https://h/t/{z}/{x}/{y}.png?key=abc')).toBe('https://h/t/{z}/{x}/{y}.png');
     expect(stripKey('https://h/t?a=1&key=abc&b=2')).toBe('https://h/t?a=1&b=2');
     expect(stripKey('https://h/t')).toBe('https://h/t');
+    // Any spelling a server reads as `key`, and the fragment kept.
+    expect(stripKey('https://h/t?%6Bey=abc&a=1#frag')).toBe('https://h/t?a=1#frag');
+    expect(stripKey('https://h/t?KEY=abc&access_token=x&api%5Fkey=y')).toBe('https://h/t');
+  });
+
+  test("the cloud's documents: URLs on other hosts than the upstream lose their key too (tiles, fonts, sprites on CDN names)", () => {
+    const tj = {
+      tiles: [`https://tiles.cdn.example/v3/{z}/{x}/{y}.pbf?key=${KEY}&mtsid=1`, `//a.cdn.example/v3/{z}/{x}/{y}.pbf?key=${KEY}`],
+      attribution: '<a href="https://www.openstreetmap.org/copyright">© OSM</a>',
+      logo: `https://other.example/logo.png?key=${KEY}`,
+      description: 'key=this text is no URL',
+    };
+    const local = rewriteDocument(tj, UP);
+    expect(local.tiles).toEqual(['https://tiles.cdn.example/v3/{z}/{x}/{y}.pbf?mtsid=1', '//a.cdn.example/v3/{z}/{x}/{y}.pbf']);
+    expect(local.logo).toBe('https://other.example/logo.png');
+    expect(local.description).toBe(tj.description);
+    expect(() => assertNoSecret(JSON.stringify(local), KEY, 'tiles.json')).not.toThrow();
   });
 });
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { deflateSync, gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { checkPng, crc32, validateTile, type RawResponse } from '../../src/mirror/validate';
 
 function chunk(type: string, data: Buffer): Buffer {
@@ -116,7 +116,32 @@ describe('tile validation', () => {
     expect(validateTile(res(304, Buffer.alloc(0)), 'png')).toEqual({ kind: 'not-modified' });
   });
 
-  test('an unsupported encoding is not retried', () => {
-    expect(validateTile(res(200, PNG, { 'Content-Encoding': 'br', 'Content-Type': 'image/png' }), 'png')).toMatchObject({ kind: 'bad', retry: false });
+  test('an unsupported encoding is not retried; a corrupt encoded body is', () => {
+    expect(validateTile(res(200, PNG, { 'Content-Encoding': 'zstd', 'Content-Type': 'image/png' }), 'png')).toMatchObject({ kind: 'bad', retry: false });
+    expect(validateTile(res(200, PNG, { 'Content-Encoding': 'br', 'Content-Type': 'image/png' }), 'png')).toMatchObject({ kind: 'bad', retry: true });
+  });
+
+  test('rasters in a transport encoding (tileserver-gl-light gzips its PNGs) are decoded, then checked', () => {
+    for (const [encoding, body] of [
+      ['gzip', gzipSync(PNG)],
+      ['deflate', deflateSync(PNG)],
+      ['deflate', deflateRawSync(PNG)],
+      ['br', brotliCompressSync(PNG)],
+    ] as const) {
+      expect(validateTile(res(200, body, { 'Content-Encoding': encoding, 'Content-Type': 'image/png' }), 'png')).toEqual({ kind: 'tile', data: PNG });
+    }
+    const cut = gzipSync(PNG).subarray(0, 30);
+    expect(validateTile(res(200, cut, { 'Content-Encoding': 'gzip' }), 'png')).toMatchObject({ kind: 'bad', retry: true });
+  });
+
+  test('the magic bytes decide under a generic or image Content-Type; another format than the source is permanent', () => {
+    for (const t of ['application/octet-stream', 'binary/octet-stream', undefined, 'image/jpeg']) {
+      expect(validateTile(res(200, PNG, t ? { 'Content-Type': t } : {}), 'png')).toEqual({ kind: 'tile', data: PNG });
+    }
+    // A PNG where the source has JPEG tiles: the upstream answers the same bytes to every retry.
+    expect(validateTile(res(200, PNG, { 'Content-Type': 'image/jpeg' }), 'jpg')).toMatchObject({ kind: 'bad', retry: false, reason: expect.stringContaining('body is png') });
+    expect(validateTile(res(200, JPG, { 'Content-Type': 'application/octet-stream' }), 'png')).toMatchObject({ kind: 'bad', retry: false });
+    // Not an image at all under a generic type (a cut transfer, an error page): retried.
+    expect(validateTile(res(200, Buffer.from('<html>busy</html>'), { 'Content-Type': 'application/octet-stream' }), 'png')).toMatchObject({ kind: 'bad', retry: true });
   });
 });

@@ -3,6 +3,7 @@
 // bytes of a first tile (kept and stored, not fetched again). Templates with `{s}` subdomains are refused: the
 // first template is used as it is, so write one without `{s}`.
 
+import sharp from 'sharp';
 import { lonLatToTile } from '../../geo/mercator';
 import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
@@ -11,7 +12,8 @@ import { UpstreamError } from '../errors';
 import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../discoverers/common';
 import type { DiscoverContext, Discovered, StoredDoc } from '../discoverers/types';
 import type { TileTask } from '../../geo/tile-bands';
-import { validateTile } from '../validate';
+import { withoutKeys } from '../rewrite';
+import { decodeTransport, validateTile } from '../validate';
 
 /** The format a tile's bytes are in (png, jpg, webp by magic bytes; gzip or a protobuf layer: pbf). */
 export function sniffTileFormat(data: Buffer, contentType?: string): TileFormat | undefined {
@@ -46,8 +48,16 @@ export async function probeFormat(
       continue;
     }
     const ct = Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : res.headers['content-type'];
-    // A gzip Content-Encoding on a tile: a vector tile (rasters are never sent compressed).
-    const format = /gzip/i.test(String(res.headers['content-encoding'] ?? '')) ? 'pbf' : sniffTileFormat(res.body, ct);
+    // The bytes under any transport encoding decide: some servers gzip every answer, PNG tiles included.
+    const encoding = String(res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    let bytes: Buffer | undefined;
+    try {
+      bytes = decodeTransport(res.body, encoding);
+    } catch (err) {
+      tried.push(`${task.z}/${task.x}/${task.y}: corrupt ${encoding} body (${(err as Error).message})`);
+      continue;
+    }
+    const format = bytes ? sniffTileFormat(bytes, ct) : undefined;
     if (!format) {
       tried.push(`${task.z}/${task.x}/${task.y}: not a png, jpg, webp or vector tile (${ct ?? 'no Content-Type'})`);
       continue;
@@ -75,15 +85,14 @@ export function probeCandidates(bounds: [number, number, number, number], minzoo
   return out;
 }
 
-/** A JSON document's strings with credentials removed from every URL in them. */
-function keyFree<T>(doc: T): T {
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return /^https?:\/\//i.test(v) ? stripKey(v) : v;
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return walk(doc) as T;
+/** The width in pixels of a raster tile (its header read by sharp), or undefined when it cannot be read. */
+export async function tilePixels(data: Buffer): Promise<number | undefined> {
+  try {
+    const { width, height } = await sharp(data).metadata();
+    return width && width === height ? width : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function discoverTileJsonSource(id: string, url: string, ctx: DiscoverContext): Promise<Discovered> {
@@ -97,15 +106,25 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
   let format: TileFormat | undefined = typeof tj.format === 'string' ? toTileFormat(tj.format) : undefined;
   if (!format && ctx.knownFormat) format = toTileFormat(ctx.knownFormat);
   let prefetched: Discovered['prefetched'] = [];
-  if (!format) {
+  const notes = [`mirrored from the TileJSON ${stripKey(docUrl)}`];
+  let measured: number | undefined;
+  // A raster source's first tile is fetched before planning, whether or not the document names the format: its
+  // bytes say the format and the tile size, which documents get wrong (a 512 px source without `tileSize` would
+  // be published as 256, and GDAL then refuses every block). The tile is kept and stored, not fetched again.
+  if (format !== 'pbf') {
     const probed = await probeFormat(client, template, probeCandidates(base.bounds, base.minzoom, base.maxzoom, center(tj.center)), signal);
+    if (format && probed.format !== format) notes.push(`the TileJSON says ${format} but the tiles are ${probed.format}: mirrored as ${probed.format}`);
     format = probed.format;
     prefetched = probed.prefetched;
+    if (format !== 'pbf' && prefetched[0]) measured = await tilePixels(prefetched[0].data);
   }
-  const pyramid = { ...base, format, tileSize: typeof tj.tileSize === 'number' ? tj.tileSize : format === 'pbf' ? 512 : 256 };
+  const declaredSize = typeof tj.tileSize === 'number' ? tj.tileSize : undefined;
+  const tileSize = measured ? measured / base.scale : (declaredSize ?? (format === 'pbf' ? 512 : 256));
+  if (measured && declaredSize !== undefined && declaredSize !== tileSize) notes.push(`the TileJSON says tileSize ${declaredSize} but the tiles are ${measured} px: mirrored as ${tileSize}`);
+  const pyramid = { ...base, format, tileSize };
   const documents: StoredDoc[] = [
     // Provenance: the source's TileJSON, its tiles pointing at this server, every other URL without credentials.
-    { path: 'tiles.json', contentType: 'application/json', data: JSON.stringify({ ...keyFree(tj as UpstreamTileJson), tiles: [`tilemirror://tiles/${encodeURIComponent(id)}/{z}/{x}/{y}`] }) },
+    { path: 'tiles.json', contentType: 'application/json', data: JSON.stringify({ ...withoutKeys(tj as UpstreamTileJson), tileSize, tiles: [`tilemirror://tiles/${encodeURIComponent(id)}/{z}/{x}/{y}`] }) },
     { path: 'source.json', contentType: 'application/json', data: JSON.stringify({ type: 'tilejson', url: stripKey(docUrl), template }) },
   ];
   return {
@@ -114,7 +133,7 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
     header: tilesetHeader(id, tj, pyramid),
     sources: [{ pyramid, template }],
     documents,
-    notes: [`mirrored from the TileJSON ${stripKey(docUrl)}`],
+    notes,
     prefetched,
   };
 }
