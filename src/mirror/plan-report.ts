@@ -35,7 +35,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
       total: p.total,
       seconds: opts.rate && opts.rate > 0 ? p.total / opts.rate : undefined,
       sampled: 0,
-      notes: p.discovered.notes.map(redact),
+      notes: [...p.discovered.notes.map(redact), ...p.notes],
     };
     const sampleTotal = opts.sample ?? 0;
     const zoomCount = p.plans.reduce((n, pl) => n + pl.zooms.length, 0);

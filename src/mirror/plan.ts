@@ -122,12 +122,42 @@ export interface Planned {
   /** The header to write: pyramids narrowed to the planned zooms and areas. */
   header: StoreHeader;
   total: number;
+  /** What the request narrowed or could not have (zooms or areas beyond the source's), for the summary. */
+  notes: string[];
 }
 
-/** Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror). */
+const boxesMeet = (a: Bounds, b: Bounds): boolean =>
+  splitAntimeridian(a).some((x) => splitAntimeridian(b).some((y) => x[0] <= y[2] && y[0] <= x[2] && x[1] <= y[3] && y[1] <= x[3]));
+
+const fmtBox = (b: Bounds): string => `[${b.map((v) => Math.round(v * 1e4) / 1e4).join(', ')}]`;
+
+/** The header's centre kept inside the mirrored bounds and zooms (a narrowed mirror must not open elsewhere). */
+export function centreWithin(c: [number, number, number], bounds: Bounds, minzoom: number, maxzoom: number): [number, number, number] {
+  const z = Math.min(maxzoom, Math.max(minzoom, c[2]));
+  if (boxesMeet([c[0], c[1], c[0], c[1]], bounds)) return [c[0], c[1], z];
+  const lon = bounds[0] <= bounds[2] ? (bounds[0] + bounds[2]) / 2 : ((bounds[0] + bounds[2] + 360) / 2 + 180) % 360 - 180;
+  return [lon, (bounds[1] + bounds[3]) / 2, z];
+}
+
+/**
+ * Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror).
+ * Throws UsageError when the request has nothing in common with the source (zooms or areas).
+ */
 export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
   const plans: PyramidPlan[] = [];
   const pyramids: Pyramid[] = [];
+  const notes: string[] = [];
+  const what = `${d.kind}/${d.id}`;
+  const wanted = [...bboxes, ...areas.map((a) => a.bbox)];
+  // Degree boxes first: at low zooms a far-away box and the source share a tile, which would be "mirrored".
+  if (wanted.length > 0) {
+    const sourceBounds = d.sources.map((s) => s.pyramid.bounds);
+    const missing = wanted.filter((w) => !sourceBounds.some((b) => boxesMeet(w, b)));
+    if (missing.length === wanted.length) {
+      throw new UsageError(`${what}: the requested area ${wanted.map(fmtBox).join(', ')} misses the source's bounds ${sourceBounds.map(fmtBox).join(', ')}`);
+    }
+    for (const m of missing) notes.push(`the area ${fmtBox(m)} misses the source's bounds: nothing mirrored for it`);
+  }
   for (const s of d.sources) {
     const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom, areas, s.limits);
     if (plan.zooms.length === 0) continue;
@@ -136,14 +166,24 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
       ...s.pyramid,
       minzoom: plan.zooms[0].z,
       maxzoom: plan.zooms[plan.zooms.length - 1].z,
-      bounds: planBounds(s.pyramid.bounds, [...bboxes, ...areas.map((a) => a.bbox)]),
+      bounds: planBounds(s.pyramid.bounds, wanted),
     });
   }
   if (plans.length === 0) {
     const offered = d.sources.map((s) => `${s.pyramid.minzoom}-${s.pyramid.maxzoom}`).join(', ');
-    throw new UsageError(`${d.kind}/${d.id}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
+    throw new UsageError(`${what}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
   }
-  return { discovered: d, plans, header: { ...d.header, pyramids }, total: plans.reduce((n, p) => n + p.count, 0) };
+  const main = pyramids[0];
+  if (zoom && (zoom[0] < main.minzoom || zoom[1] > main.maxzoom)) {
+    notes.push(`zooms ${zoom[0]}-${zoom[1]} requested, the source has ${d.sources[0].pyramid.minzoom}-${d.sources[0].pyramid.maxzoom}: mirrored ${main.minzoom}-${main.maxzoom}`);
+  }
+  const header: StoreHeader = {
+    ...d.header,
+    pyramids,
+    // Without one, the store's reader takes the middle of the bounds.
+    center: d.header.center && centreWithin(d.header.center, main.bounds, main.minzoom, main.maxzoom),
+  };
+  return { discovered: d, plans, header, total: plans.reduce((n, p) => n + p.count, 0), notes };
 }
 
 /** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */

@@ -98,6 +98,8 @@ export interface MirrorResult {
   writes: number;
   failed: number;
   failures: string[];
+  /** What the store holds once published: each pyramid's zooms and bounds (narrowed by --zoom, --bbox, areas). */
+  mirrored?: { pyramid: string; minzoom: number; maxzoom: number; bounds: Bounds }[];
   requests: number;
   retries: number;
   bytes: number;
@@ -191,7 +193,8 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
     const planned = await discoverAndPlan(client, ref, { ...opts, signal: opts.signal });
     const { discovered, plans, header } = planned;
     result.planned = planned.total;
-    result.notes.push(...discovered.notes.map(redact));
+    result.notes.push(...discovered.notes.map(redact), ...planned.notes);
+    result.mirrored = header.pyramids.map((py) => ({ pyramid: py.name, minzoom: py.minzoom, maxzoom: py.maxzoom, bounds: py.bounds }));
     for (const n of result.notes) log(`${resource}: ${n}`);
     if (opts.withDependencies) wanted.push(...(discovered.dependencies ?? []));
 

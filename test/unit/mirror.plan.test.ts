@@ -1,5 +1,8 @@
 import { tileRange } from '../../src/geo/mercator';
-import { parseBBox, parseZoomRange, planBounds, planPyramid, planZoom } from '../../src/mirror/plan';
+import { centreWithin, parseBBox, parseZoomRange, planBounds, planDiscovered, planPyramid, planZoom } from '../../src/mirror/plan';
+import type { Discovered } from '../../src/mirror/discoverers/types';
+import { formatSummary } from '../../src/mirror/report';
+import type { MirrorResult } from '../../src/mirror/run';
 import { mergeIntervals, rangesToBands, tileAt, tilesOf } from '../../src/geo/tile-bands';
 import { UsageError } from '../../src/mirror/errors';
 import type { Bounds } from '../../src/store/types';
@@ -113,5 +116,56 @@ describe('plan counts', () => {
     expect(planBounds(SWISS, [])).toEqual(SWISS);
     expect(planBounds(SWISS, [[0, 40, 7, 46], [9, 47, 20, 60]])).toEqual([5.9, 45.8, 10.5, 47.8]);
     expect(planBounds(WORLD, [[1, 2, 3, 4], [5, 6, 7, 8]])).toEqual([1, 2, 7, 8]);
+  });
+});
+
+/** A z0-4 raster source over Switzerland, as discovery hands it to the plan. */
+function swissSource(): Discovered {
+  const pyramid = { name: 'main', tileSize: 256, scale: 1, format: 'png' as const, minzoom: 0, maxzoom: 4, bounds: SWISS };
+  return {
+    kind: 'tiles', id: 'swiss', documents: [], notes: [], prefetched: [],
+    header: { kind: 'tiles', name: 'Swiss', center: [8.2, 46.8, 2], pyramids: [pyramid] },
+    sources: [{ pyramid, template: 'http://up.example/tiles/swiss/{z}/{x}/{y}.png' }],
+  };
+}
+
+describe('narrowing a discovered source (what the run publishes and says)', () => {
+  test('a bbox that misses the source is a usage error naming both boxes, not one tile published', () => {
+    expect(() => planDiscovered(swissSource(), undefined, [[100, 10, 110, 20]])).toThrow(UsageError);
+    expect(() => planDiscovered(swissSource(), undefined, [[100, 10, 110, 20]])).toThrow(/\[100, 10, 110, 20\] misses the source's bounds \[5\.9, 45\.8, 10\.5, 47\.8\]/);
+  });
+  test('one box of two missing is a note, the other is mirrored', () => {
+    const p = planDiscovered(swissSource(), undefined, [[100, 10, 110, 20], [6, 46, 7, 47]]);
+    expect(p.notes).toEqual(["the area [100, 10, 110, 20] misses the source's bounds: nothing mirrored for it"]);
+    expect(p.header.pyramids[0].bounds).toEqual([6, 46, 7, 47]);
+  });
+  test('zooms beyond the source are cut with a note saying what was mirrored', () => {
+    const p = planDiscovered(swissSource(), [3, 6]);
+    expect(p.header.pyramids[0]).toMatchObject({ minzoom: 3, maxzoom: 4 });
+    expect(p.notes).toEqual(['zooms 3-6 requested, the source has 0-4: mirrored 3-4']);
+    expect(planDiscovered(swissSource(), [1, 3]).notes).toEqual([]);
+    expect(() => planDiscovered(swissSource(), [6, 8])).toThrow(/zooms 6-8 are outside the upstream's \(0-4\)/);
+  });
+  test('the centre stays inside the mirrored bounds and zooms', () => {
+    const p = planDiscovered(swissSource(), [3, 4], [[9.5, 47, 10.5, 47.8]]);
+    expect(p.header.center).toEqual([10, 47.4, 3]);
+    expect(planDiscovered(swissSource(), undefined, [[6, 46, 7, 47]]).header.center).toEqual([6.5, 46.5, 2]);
+    expect(planDiscovered(swissSource(), undefined, [[8, 46.5, 8.5, 47]]).header.center).toEqual([8.2, 46.8, 2]);
+    expect(planDiscovered(swissSource()).header.center).toEqual([8.2, 46.8, 2]);
+    // Across the antimeridian the middle is on the far side, not at 0.
+    expect(centreWithin([0, 0, 1], [170, -10, -170, 10], 0, 5)).toEqual([-180, 0, 1]);
+    expect(centreWithin([0, 0, 9], [170, -10, -160, 10], 0, 5)).toEqual([-175, 0, 5]);
+  });
+  test('the summary names the mirrored zooms and bounds, not the source\'s', () => {
+    const p = planDiscovered(swissSource(), [3, 6], [[6, 46, 7, 47]]);
+    const r: MirrorResult = {
+      resource: 'tiles/swiss', status: 'complete', planned: p.total, stored: p.total, fetched: p.total, empty: 0, skipped: 0,
+      revalidated: 0, unchanged: 0, notModified: 0, writes: p.total, failed: 0, failures: [], requests: p.total, retries: 0, bytes: 1000,
+      elapsedMs: 1000, problems: [], notes: p.notes,
+      mirrored: p.header.pyramids.map((py) => ({ pyramid: py.name, minzoom: py.minzoom, maxzoom: py.maxzoom, bounds: py.bounds })),
+    } as MirrorResult;
+    const lines = formatSummary(r);
+    expect(lines).toContain('  mirrored: z3-4, bounds 6,46,7,47');
+    expect(lines).toContain('  note: zooms 3-6 requested, the source has 0-4: mirrored 3-4');
   });
 });
