@@ -26,7 +26,7 @@ APT_PACKAGES=(
   python3-gdal      # osgeo bindings for /usr/bin/python3
   python3-owslib    # OWSLib WebMapTileService
   libxml2-utils     # xmllint --schema
-  python3-mapproxy  # ships the WMTS 1.0 / OWS 1.1 XSDs used offline by xmllint
+  python3-mapproxy  # the WMTS 1.0 / OWS 1.1 XSDs used offline by xmllint; MapProxy itself as a mirror upstream
   chromium          # /usr/bin/chromium, driven by playwright-core in test/e2e (no browser download)
   python3-pyproj    # PROJ through /usr/bin/python3: the oracle of the coordinates tests
   proj-bin          # cs2cs, projinfo: PROJ's own command line, for the same
@@ -40,6 +40,7 @@ CHECKS=(
   "chromium|/usr/bin/chromium --version"
   "pyproj under /usr/bin/python3|/usr/bin/python3 -c 'import pyproj'"
   "cs2cs|command -v cs2cs"
+  "MapProxy under /usr/bin/python3|/usr/bin/python3 -c 'import mapproxy.wsgiapp'"
   "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )
