@@ -1,0 +1,165 @@
+// Elevation from mirrored terrain tiles: the height at any lon/lat, read bilinearly from the deepest zoom of the
+// terrain pyramid that has a tile there (a world z0-8 plus a region at z12 answers everywhere: z12 inside the
+// region, z8 elsewhere). Used by the `/elevation` endpoint and, in-process, by the geolocation service.
+//
+// Which tileset: `elevation.tileset` in the configuration (a `tiles` store id), else the catalog's choice
+// (select.ts: `terrain-rgb-v2`, else a PNG/WebP tile set whose metadata names an encoding or whose id names
+// terrain). How its pixels encode heights: encoding.ts. Interpolation: bilinear.ts. Tiles are decoded with sharp
+// into heights once and kept in an LRU bounded by `elevation.cacheMb`; decodes of one tile by concurrent
+// requests are shared.
+
+import sharp from 'sharp';
+import type { Catalog } from '../../store/catalog';
+import { Lru } from '../../store/lru';
+import type { MbtilesStore } from '../../store/mbtiles';
+import { coveringTile, interpolate, taps, type HeightGrid } from './bilinear';
+import { decoder, encodingOf, type TerrainEncoding } from './encoding';
+import { chooseTerrain, isTerrain } from './select';
+
+export { decodeMapbox, decodeTerrarium, encodingOf, METRES_PER_FOOT, type TerrainEncoding } from './encoding';
+export { chooseTerrain, isTerrain, CLOUD_TERRAIN_ID } from './select';
+export { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bilinear';
+
+/** No terrain tileset to read from (none mirrored, or the configured one is missing or not terrain). */
+export class NoTerrainError extends Error {}
+
+export interface ElevationOptions {
+  /** Id of the `tiles` store to read; absent: chosen from the catalog. */
+  tileset?: string;
+  /** Memory for decoded tiles, in MB (a 256 px tile takes 256 KB, a 512 px one 1 MB). */
+  cacheMb: number;
+  /** Told once per tile version that cannot be decoded (it is then treated as absent). */
+  onBadTile?: (tile: string, error: Error) => void;
+}
+
+export interface Heights {
+  /** The tile set read. */
+  tileset: string;
+  /** Metres per position, unrounded; undefined where the tile set has no tile (or no data) at any zoom. */
+  heights: (number | undefined)[];
+}
+
+/** Rounds metres (or feet) to the centimetre: below the 0.1 m step of Terrain-RGB, above float noise. */
+export function roundHeight(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+const ENTRY_OVERHEAD = 96;
+/** Marker of a tile that could not be decoded (kept so it is not decoded, nor reported, again). */
+const UNDECODABLE: HeightGrid = { width: 0, heights: new Float32Array(0) };
+
+/** Heights of every pixel of a PNG or WebP terrain tile; NaN where the pixel is transparent. */
+export async function decodeTerrainTile(data: Buffer, encoding: TerrainEncoding): Promise<HeightGrid> {
+  const { data: px, info } = await sharp(data).toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  if (info.width !== info.height || info.channels !== 4) {
+    throw new Error(`not a square RGBA tile (${info.width}x${info.height}, ${info.channels} channels)`);
+  }
+  const decode = decoder(encoding);
+  const heights = new Float32Array(info.width * info.height);
+  for (let i = 0, o = 0; i < heights.length; i++, o += 4) {
+    heights[i] = px[o + 3] === 0 ? NaN : decode(px[o], px[o + 1], px[o + 2]);
+  }
+  return { width: info.width, heights };
+}
+
+export class ElevationService {
+  private readonly grids: Lru<HeightGrid>;
+  private readonly pending = new Map<string, Promise<HeightGrid | undefined>>();
+
+  constructor(private readonly catalog: Catalog, private readonly options: ElevationOptions) {
+    this.grids = new Lru<HeightGrid>(Math.max(0, options.cacheMb) * 1024 * 1024, (g) => g.heights.byteLength + ENTRY_OVERHEAD);
+  }
+
+  /** The terrain store read now; throws NoTerrainError when there is none. */
+  terrain(): MbtilesStore {
+    const configured = this.options.tileset;
+    if (configured !== undefined) {
+      const store = this.catalog.get('tiles', configured);
+      if (!store) throw new NoTerrainError(`The configured elevation tileset tiles/${configured} is not in the data directory`);
+      if (store.info.format !== 'png' && store.info.format !== 'webp') {
+        throw new NoTerrainError(`The configured elevation tileset tiles/${configured} holds ${store.info.format} tiles, not PNG or WebP terrain`);
+      }
+      return store;
+    }
+    const chosen = chooseTerrain(this.catalog.list('tiles'));
+    const store = chosen && this.catalog.get('tiles', chosen.id);
+    if (!store || !isTerrain(store.info)) {
+      throw new NoTerrainError('No terrain tileset is mirrored (mirror tiles/terrain-rgb-v2, or set elevation.tileset)');
+    }
+    return store;
+  }
+
+  /** Heights in metres at [lon, lat] positions (longitude in -180..180, latitude within ±85.05); throws NoTerrainError. */
+  async heights(positions: readonly (readonly [number, number])[]): Promise<Heights> {
+    const store = this.terrain();
+    const encoding = encodingOf(store.info);
+    const heights = await Promise.all(positions.map(([lon, lat]) => this.sample(store, encoding, lon, lat)));
+    return { tileset: store.info.id, heights };
+  }
+
+  /**
+   * The height in metres (rounded to the centimetre) at lon/lat, for other services (geolocation): undefined when
+   * no terrain is mirrored or none covers the point.
+   */
+  elevationAt = async (lon: number, lat: number): Promise<number | undefined> => {
+    try {
+      const h = (await this.heights([[lon, lat]])).heights[0];
+      return h === undefined ? undefined : roundHeight(h);
+    } catch (err) {
+      if (err instanceof NoTerrainError) return undefined;
+      throw err;
+    }
+  };
+
+  /** Bilinear at the deepest zoom with a tile under the point; undefined when no zoom has one (with data). */
+  private async sample(store: MbtilesStore, encoding: TerrainEncoding, lon: number, lat: number): Promise<number | undefined> {
+    const { minzoom, maxzoom } = store.info.pyramids[0];
+    for (let z = maxzoom; z >= minzoom; z--) {
+      const [cx, cy] = coveringTile(lon, lat, z);
+      const cover = await this.grid(store, encoding, z, cx, cy);
+      if (!cover) continue;
+      const points = taps(lon, lat, z, cx, cy, cover.width);
+      const n = 2 ** z;
+      const around = new Map<string, HeightGrid | undefined>();
+      await Promise.all(
+        points
+          .filter((t) => t.weight > 0 && (t.dx !== 0 || t.dy !== 0) && cy + t.dy >= 0 && cy + t.dy < n)
+          .map(async (t) => {
+            const k = `${t.dx},${t.dy}`;
+            if (around.has(k)) return;
+            around.set(k, undefined);
+            around.set(k, await this.grid(store, encoding, z, (cx + t.dx + n) % n, cy + t.dy));
+          }),
+      );
+      const h = interpolate(points, cover, (dx, dy) => around.get(`${dx},${dy}`));
+      if (h !== undefined) return h;
+    }
+    return undefined;
+  }
+
+  /** The decoded tile z/x/y of the store's main pyramid; undefined when absent or undecodable. */
+  private async grid(store: MbtilesStore, encoding: TerrainEncoding, z: number, x: number, y: number): Promise<HeightGrid | undefined> {
+    const key = `${store.info.version}/${encoding}/${z}/${x}/${y}`;
+    const cached = this.grids.get(key);
+    if (cached) return cached === UNDECODABLE ? undefined : cached;
+    const data = store.tile(store.info.pyramids[0].name, z, x, y);
+    if (!data) return undefined;
+    let decoding = this.pending.get(key);
+    if (!decoding) {
+      decoding = decodeTerrainTile(data, encoding).then(
+        (g) => {
+          this.grids.set(key, g);
+          return g;
+        },
+        (err: unknown) => {
+          this.grids.set(key, UNDECODABLE);
+          this.options.onBadTile?.(`tiles/${store.info.id}/${z}/${x}/${y}`, err as Error);
+          return undefined;
+        },
+      );
+      this.pending.set(key, decoding);
+      void decoding.finally(() => this.pending.delete(key));
+    }
+    return decoding;
+  }
+}
