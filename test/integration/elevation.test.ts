@@ -275,6 +275,26 @@ describe('stores written here: zoom fallback, uncovered positions, Terrarium, no
     }
   });
 
+  test('a tile that cannot be decoded is read as absent: a shallower zoom answers', async () => {
+    const dir = tempDir();
+    writeHandMadeStore(join(dir, 'tiles/broken-terrain.mbtiles'), {
+      metadata: { name: 'broken', format: 'png', minzoom: '0', maxzoom: '3', encoding: 'mapbox' },
+      tiles: [
+        { z: 0, x: 0, y: 0, data: await pngTile(() => mapboxRgb(1000)) },
+        ...tilesOver(REGION, 3).map(([x, y]) => ({ z: 3, x, y, data: Buffer.from('not a png at all') })),
+      ],
+    });
+    const srv = await startServer({ dataDir: dir });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await getJson(srv, elevationPath([[8.2, 46.8], [-60, -20]]));
+        expect([r.status, r.body]).toEqual([200, [[8.2, 46.8, 1000], [-60, -20, 1000]]]);
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+
   test('503 when no terrain is mirrored, or the configured tileset is missing', async () => {
     const empty = await startServer({ dataDir: tempDir() });
     const missing = await startServer({ dataDir: data, config: { elevation: { tileset: 'nope' } } });

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import type { Catalog } from '../../store/catalog';
 import { Lru } from '../../store/lru';
 import type { MbtilesStore } from '../../store/mbtiles';
-import { coveringTile, interpolate, taps, type HeightGrid } from './bilinear';
+import { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bilinear';
 import { decoder, encodingOf, type TerrainEncoding } from './encoding';
 import { chooseTerrain, isTerrain } from './select';
 
@@ -50,14 +50,18 @@ const UNDECODABLE: HeightGrid = { width: 0, heights: new Float32Array(0) };
 
 /** Heights of every pixel of a PNG or WebP terrain tile; NaN where the pixel is transparent. */
 export async function decodeTerrainTile(data: Buffer, encoding: TerrainEncoding): Promise<HeightGrid> {
-  const { data: px, info } = await sharp(data).toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  if (info.width !== info.height || info.channels !== 4) {
-    throw new Error(`not a square RGBA tile (${info.width}x${info.height}, ${info.channels} channels)`);
+  // Terrain tiles are 8-bit RGB or RGBA: read as they are (one byte per sample); anything else (grey, 16 bit,
+  // a palette libvips expands otherwise) converted to 8-bit RGBA.
+  let { data: px, info } = await sharp(data).raw().toBuffer({ resolveWithObject: true });
+  if (info.size !== info.width * info.height * info.channels || (info.channels !== 3 && info.channels !== 4)) {
+    ({ data: px, info } = await sharp(data).toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true }));
   }
+  if (info.width !== info.height) throw new Error(`not a square tile (${info.width}x${info.height})`);
   const decode = decoder(encoding);
+  const channels = info.channels;
   const heights = new Float32Array(info.width * info.height);
-  for (let i = 0, o = 0; i < heights.length; i++, o += 4) {
-    heights[i] = px[o + 3] === 0 ? NaN : decode(px[o], px[o + 1], px[o + 2]);
+  for (let i = 0, o = 0; i < heights.length; i++, o += channels) {
+    heights[i] = channels === 4 && px[o + 3] === 0 ? NaN : decode(px[o], px[o + 1], px[o + 2]);
   }
   return { width: info.width, heights };
 }
@@ -113,28 +117,35 @@ export class ElevationService {
 
   /** Bilinear at the deepest zoom with a tile under the point; undefined when no zoom has one (with data). */
   private async sample(store: MbtilesStore, encoding: TerrainEncoding, lon: number, lat: number): Promise<number | undefined> {
-    const { minzoom, maxzoom } = store.info.pyramids[0];
+    const { minzoom, maxzoom, tileSize, scale } = store.info.pyramids[0];
+    const expected = tileSize * scale;
     for (let z = maxzoom; z >= minzoom; z--) {
       const [cx, cy] = coveringTile(lon, lat, z);
+      // The neighbours the point needs are asked for at once, with the pyramid's tile size, so their decodes run
+      // beside the covering tile's instead of after it; asked again when the tile turns out another size.
+      const early = this.neighbours(store, encoding, z, cx, cy, taps(lon, lat, z, cx, cy, expected));
       const cover = await this.grid(store, encoding, z, cx, cy);
       if (!cover) continue;
       const points = taps(lon, lat, z, cx, cy, cover.width);
-      const n = 2 ** z;
+      const pending = cover.width === expected ? early : this.neighbours(store, encoding, z, cx, cy, points);
       const around = new Map<string, HeightGrid | undefined>();
-      await Promise.all(
-        points
-          .filter((t) => t.weight > 0 && (t.dx !== 0 || t.dy !== 0) && cy + t.dy >= 0 && cy + t.dy < n)
-          .map(async (t) => {
-            const k = `${t.dx},${t.dy}`;
-            if (around.has(k)) return;
-            around.set(k, undefined);
-            around.set(k, await this.grid(store, encoding, z, (cx + t.dx + n) % n, cy + t.dy));
-          }),
-      );
+      for (const [k, grid] of pending) around.set(k, await grid);
       const h = interpolate(points, cover, (dx, dy) => around.get(`${dx},${dy}`));
       if (h !== undefined) return h;
     }
     return undefined;
+  }
+
+  /** The adjacent tiles (across the antimeridian too) that taps with weight read, by `dx,dy`. */
+  private neighbours(store: MbtilesStore, encoding: TerrainEncoding, z: number, cx: number, cy: number, points: readonly Tap[]): Map<string, Promise<HeightGrid | undefined>> {
+    const n = 2 ** z;
+    const out = new Map<string, Promise<HeightGrid | undefined>>();
+    for (const t of points) {
+      const k = `${t.dx},${t.dy}`;
+      if (t.weight === 0 || (t.dx === 0 && t.dy === 0) || cy + t.dy < 0 || cy + t.dy >= n || out.has(k)) continue;
+      out.set(k, this.grid(store, encoding, z, (cx + t.dx + n) % n, cy + t.dy));
+    }
+    return out;
   }
 
   /** The decoded tile z/x/y of the store's main pyramid; undefined when absent or undecodable. */
