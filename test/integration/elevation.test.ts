@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { pixelXToLon, pixelYToLat, tileRange } from '../../src/geo/mercator';
+import { ElevationService } from '../../src/services/elevation';
+import { Catalog } from '../../src/store/catalog';
 import { sampleTerrainElevation, TERRAIN_BOUNDS, terrainPixelCenter } from '../../src/sample/terrain';
 import type { Bounds } from '../../src/store/types';
 import { writeHandMadeStore } from '../fixtures/hand-made-stores';
@@ -204,6 +206,27 @@ describe('the sample terrain', () => {
     const ok = await getJson(srv, elevationPath([...Array(48).fill([8, 46]), [179.999, 85], [-179.999, -85]]));
     expect(ok.status).toBe(200);
     expect(ok.body as Answer).toHaveLength(50);
+  });
+});
+
+describe('in process: elevationAt, as the geolocation service receives it', () => {
+  test('metres at a point, undefined off the map or without terrain; longitudes modulo 360', async () => {
+    const catalog = new Catalog(SAMPLE_DIR);
+    const none = new Catalog(tempDir());
+    try {
+      const { elevationAt } = new ElevationService(catalog, { cacheMb: 8 });
+      // Twenty at once on a tile nobody read yet: one decode shared, the same answer for all.
+      const many = await Promise.all(Array.from({ length: 20 }, () => elevationAt(9.1, 46.2)));
+      expect(new Set(many).size).toBe(1);
+      expect(Math.abs((many[0] ?? NaN) - sampleTerrainElevation(9.1, 46.2))).toBeLessThan(0.25);
+      expect(await elevationAt(9.1 + 360, 46.2)).toBe(many[0]);
+      expect(await elevationAt(9.1 - 720, 46.2)).toBe(many[0]);
+      for (const [lon, lat] of [[NaN, 46], [8, Infinity], [8, 85.06], [8, -89]]) expect(await elevationAt(lon, lat)).toBeUndefined();
+      expect(await new ElevationService(none, { cacheMb: 8 }).elevationAt(8.2, 46.8)).toBeUndefined();
+    } finally {
+      catalog.close();
+      none.close();
+    }
   });
 });
 

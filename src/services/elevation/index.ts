@@ -9,6 +9,7 @@
 // requests are shared.
 
 import sharp from 'sharp';
+import { MAX_LAT } from '../../geo/mercator';
 import type { Catalog } from '../../store/catalog';
 import { Lru } from '../../store/lru';
 import type { MbtilesStore } from '../../store/mbtiles';
@@ -103,11 +104,14 @@ export class ElevationService {
 
   /**
    * The height in metres (rounded to the centimetre) at lon/lat, for other services (geolocation): undefined when
-   * no terrain is mirrored or none covers the point.
+   * no terrain is mirrored or none covers the point, or the point is not on the Web Mercator map (non-finite, or
+   * beyond ±85.0511° of latitude). Longitudes are taken modulo 360.
    */
   elevationAt = async (lon: number, lat: number): Promise<number | undefined> => {
+    if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > MAX_LAT) return undefined;
+    const wrapped = ((((lon + 180) % 360) + 360) % 360) - 180;
     try {
-      const h = (await this.heights([[lon, lat]])).heights[0];
+      const h = (await this.heights([[wrapped, lat]])).heights[0];
       return h === undefined ? undefined : roundHeight(h);
     } catch (err) {
       if (err instanceof NoTerrainError) return undefined;
