@@ -34,16 +34,15 @@ export function parsePositions(text: string): [number, number][] | string {
 export const elevationParams = z.object({
   locations: z
     .string()
+    .meta({
+      description: `\`lng,lat\` WGS 84 positions separated by \`;\`, at most ${MAX_POSITIONS}; longitude greater than -180 and less than 180, latitude -85 to 85`,
+      examples: ['8.2,46.8', '7.5,46.5;8.5,47.1;9.8,46.3'],
+    })
     .transform((s, ctx) => {
       const parsed = parsePositions(s);
       if (typeof parsed !== 'string') return parsed;
       ctx.addIssue({ code: 'custom', message: parsed, input: s });
       return z.NEVER;
-    })
-    .meta({
-      type: 'string',
-      description: `\`lng,lat\` WGS 84 positions separated by \`;\`, at most ${MAX_POSITIONS}; longitude greater than -180 and less than 180, latitude -85 to 85`,
-      examples: ['8.2,46.8', '7.5,46.5;8.5,47.1;9.8,46.3'],
     }),
   unit: z
     .enum(['meters', 'feet'], { error: (iss) => `Invalid unit: ${String(iss.input)} (meters or feet)` })
