@@ -91,7 +91,8 @@ async function run(opts) {
   const dataDir = path.join(tmp, 'data');
   fs.mkdirSync(path.join(dataDir, 'tiles'), { recursive: true });
   fs.copyFileSync(TERRAIN, path.join(dataDir, 'tiles', 'sample-terrain.mbtiles'));
-  const result = { name: 'location-elevation', date: new Date().toISOString(), machine: `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, Node ${process.version}` };
+  // Cold figures swing with whatever else runs on the machine (libvips decodes want the cores): say how busy it was.
+  const result = { name: 'location-elevation', date: new Date().toISOString(), machine: `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, Node ${process.version}`, loadBefore: os.loadavg()[0] };
   try {
     const cold = [];
     const scatteredCold = [];
@@ -115,6 +116,7 @@ async function run(opts) {
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+  result.loadAfter = os.loadavg()[0];
   const head = ['50-point elevation request', 'median ms', 'p95 / max ms'];
   const rows = [
     ['profile (~25 km line), cold tiles', fmt(result.pathCold.medianMs, 1), fmt(result.pathCold.maxMs, 1)],
@@ -125,7 +127,7 @@ async function run(opts) {
     { target: `cold <= ${TARGETS.coldMs} ms (profile, median)`, value: result.pathCold.medianMs, pass: result.pathCold.medianMs <= TARGETS.coldMs ? 'pass' : 'FAIL' },
     { target: `warm <= ${TARGETS.warmMs} ms (median)`, value: result.pathWarm.medianMs, pass: result.pathWarm.medianMs <= TARGETS.warmMs ? 'pass' : 'FAIL' },
   ];
-  console.log(`\nelevation benchmark: /elevation with 50 positions over the sample terrain (z0-10, 256 px PNG)\nmachine: ${result.machine}\n`);
+  console.log(`\nelevation benchmark: /elevation with 50 positions over the sample terrain (z0-10, 256 px PNG)\nmachine: ${result.machine}; load average ${fmt(result.loadBefore, 1)} before, ${fmt(result.loadAfter, 1)} after\n`);
   console.log(table(head, rows));
   console.log('\ntargets:');
   for (const c of result.checks) console.log(`  ${c.pass.padEnd(4)}  ${c.target}: ${fmt(c.value, 2)}`);
