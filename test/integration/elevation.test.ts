@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { pixelXToLon, pixelYToLat, tileRange } from '../../src/geo/mercator';
-import { ElevationService } from '../../src/services/elevation';
+import { ElevationService, NoTerrainError } from '../../src/services/elevation';
 import { Catalog } from '../../src/store/catalog';
 import { sampleTerrainElevation, TERRAIN_BOUNDS, terrainPixelCenter } from '../../src/sample/terrain';
 import type { Bounds } from '../../src/store/types';
@@ -316,6 +316,16 @@ describe('stores written here: zoom fallback, uncovered positions, Terrarium, no
     } finally {
       await srv.close();
     }
+  });
+
+  test('a store closed under a request (a newer version published) is NoTerrainError (503), never a crash', async () => {
+    const catalog = new Catalog(data);
+    const svc = new ElevationService(catalog, { cacheMb: 8, tileset: 'layered-terrain' });
+    // Outside the region: z5 is read at once (absent), z4 after an await, by which time the store is closed.
+    const pending = svc.heights([[-120, 40], [8.2, 46.8]]);
+    catalog.close();
+    await expect(pending).rejects.toThrow(NoTerrainError);
+    await expect(pending).rejects.toThrow(/^The terrain tileset tiles\/layered-terrain cannot be read now \(.+\); retry$/);
   });
 
   test('503 when no terrain is mirrored, or the configured tileset is missing', async () => {

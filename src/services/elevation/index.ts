@@ -21,7 +21,10 @@ export { decodeMapbox, decodeTerrarium, encodingOf, METRES_PER_FOOT, type Terrai
 export { chooseTerrain, isTerrain, CLOUD_TERRAIN_ID } from './select';
 export { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bilinear';
 
-/** No terrain tileset to read from (none mirrored, or the configured one is missing or not terrain). */
+/**
+ * No terrain tileset to read from: none mirrored, the configured one is missing or not terrain, or the one being
+ * read was closed under the request (replaced by a newer version) or cannot be read.
+ */
 export class NoTerrainError extends Error {}
 
 export interface ElevationOptions {
@@ -147,7 +150,11 @@ export class ElevationService {
     for (const t of points) {
       const k = `${t.dx},${t.dy}`;
       if (t.weight === 0 || (t.dx === 0 && t.dy === 0) || cy + t.dy < 0 || cy + t.dy >= n || out.has(k)) continue;
-      out.set(k, this.grid(store, encoding, z, (cx + t.dx + n) % n, cy + t.dy));
+      const grid = this.grid(store, encoding, z, (cx + t.dx + n) % n, cy + t.dy);
+      // Not awaited when the covering tile turns out absent: its failure must not go unhandled (it still rejects
+      // for whoever awaits it).
+      grid.catch(() => undefined);
+      out.set(k, grid);
     }
     return out;
   }
@@ -157,7 +164,13 @@ export class ElevationService {
     const key = `${store.info.version}/${encoding}/${z}/${x}/${y}`;
     const cached = this.grids.get(key);
     if (cached) return cached === UNDECODABLE ? undefined : cached;
-    const data = store.tile(store.info.pyramids[0].name, z, x, y);
+    let data: Buffer | undefined;
+    try {
+      data = store.tile(store.info.pyramids[0].name, z, x, y);
+    } catch (err) {
+      // The store was closed under this request (a newer version was published) or its file cannot be read.
+      throw new NoTerrainError(`The terrain tileset tiles/${store.info.id} cannot be read now (${(err as Error).message}); retry`);
+    }
     if (!data) return undefined;
     let decoding = this.pending.get(key);
     if (!decoding) {
