@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { METRES_PER_FOOT, NoTerrainError, roundHeight } from '../../services/elevation';
+import { METRES_PER_FOOT, NoTerrainError, roundHeight, type Heights } from '../../services/elevation';
 import { badRequest, HttpError, jsonReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
@@ -53,7 +53,7 @@ export const elevationParams = z.object({
 /** `/elevation/{locations}.json`: `[[lng, lat, elevation], …]` in the order asked; 400 for a position no terrain covers. */
 export async function elevation(ctx: RequestContext, p: z.output<typeof elevationParams>): Promise<Reply> {
   if (!ctx.elevation) throw new HttpError(503, 'The elevation service is not running on this server');
-  let found;
+  let found: Heights;
   try {
     found = await ctx.elevation.heights(p.locations);
   } catch (err) {
