@@ -8,6 +8,7 @@ import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
+import { ElevationService } from './services/elevation';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -25,7 +26,15 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   // workers only serve, and their status pages read the state the scheduler persists.
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
   const scheduler = runs ? new Scheduler({ config, log }) : undefined;
-  const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config) });
+  const server = await startServer(config, log, {
+    jobStatus: scheduler ?? persistedJobStatus(config),
+    services: (catalog) => ({
+      elevation: new ElevationService(catalog, {
+        ...config.elevation,
+        onBadTile: (tile, err) => log.error({ tile, err: err.message }, 'terrain tile cannot be decoded: read as absent'),
+      }),
+    }),
+  });
   try {
     scheduler?.start();
   } catch (err) {

@@ -34,6 +34,7 @@ APT_PACKAGES=(
 CHECKS=(
   "gdal_translate|command -v gdal_translate"
   "gdalinfo|command -v gdalinfo"
+  "gdallocationinfo (the elevation test reads terrain pixels with it)|command -v gdallocationinfo"
   "xmllint|command -v xmllint"
   "OWSLib under /usr/bin/python3|/usr/bin/python3 -c 'import owslib.wmts'"
   "GDAL python bindings|/usr/bin/python3 -c 'from osgeo import gdal'"

@@ -242,6 +242,19 @@ export const configSchema = z
       })
       .strict()
       .default({ queue: 8 }),
+    elevation: z
+      .object({
+        /**
+         * Id of the `tiles` store the elevation service reads (e.g. `terrain-rgb-v2`). Absent: `terrain-rgb-v2` when
+         * mirrored, else another terrain tile set of the data directory (PNG/WebP whose metadata names an
+         * `encoding`, or whose id names terrain/terrarium/dem/elevation).
+         */
+        tileset: z.string().min(1).optional(),
+        /** Memory for decoded terrain tiles (MB): 256 KB per 256 px tile, 1 MB per 512 px tile. */
+        cacheMb: z.number().min(0).max(65536).default(64),
+      })
+      .strict()
+      .default({ cacheMb: 64 }),
     /** Scheduled and on-demand mirror jobs (`tilemirror mirror --config`, `tilemirror serve`). */
     mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100, jobs: [] }),
     /** Keys for the status endpoints `/admin/` and `/admin/status.json`; none: they answer 404. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
+import type { ElevationService } from '../services/elevation';
 import { badRequest, type Reply } from './reply';
 
 /** What a handler knows about the request, after the key was checked. */
@@ -23,7 +24,12 @@ export interface RequestContext {
   signal: AbortSignal;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
+  /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
+  elevation?: ElevationService;
 }
+
+/** The services handlers reach through their context, wired by `serve` (each optional). */
+export type Services = Pick<RequestContext, 'jobStatus' | 'elevation'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),
@@ -44,7 +50,7 @@ export interface RouteDoc {
   tag: string;
   /** Media types of the 200 answer; `*\/*` where the stored bytes decide (tiles). */
   types: readonly string[];
-  /** Statuses besides 200, 304, 400 and 414 (which every route can answer): 204, 403, 404. */
+  /** Statuses besides 200, 304, 400 and 414 (which every route can answer): 204, 403, 404, 503. */
   statuses?: readonly number[];
 }
 

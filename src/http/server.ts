@@ -4,6 +4,7 @@ import { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { listen, type RunningServer } from './app';
 import { limitConnections } from './connection-limit';
+import type { Services } from './route-table';
 
 export interface HttpServer extends RunningServer {
   catalog: Catalog;
@@ -12,6 +13,8 @@ export interface HttpServer extends RunningServer {
 export interface ServerOptions {
   /** What `/admin/` shows about the mirror jobs (wired by `cli`: the scheduler, or the persisted state). */
   jobStatus?: JobStatusSource;
+  /** Builds the other services handlers use, over the catalog opened here (wired by `serve`). */
+  services?: (catalog: Catalog) => Omit<Services, 'jobStatus'>;
 }
 
 /** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
@@ -38,7 +41,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }).watch();
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, opts.jobStatus);
+    running = await listen(config, catalog, log, { ...opts.services?.(catalog), jobStatus: opts.jobStatus });
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
     catalog.close();

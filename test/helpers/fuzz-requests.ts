@@ -69,6 +69,11 @@ const SIZES = ['0x0', '1x1', '2049x1', '1x2049', '2048x2048', '99999x99999', '1x
 const AREAS = ['0,0,0', '180,90,22', '181,0,1', '0,91,1', '-180,-90,0', '0,0,-1', '0,0,99', '0,0,NaN', '5,45,11,48', '11,48,5,45', '0,0,0,0', '1,2,3', 'auto', 'AUTO', '1e308,0,1', ',,', '-200,-100,200,100'];
 const RANGES = ['0-255', '255-0', '256-511', '65280-65535', '65536-65791', '0-99999', '-1-254', '0-256', '1-256', 'a-b', '0--255', '00000-00255', '0-255-511'];
 const FLAGS = ['true', 'false', '1', '0', 'yes', 'TRUE', '%00', '', 'null', 'undefined'];
+/** Elevation positions: limits (±180, ±85), too many, malformed numbers, empty and extra parts. */
+const LOCATIONS = [
+  '8.2,46.8', '180,0', '-180,0', '179.9999,85', '0,85.0000001', '0,-85', '0,-90', '1e999,0', 'NaN,0', 'Infinity,-Infinity', '0x1,0', '8,46;',
+  ';', ',', '8,46,1', '8;46', '-0,-0', '.5,.5', '1e-400,5', '%2C%3B', Array(51).fill('8,46').join(';'), Array(50).fill('-120,40').join(';'), '8.2,46.8;abc,1',
+];
 const MISC = ['sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath'];
 
 export type Pick = <T>(list: readonly T[]) => T;
@@ -99,6 +104,7 @@ function hostileValue(p: ParamInfo, pick: Pick, random: () => number, raw: boole
     : /scale/i.test(p.name) ? SCALES
     : /size/i.test(p.name) ? SIZES
     : /area/i.test(p.name) ? AREAS
+    : /locations/i.test(p.name) ? LOCATIONS
     : /range/i.test(p.name) ? RANGES
     : p.schema.type === 'boolean' ? FLAGS
     : TRAVERSAL;
@@ -108,7 +114,7 @@ function hostileValue(p: ParamInfo, pick: Pick, random: () => number, raw: boole
   if (r < 0.75) return pick(BAD_UTF8) + pick(['', 'sample', '.png']);
   if (r < 0.8 && raw) return pick(RAW_BYTES);
   if (r < 0.86) return overlong(pick, random);
-  return pick([...NUMBERS, ...FORMATS, ...SCALES, ...SIZES, ...AREAS, ...RANGES, ...FLAGS, ...MISC]);
+  return pick([...NUMBERS, ...FORMATS, ...SCALES, ...SIZES, ...AREAS, ...LOCATIONS, ...RANGES, ...FLAGS, ...MISC]);
 }
 
 export interface Generated {

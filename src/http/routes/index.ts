@@ -19,6 +19,7 @@ import {
   tilesViewer,
   tilesWmts,
 } from './tileset-documents';
+import { elevation, elevationParams } from './elevation';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';
@@ -90,6 +91,8 @@ export const routes: Route[] = [
   route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
   route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE), { hot: true }),
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
+  // Elevation (503 when no terrain is mirrored)
+  route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
   // Sprites, fonts
