@@ -4,10 +4,12 @@
 
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
+import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
+import { CoordinatesService } from './services/coordinates';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -25,7 +27,17 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   // workers only serve, and their status pages read the state the scheduler persists.
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
   const scheduler = runs ? new Scheduler({ config, log }) : undefined;
-  const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config) });
+  // The registry index opens cheaply (PROJ itself loads on the first transform); without it the coordinates
+  // endpoints answer 503.
+  const coordinates = CoordinatesService.open(config.indexDir ?? DEFAULT_INDEX_DIR);
+  if (!coordinates) log.warn({ indexDir: config.indexDir }, 'coordinates index not built (run `npm run indexes`): /coordinates answers 503');
+  let server: HttpServer;
+  try {
+    server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config), coordinates });
+  } catch (err) {
+    await coordinates?.close();
+    throw err;
+  }
   try {
     scheduler?.start();
   } catch (err) {
@@ -38,6 +50,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     // The server stops accepting at once and drains while the scheduler winds down.
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
+      await coordinates?.close();
       return finished;
     },
   };

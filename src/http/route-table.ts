@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { CoordinatesService } from '../services/coordinates';
 import type { JobStatusSource } from '../store/job-state';
 import { badRequest, type Reply } from './reply';
 
@@ -23,7 +24,12 @@ export interface RequestContext {
   signal: AbortSignal;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
+  /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
+  coordinates?: CoordinatesService;
 }
+
+/** The services a server hands to every request (wired in serve.ts; each optional). */
+export type Services = Pick<RequestContext, 'jobStatus' | 'coordinates'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
-import type { JobStatusSource } from '../store/job-state';
+import type { Services } from './route-table';
 import { listen, type RunningServer } from './app';
 import { limitConnections } from './connection-limit';
 
@@ -9,10 +9,11 @@ export interface HttpServer extends RunningServer {
   catalog: Catalog;
 }
 
-export interface ServerOptions {
-  /** What `/admin/` shows about the mirror jobs (wired by `cli`: the scheduler, or the persisted state). */
-  jobStatus?: JobStatusSource;
-}
+/**
+ * The services handlers reach through RequestContext: `jobStatus` is what `/admin/` shows about the mirror jobs
+ * (the scheduler, or the persisted state); `coordinates` the EPSG registry and PROJ.
+ */
+export type ServerOptions = Services;
 
 /** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
 export function createLogger(config: Config): Logger {
@@ -38,7 +39,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }).watch();
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, opts.jobStatus);
+    running = await listen(config, catalog, log, opts);
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
     catalog.close();
