@@ -69,7 +69,10 @@ const SIZES = ['0x0', '1x1', '2049x1', '1x2049', '2048x2048', '99999x99999', '1x
 const AREAS = ['0,0,0', '180,90,22', '181,0,1', '0,91,1', '-180,-90,0', '0,0,-1', '0,0,99', '0,0,NaN', '5,45,11,48', '11,48,5,45', '0,0,0,0', '1,2,3', 'auto', 'AUTO', '1e308,0,1', ',,', '-200,-100,200,100'];
 const RANGES = ['0-255', '255-0', '256-511', '65280-65535', '65536-65791', '0-99999', '-1-254', '0-256', '1-256', 'a-b', '0--255', '00000-00255', '0-255-511'];
 const FLAGS = ['true', 'false', '1', '0', 'yes', 'TRUE', '%00', '', 'null', 'undefined'];
-const MISC = ['sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath'];
+const MISC = ['sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath',
+  // Coordinates: queries with filters, coordinate pairs (non-finite, too many), codes and operation lists
+  'kind:CRS-PROJCRS%20wgs', 'kind:NOPE', 'code:abc', 'deprecated:2', 'trans:15965', 'EPSG:4326', 'NaN,1', '1e999,0', '17,50,1,2', '17,50;',
+  Array.from({ length: 51 }, () => '1,2').join(';'), '999999', '15965|1676', '5514|', '9807'];
 
 export type Pick = <T>(list: readonly T[]) => T;
 

@@ -25,6 +25,9 @@ export interface ParsedQuery {
 /** `free terms kind:CRS-PROJCRS code:5514 trans:15965 deprecated:*`; a bad filter is a QueryError naming it. */
 export function parseQuery(text: string): ParsedQuery {
   const q: ParsedQuery = { terms: [], kind: 'CRS', deprecated: '0' };
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(text)) throw new QueryError('Invalid query: control characters are not allowed');
+  if (text.length > 500) throw new QueryError('Invalid query: at most 500 characters');
   for (const token of text.split(/[\s+]+/).filter(Boolean)) {
     const m = /^([A-Za-z]+):(.*)$/.exec(token);
     if (!m) {

@@ -117,25 +117,38 @@ export class Transformer {
     return { steps: [op], strategy: skipped ? `auto (skipped ${skipped})` : 'auto' };
   }
 
+  /**
+   * `ops` applied in order. Each operation runs forward when the current CRS (or its base geographic CRS) is its
+   * source, inverse when it is its target; PROJ's first usable operation links the current CRS to where an
+   * operation starts (a projected CRS to its base: the inverse projection) and the last one's end to t_srs.
+   */
   private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Pipeline> {
     const steps: ProjHandle[] = [];
-    let current = await this.crs(src.code);
+    let current = src;
+    const at = (crs: ObjRow, code: number | null): boolean => code !== null && (code === crs.code || code === crs.base);
     for (const [i, code] of ops.entries()) {
       const row = this.registry.operation(code);
-      if (!row) throw new TransformError(`Invalid ops: operation ${i + 1} EPSG:${code} is not a coordinate operation known here`);
-      const op = await this.proj.fromDatabase(code, 'operation');
+      if (!row || row.kind === 'COORDOP-COPCON') throw new TransformError(`Invalid ops: operation ${i + 1} EPSG:${code} is not a transformation known here`);
+      let op = await this.proj.fromDatabase(code, 'operation');
       if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be built by PROJ`);
       const grids = await this.proj.gridsOf(op);
       if (grids.length) throw new TransformError(`Invalid ops: EPSG:${code} (${row.name}) needs grid ${grids.join(', ')}, which is not available here`);
-      const { source, target } = await this.proj.endsOf(op);
-      if (!source || !target) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS`);
-      steps.push((await this.firstUsable(current, source)).op);
+      const inverse = !at(current, row.src) && at(current, row.tgt);
+      const [start, end] = inverse ? [row.tgt, row.src] : [row.src, row.tgt];
+      const startRow = start === null ? undefined : this.registry.crs(start);
+      const endRow = end === null ? undefined : this.registry.crs(end);
+      if (!startRow || !endRow) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS known here`);
+      if (inverse) {
+        op = await this.proj.inverse(op);
+        if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be inverted by PROJ`);
+      }
+      if (startRow.code !== current.code) steps.push((await this.firstUsable(await this.crs(current.code), await this.crs(startRow.code))).op);
       const normalized = await this.proj.normalized(op);
       if (!normalized) throw new TransformError(`Invalid ops: EPSG:${code} cannot be instantiated by PROJ`);
       steps.push(normalized);
-      current = target;
+      current = endRow;
     }
-    steps.push((await this.firstUsable(current, await this.crs(tgt.code))).op);
+    if (current.code !== tgt.code) steps.push((await this.firstUsable(await this.crs(current.code), await this.crs(tgt.code))).op);
     return { steps, strategy: 'listed' };
   }
 }
