@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig, parseConfig } from './config/load';
+import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger } from './http/server';
 import { Scheduler } from './mirror/schedule';
@@ -116,6 +116,24 @@ program
     // Loaded lazily: sharp and the Natural Earth data are only needed here.
     const { buildSample } = await import('./sample/index.js');
     await buildSample(resolve(opts.data), { force: opts.force, log: (m: string) => console.log(m) });
+  });
+
+// Derived indexes (SQLite files built from npm data), written to `indexDir`. Each service registers its builder
+// here, one line each; a builder skips work when its file is current.
+const INDEX_BUILDERS: { name: string; build: (dir: string, opts: { log: (m: string) => void; force?: boolean }) => Promise<unknown> }[] = [
+  { name: 'coordinates', build: async (dir, opts) => (await import('./services/coordinates/registry-index.js')).buildCoordinatesIndex(dir, opts) },
+];
+
+program
+  .command('build-indexes')
+  .description(`build the derived search indexes (${INDEX_BUILDERS.map((b) => b.name).join(', ')}) into indexDir`)
+  .option('-c, --config <file>', 'configuration file (for indexDir)')
+  .option('-o, --out <dir>', 'directory to write to (overrides indexDir)')
+  .option('-f, --force', 'rebuild even when an index is current')
+  .action(async (opts: { config?: string; out?: string; force?: boolean }) => {
+    const config = resolveServeConfig({ config: opts.config });
+    const dir = opts.out ? resolve(opts.out) : config.indexDir ?? DEFAULT_INDEX_DIR;
+    for (const b of INDEX_BUILDERS) await b.build(dir, { log: (m) => console.log(m), force: opts.force });
   });
 
 registerMirrorCommands(program);

@@ -4,11 +4,13 @@
 
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
+import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
 import { ElevationService } from './services/elevation';
+import { CoordinatesService } from './services/coordinates';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -47,6 +49,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     // The server stops accepting at once and drains while the scheduler winds down.
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
+      await coordinates?.close();
       return finished;
     },
   };

@@ -32,12 +32,16 @@ export function keysFromEnv(value: string | undefined, varName: string): ApiKey[
     });
 }
 
+/** Where `npm run indexes` writes the derived indexes by default: `dist/indexes` of this package. */
+export const DEFAULT_INDEX_DIR = resolve(__dirname, '..', '..', 'dist', 'indexes');
+
 /** Validates a configuration object; `baseDir` anchors a relative data directory. */
 export function parseConfig(raw: unknown, source: string, baseDir: string, env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, source));
   const config = parsed.data;
   config.data = resolve(baseDir, config.data);
+  config.indexDir = config.indexDir === undefined ? DEFAULT_INDEX_DIR : resolve(baseDir, config.indexDir);
   // Mirror jobs' area files are relative to the config file, like the data directory.
   for (const job of config.mirror.jobs) job.areas = job.areas.map((a) => resolve(baseDir, a));
   config.keys = [...config.keys, ...keysFromEnv(env[config.keysEnv], config.keysEnv)];

@@ -73,8 +73,7 @@ export class Dispatcher {
         return (signal ??= closedBeforeFinish(res));
       },
       path,
-      jobStatus: this.services.jobStatus,
-      elevation: this.services.elevation,
+      ...this.services,
     };
     // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache
     // must not hand it to a request that sent others (or none).

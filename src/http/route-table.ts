@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { CoordinatesService } from '../services/coordinates';
 import type { JobStatusSource } from '../store/job-state';
 import type { ElevationService } from '../services/elevation';
 import { badRequest, type Reply } from './reply';
@@ -26,10 +27,12 @@ export interface RequestContext {
   jobStatus?: JobStatusSource;
   /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
   elevation?: ElevationService;
+  /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
+  coordinates?: CoordinatesService;
 }
 
 /** The services handlers reach through their context, wired by `serve` (each optional). */
-export type Services = Pick<RequestContext, 'jobStatus' | 'elevation'>;
+export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),

@@ -36,6 +36,8 @@ const EXPECTED_PATHS = [
   '/images/{imageId}/WMTSCapabilities.xml',
   '/elevation/{locations}.json',
   '/weather/latest.json',
+  '/coordinates/search/{query}.json',
+  '/coordinates/transform/{coordinates}.json',
   '/sprites/{spriteId}/sprite.{format}',
   '/sprites/{spriteId}/sprite@2x.{format}',
   '/fonts/{fontstack}/{range}.pbf',
@@ -87,6 +89,8 @@ function samplePath(template: string): string {
     tileMatrix: '0',
     tileRow: '0',
     tileCol: '0',
+    query: 'wgs%2084',
+    coordinates: '17,50',
   };
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`no sample value for {${name}} in ${template}`);

@@ -1,4 +1,5 @@
 import { NO_PARAMS, route, type Route, type RouteDoc } from '../route-table';
+import { coordinatesSearch, coordinatesSearchParams, coordinatesTransform, coordinatesTransformParams } from './coordinates';
 import { dataFeatures, dataParams } from './data';
 import {
   imageJson,
@@ -95,6 +96,9 @@ export const routes: Route[] = [
   route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
+  // Coordinates (503 when the registry index is not built)
+  route('/coordinates/search/:query.json', coordinatesSearchParams, coordinatesSearch, doc('Coordinates', 'Search the EPSG registry', JSON_TYPE, [503])),
+  route('/coordinates/transform/:coordinates.json', coordinatesTransformParams, coordinatesTransform, doc('Coordinates', 'Transform coordinates between reference systems', JSON_TYPE, [503])),
   // Sprites, fonts
   route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', spriteParams, sprite, doc('Sprites', 'Sprite sheet (png) or index (json)', SPRITE, FOUND)),
   route('/fonts/:fontstack/:range.pbf', fontGlyphsParams, fontGlyphs, doc('Fonts', 'Glyphs of 256 code points of a font stack', ['application/x-protobuf'], FOUND)),

@@ -1,0 +1,77 @@
+// The coordinates service: the registry index (opened read-only when the server starts, cheap) and PROJ (loaded on
+// the first transform or export). Handlers reach it through RequestContext.coordinates.
+
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Proj, type ProjHandle } from './proj';
+import { COORDINATES_INDEX } from './registry-index';
+import { parseQuery, QueryError, RegistrySearch, resultOf, transformationOf, type SearchResult } from './search';
+import { parsePoints, TransformError, Transformer, type TransformAnswer } from './transform';
+
+export { QueryError, TransformError };
+
+export interface SearchOptions {
+  limit: number;
+  offset: number;
+  transformations: boolean;
+  exports: boolean;
+}
+
+export class CoordinatesService {
+  readonly registry: RegistrySearch;
+  private readonly proj = new Proj();
+  private readonly transformer: Transformer;
+
+  private constructor(private readonly db: Database.Database) {
+    this.registry = new RegistrySearch(db);
+    this.transformer = new Transformer(this.proj, this.registry);
+  }
+
+  /** Opens `<indexDir>/coordinates.sqlite`; undefined when it has not been built (`npm run indexes`). */
+  static open(indexDir: string): CoordinatesService | undefined {
+    const file = join(indexDir, COORDINATES_INDEX);
+    if (!existsSync(file)) return undefined;
+    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }));
+  }
+
+  async search(query: string, o: SearchOptions): Promise<{ results: SearchResult[]; total: number }> {
+    const q = parseQuery(query);
+    const { rows, total } = this.registry.search(q, o.limit, o.offset);
+    const results: SearchResult[] = [];
+    for (const row of rows) {
+      const r = resultOf(row);
+      if (o.exports) r.exports = await this.exportsOf(row.code, row.kind.startsWith('COORDOP-') ? 'operation' : 'crs');
+      if (o.transformations && row.kind.startsWith('CRS-')) {
+        r.transformations = [];
+        for (const t of this.registry.transformations(row)) {
+          const doc = transformationOf(t);
+          if (o.exports) doc.exports = await this.exportsOf(t.code, 'operation');
+          r.transformations.push(doc);
+        }
+      }
+      results.push(r);
+    }
+    return { results, total };
+  }
+
+  /** PROJ.4 and WKT of an EPSG object PROJ can build (empty strings for kinds it cannot: areas, units, axes …). */
+  private async exportsOf(code: number, category: 'crs' | 'operation'): Promise<{ proj4: string; wkt: string }> {
+    const h: ProjHandle | null = await this.proj.fromDatabase(code, category);
+    if (!h) return { proj4: '', wkt: '' };
+    try {
+      return await this.proj.exports(h);
+    } finally {
+      await this.proj.release([h]);
+    }
+  }
+
+  transform(coordinates: string, s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
+    return this.transformer.transform(parsePoints(coordinates), s, t, ops);
+  }
+
+  async close(): Promise<void> {
+    await this.proj.close();
+    this.db.close();
+  }
+}

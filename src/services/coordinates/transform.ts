@@ -1,0 +1,156 @@
+// `/coordinates/transform/{coordinates}.json`: which operation transforms s_srs to t_srs, and running it.
+//
+// Rules, in order (the strategy names are epsg.io's, whose API the cloud's grew out of):
+//   - `ops` given ("listed"): those operations by code, applied in order, each in GIS axis order; from s_srs to
+//     the first one's source and from the last one's target to t_srs PROJ's first usable operation links them.
+//     An operation that needs a grid is a 400 naming the grid (no grid is available to this PROJ build).
+//   - else, when either CRS has a default transformation ("boundcrs"): the CRS bound to WGS 84, as PROJ builds
+//     it (the TOWGS84 GDAL uses): 4326 → 5514 goes through EPSG:15965 and reproduces the spec's example.
+//   - else ("auto"): PROJ's first operation that needs no missing grid. When PROJ's best operation needs a grid,
+//     the strategy says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
+
+import { Proj, ProjError, type ProjHandle } from './proj';
+import type { ObjRow, RegistrySearch } from './search';
+
+export class TransformError extends Error {}
+
+export const MAX_POINTS = 50;
+
+export type Point = [number, number, number | undefined];
+
+/** `x,y[,z];…` → points; throws TransformError naming the bad pair. */
+export function parsePoints(text: string): Point[] {
+  const pairs = text.split(';');
+  if (pairs.length > MAX_POINTS) throw new TransformError(`Invalid coordinates: ${pairs.length} pairs, at most ${MAX_POINTS}`);
+  return pairs.map((pair, i) => {
+    const parts = pair.split(',');
+    if (parts.length < 2 || parts.length > 3) throw new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not x,y or x,y,z`);
+    const n = parts.map((p) => (/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(p) ? Number(p) : NaN));
+    if (!n.every(Number.isFinite)) throw new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not made of finite numbers`);
+    return [n[0], n[1], n[2]];
+  });
+}
+
+interface Pipeline {
+  steps: ProjHandle[];
+  strategy: string;
+}
+
+export interface TransformAnswer {
+  results: { x: number; y: number; z: number }[];
+  transformer_selection_strategy: string;
+}
+
+/** Transformations by (s_srs, t_srs, ops), built once each; a few hundred kept. */
+export class Transformer {
+  private readonly cache = new Map<string, Promise<Pipeline>>();
+  private static readonly MAX_CACHED = 500;
+
+  constructor(private readonly proj: Proj, private readonly registry: RegistrySearch) {}
+
+  /** The CRS of a code for `param`: 400 when unknown or deprecated. */
+  private crsRow(code: number, param: string): ObjRow {
+    const row = this.registry.crs(code);
+    if (!row) throw new TransformError(`Invalid ${param}: EPSG:${code} is not a coordinate reference system known here`);
+    if (row.deprecated) throw new TransformError(`Invalid ${param}: EPSG:${code} (${row.name}) is deprecated`);
+    if (row.kind === 'CRS-ENGCRS' || row.kind === 'CRS-VERTCRS') throw new TransformError(`Invalid ${param}: EPSG:${code} (${row.name}) has no horizontal coordinates to transform`);
+    return row;
+  }
+
+  async transform(points: Point[], s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
+    const src = this.crsRow(s, 's_srs');
+    const tgt = this.crsRow(t, 't_srs');
+    const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
+    let pipeline = this.cache.get(key);
+    if (!pipeline) {
+      pipeline = this.build(src, tgt, ops);
+      if (this.cache.size >= Transformer.MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(key, pipeline);
+      // A failed build (bad ops) is not kept: the message is rebuilt the next time, and the cache holds only answers.
+      pipeline.catch(() => this.cache.delete(key));
+    }
+    const p = await pipeline;
+    let data: Float64Array = new Float64Array(points.length * 4);
+    points.forEach(([x, y, z], i) => data.set([x, y, z ?? 0, 0], i * 4));
+    for (const step of p.steps) data = await this.proj.trans(step, data);
+    const results = points.map((_, i) => ({ x: data[i * 4], y: data[i * 4 + 1], z: data[i * 4 + 2] }));
+    const bad = results.findIndex((r) => !Number.isFinite(r.x) || !Number.isFinite(r.y) || !Number.isFinite(r.z));
+    if (bad >= 0) throw new TransformError(`Invalid coordinates: pair ${bad + 1} cannot be transformed from EPSG:${s} to EPSG:${t} (outside the area PROJ can transform)`);
+    return { results, transformer_selection_strategy: p.strategy };
+  }
+
+  private async crs(code: number): Promise<ProjHandle> {
+    const h = await this.proj.fromDatabase(code, 'crs');
+    if (!h) throw new TransformError(`Invalid CRS: EPSG:${code} cannot be built by PROJ`);
+    return h;
+  }
+
+  /** PROJ's first operation needing no missing grid, in GIS axis order; and the best one skipped for a grid. */
+  private async firstUsable(source: ProjHandle, target: ProjHandle): Promise<{ op: ProjHandle; skipped?: string }> {
+    const usable = await this.proj.operations(source, target, 'discard');
+    if (!usable.length) throw new TransformError('No transformation between these systems is usable without grid files');
+    const op = await this.proj.normalized(usable[0]);
+    if (!op) throw new TransformError('PROJ cannot instantiate the transformation');
+    const all = await this.proj.operations(source, target, 'ignored');
+    let skipped: string | undefined;
+    if (all.length) {
+      const grids = await this.proj.gridsOf(all[0]);
+      if (grids.length) {
+        const id = await this.proj.idOf(all[0]);
+        skipped = `${id ? `${id.auth}:${id.code}` : await this.proj.name(all[0])}: needs grid ${grids.join(', ')}`;
+      }
+    }
+    return { op, skipped };
+  }
+
+  private async build(src: ObjRow, tgt: ObjRow, ops?: number[]): Promise<Pipeline> {
+    if (ops?.length) return this.listed(src, tgt, ops);
+    const source = await this.crs(src.code);
+    const target = await this.crs(tgt.code);
+    if (src.default_op !== null || tgt.default_op !== null) {
+      const s = src.default_op !== null ? (await this.proj.boundToWgs84(source))?.bound ?? source : source;
+      const t = tgt.default_op !== null ? (await this.proj.boundToWgs84(target))?.bound ?? target : target;
+      const { op } = await this.firstUsable(s, t);
+      return { steps: [op], strategy: 'boundcrs' };
+    }
+    const { op, skipped } = await this.firstUsable(source, target);
+    return { steps: [op], strategy: skipped ? `auto (skipped ${skipped})` : 'auto' };
+  }
+
+  /**
+   * `ops` applied in order. Each operation runs forward when the current CRS (or its base geographic CRS) is its
+   * source, inverse when it is its target; PROJ's first usable operation links the current CRS to where an
+   * operation starts (a projected CRS to its base: the inverse projection) and the last one's end to t_srs.
+   */
+  private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Pipeline> {
+    const steps: ProjHandle[] = [];
+    let current = src;
+    const at = (crs: ObjRow, code: number | null): boolean => code !== null && (code === crs.code || code === crs.base);
+    for (const [i, code] of ops.entries()) {
+      const row = this.registry.operation(code);
+      if (!row || row.kind === 'COORDOP-COPCON') throw new TransformError(`Invalid ops: operation ${i + 1} EPSG:${code} is not a transformation known here`);
+      let op = await this.proj.fromDatabase(code, 'operation');
+      if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be built by PROJ`);
+      const grids = await this.proj.gridsOf(op);
+      if (grids.length) throw new TransformError(`Invalid ops: EPSG:${code} (${row.name}) needs grid ${grids.join(', ')}, which is not available here`);
+      const inverse = !at(current, row.src) && at(current, row.tgt);
+      const [start, end] = inverse ? [row.tgt, row.src] : [row.src, row.tgt];
+      const startRow = start === null ? undefined : this.registry.crs(start);
+      const endRow = end === null ? undefined : this.registry.crs(end);
+      if (!startRow || !endRow) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS known here`);
+      if (inverse) {
+        op = await this.proj.inverse(op);
+        if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be inverted by PROJ`);
+      }
+      if (startRow.code !== current.code) steps.push((await this.firstUsable(await this.crs(current.code), await this.crs(startRow.code))).op);
+      const normalized = await this.proj.normalized(op);
+      if (!normalized) throw new TransformError(`Invalid ops: EPSG:${code} cannot be instantiated by PROJ`);
+      steps.push(normalized);
+      current = endRow;
+    }
+    if (current.code !== tgt.code) steps.push((await this.firstUsable(await this.crs(current.code), await this.crs(tgt.code))).op);
+    return { steps, strategy: 'listed' };
+  }
+}
+
+export { ProjError };
