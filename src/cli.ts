@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig, parseConfig } from './config/load';
+import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger } from './http/server';
 import { Scheduler } from './mirror/schedule';
@@ -116,6 +116,19 @@ program
     // Loaded lazily: sharp and the Natural Earth data are only needed here.
     const { buildSample } = await import('./sample/index.js');
     await buildSample(resolve(opts.data), { force: opts.force, log: (m: string) => console.log(m) });
+  });
+
+program
+  .command('build-indexes')
+  .description('build the derived indexes (the world gazetteer) into the index directory; skips those already current')
+  .option('-c, --config <file>', 'configuration file (its indexDir)')
+  .option('-o, --out <dir>', 'index directory (overrides the config; default dist/indexes)')
+  .action(async (opts: { config?: string; out?: string }) => {
+    const config = opts.config ? loadConfig(opts.config) : parseConfig({}, 'defaults', process.cwd(), {});
+    const dir = opts.out ? resolve(opts.out) : config.indexDir ?? DEFAULT_INDEX_DIR;
+    // Loaded lazily: the builders read large npm data only here.
+    const { buildGazetteerIndex } = await import('./services/geocoding/gazetteer-index.js');
+    buildGazetteerIndex(dir, (m: string) => console.log(m));
   });
 
 registerMirrorCommands(program);

@@ -4,10 +4,12 @@
 
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
+import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
+import { GeocodingService } from './services/geocoding/service';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -25,11 +27,14 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   // workers only serve, and their status pages read the state the scheduler persists.
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
   const scheduler = runs ? new Scheduler({ config, log }) : undefined;
-  const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config) });
+  // The gazetteer is opened on the first geocoding request (a read-only SQLite handle): startup stays fast.
+  const geocoding = new GeocodingService({ indexDir: config.indexDir ?? DEFAULT_INDEX_DIR, log: (m) => log.warn(m) });
+  const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config), geocoding });
   try {
     scheduler?.start();
   } catch (err) {
     await server.close();
+    geocoding.close();
     throw err;
   }
   return {
@@ -38,6 +43,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     // The server stops accepting at once and drains while the scheduler winds down.
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
+      geocoding.close();
       return finished;
     },
   };

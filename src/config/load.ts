@@ -4,6 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { configSchema, keySchema, type ApiKey, type Config } from './schema';
 
+/** Where `npm run indexes` builds the derived indexes: `dist/indexes` in the package (this file is in src|dist/config). */
+export const DEFAULT_INDEX_DIR = resolve(__dirname, '..', '..', 'dist', 'indexes');
+
 export class ConfigError extends Error {}
 
 /** Turns zod issues into lines naming the bad field, e.g. `keys[0].plan: Invalid option: expected one of "free"|"paid"`. */
@@ -38,6 +41,7 @@ export function parseConfig(raw: unknown, source: string, baseDir: string, env: 
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, source));
   const config = parsed.data;
   config.data = resolve(baseDir, config.data);
+  config.indexDir = config.indexDir === undefined ? DEFAULT_INDEX_DIR : resolve(baseDir, config.indexDir);
   // Mirror jobs' area files are relative to the config file, like the data directory.
   for (const job of config.mirror.jobs) job.areas = job.areas.map((a) => resolve(baseDir, a));
   config.keys = [...config.keys, ...keysFromEnv(env[config.keysEnv], config.keysEnv)];

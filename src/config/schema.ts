@@ -211,6 +211,11 @@ export const configSchema = z
       .default({ host: '127.0.0.1', port: 8080, trustProxy: false, trustedProxies: ['127.0.0.1', '::1'], requestLog: true, shutdownGraceSeconds: 10, socketTimeoutSeconds: 60 }),
     /** Data directory holding the stores; relative paths are resolved against the config file's folder. */
     data: z.string().min(1).default('mirror'),
+    /**
+     * Derived indexes built at install (`npm run indexes`: the gazetteer, ...); relative paths are resolved against
+     * the config file's folder. Default: `dist/indexes` in the package.
+     */
+    indexDir: z.string().min(1).optional(),
     keys: z.array(keySchema).default([]),
     /** Name of an environment variable with more keys: `key[:plan]` separated by commas. */
     keysEnv: z.string().min(1).default('TILEMIRROR_KEYS'),

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { GeocodingService } from '../services/geocoding/service';
 import type { JobStatusSource } from '../store/job-state';
 import { badRequest, type Reply } from './reply';
 
@@ -23,7 +24,12 @@ export interface RequestContext {
   signal: AbortSignal;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
+  /** Forward, reverse and by-id geocoding (absent: the geocoding endpoints answer 503). */
+  geocoding?: GeocodingService;
 }
+
+/** The services wired by `cli`/`serve` that every request context carries. */
+export type RequestServices = Pick<RequestContext, 'jobStatus' | 'geocoding'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
+import type { GeocodingService } from '../services/geocoding/service';
 import type { JobStatusSource } from '../store/job-state';
 import { listen, type RunningServer } from './app';
 import { limitConnections } from './connection-limit';
@@ -12,6 +13,8 @@ export interface HttpServer extends RunningServer {
 export interface ServerOptions {
   /** What `/admin/` shows about the mirror jobs (wired by `cli`: the scheduler, or the persisted state). */
   jobStatus?: JobStatusSource;
+  /** The geocoding service (wired by `serve`; absent: the geocoding endpoints answer 503). */
+  geocoding?: GeocodingService;
 }
 
 /** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
@@ -38,7 +41,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }).watch();
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, opts.jobStatus);
+    running = await listen(config, catalog, log, { jobStatus: opts.jobStatus, geocoding: opts.geocoding });
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
     catalog.close();

@@ -20,6 +20,7 @@ import {
   tilesWmts,
 } from './tileset-documents';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
+import { batchParams, byIdParams, forwardParams, geocodingBatch, geocodingById, geocodingForward, geocodingReverse, reverseParams } from './geocoding';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';
 import {
@@ -63,6 +64,7 @@ const ANY_TILE = [...RASTER, 'application/x-protobuf', 'application/octet-stream
 const SPRITE = ['image/png', 'application/json'];
 const FOUND = [404];
 const TILE = [204, 404];
+const GEOCODING = [503];
 const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
 
 export const routes: Route[] = [
@@ -90,6 +92,11 @@ export const routes: Route[] = [
   route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
   route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE), { hot: true }),
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
+  // Geocoding: four overlapping shapes, told apart in this order: a position, a `;` batch, a `type.N` id, a name
+  route('/geocoding/:longitude(-?[0-9.]+),:latitude(-?[0-9.]+).json', reverseParams, geocodingReverse, doc('Geocoding', 'Reverse geocoding: what is at a position', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:queries([^/]*;[^/]*).json', batchParams, geocodingBatch, doc('Geocoding', 'Batch geocoding: up to 50 forward, reverse or id queries separated by `;`', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:id([a-z_]+\\.[0-9]+).json', byIdParams, geocodingById, doc('Geocoding', 'A feature by id, with its full geometry', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:query.json', forwardParams, geocodingForward, doc('Geocoding', 'Forward geocoding: places by name', JSON_TYPE, GEOCODING)),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
   // Sprites, fonts

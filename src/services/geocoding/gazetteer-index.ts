@@ -15,12 +15,12 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bboxOf, contains, encodePolygon, polygonParts, type BBox, type PolygonCoords } from './polygons';
+import { bboxOf, contains, encodePolygon, polygonParts, representativePoint, type BBox, type PolygonCoords } from './polygons';
 import { normalize } from './text';
 
 export const GAZETTEER_FILE = 'gazetteer.sqlite';
 /** Bumped when the schema or the build rules change (part of the source version). */
-const BUILDER_VERSION = 3;
+const BUILDER_VERSION = 4;
 
 /** The folder of an installed package (some export no `package.json`): up from its main file. */
 function packageDir(name: string): string {
@@ -144,9 +144,10 @@ function collectFeatures(): FeatureIn[] {
     const name = countriesList.continents[code];
     if (!name || !parts.length) continue;
     const bbox = bboxOf(parts);
+    const [lon, lat] = representativePoint(parts);
     features.push({
       type: 'continent', name, names: { en: name }, alternates: [], countryCode: '', countryId: null, regionId: null,
-      lon: (bbox[0] + bbox[2]) / 2, lat: (bbox[1] + bbox[3]) / 2, bbox, population: 0, importance: 1,
+      lon, lat, bbox, population: 0, importance: 1,
       ref: `continent:${code}`, wikidata: null, designation: 'continent', regionCode: null, parts,
     });
   }
@@ -180,9 +181,10 @@ function collectFeatures(): FeatureIn[] {
     const bbox: BBox = parts.length ? bboxOf(parts) : [0, 0, 0, 0];
     if (!parts.length) continue; // no geometry: neither reverse nor by-id could answer it
     countryIndex.set(cc, features.length);
+    const [lon, lat] = representativePoint(parts);
     features.push({
       type: 'country', name, names, alternates, countryCode: cc, countryId: null, regionId: null,
-      lon: (bbox[0] + bbox[2]) / 2, lat: (bbox[1] + bbox[3]) / 2, bbox, population: 0, importance: 1,
+      lon, lat, bbox, population: 0, importance: 1,
       ref: `iso3166-1:${cc}`, wikidata: null, designation: 'country', regionCode: null, parts,
     });
   }

@@ -108,3 +108,24 @@ export function haversine(lon1: number, lat1: number, lon2: number, lat2: number
   const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLon / 2) ** 2;
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
 }
+
+/** A representative point: the area centroid of the largest part's outer ring (its bbox center if degenerate). */
+export function representativePoint(parts: PolygonCoords[]): [number, number] {
+  let best: { area: number; x: number; y: number } | undefined;
+  for (const p of parts) {
+    const ring = p[0];
+    let a = 0, cx = 0, cy = 0;
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const f = ring[j][0] * ring[i][1] - ring[i][0] * ring[j][1];
+      a += f;
+      cx += (ring[j][0] + ring[i][0]) * f;
+      cy += (ring[j][1] + ring[i][1]) * f;
+    }
+    if (a === 0) continue;
+    const area = Math.abs(a / 2);
+    if (!best || area > best.area) best = { area, x: cx / (3 * a), y: cy / (3 * a) };
+  }
+  if (best) return [best.x, best.y];
+  const [w, s, e, n] = bboxOf(parts);
+  return [(w + e) / 2, (s + n) / 2];
+}
