@@ -69,7 +69,9 @@ const SIZES = ['0x0', '1x1', '2049x1', '1x2049', '2048x2048', '99999x99999', '1x
 const AREAS = ['0,0,0', '180,90,22', '181,0,1', '0,91,1', '-180,-90,0', '0,0,-1', '0,0,99', '0,0,NaN', '5,45,11,48', '11,48,5,45', '0,0,0,0', '1,2,3', 'auto', 'AUTO', '1e308,0,1', ',,', '-200,-100,200,100'];
 const RANGES = ['0-255', '255-0', '256-511', '65280-65535', '65536-65791', '0-99999', '-1-254', '0-256', '1-256', 'a-b', '0--255', '00000-00255', '0-255-511'];
 const FLAGS = ['true', 'false', '1', '0', 'yes', 'TRUE', '%00', '', 'null', 'undefined'];
-const MISC = ['sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath'];
+// Geocoding: more than 50 batch items, empty items, positions out of range, malformed ids and lists.
+const GEOCODING = [`${'a;'.repeat(60)}a`, ';;', '-999,999', '181,0', 'country.', 'place.99999999999999999999', 'en,en', ',,,,', '1,2,3', 'nan,nan'];
+const MISC = [...GEOCODING, 'sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath'];
 
 export type Pick = <T>(list: readonly T[]) => T;
 

@@ -66,6 +66,16 @@ async function sampleIds(port: number): Promise<Record<string, string[]>> {
     dataId: [DATASET_ID],
     tmsId: ['WebMercatorQuad'],
     TILEMATRIXSET: ['WebMercatorQuad', 'GoogleMapsCompatible'],
+    // Geocoding: names, positions, ids of the gazetteer, batches
+    query: ['Paris', 'M%C3%BCnchen', 'Amsterdm', 'cafe%20Z%C3%BCrich', 'restaurant'],
+    longitude: ['2.35', '-74.0', '180', '0'],
+    latitude: ['48.86', '40.7', '-90', '0'],
+    id: ['country.1', 'place.1', 'region.9999999'],
+    queries: ['Paris;2.35,48.86', 'Berlin;country.1;Rome'],
+    language: ['en', 'de,fr', ''],
+    types: ['place', 'country,region', 'poi'],
+    bbox: ['-10,35,30,60'],
+    proximity: ['ip', '2.35,48.86'],
   };
 }
 

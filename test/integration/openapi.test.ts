@@ -34,6 +34,10 @@ const EXPECTED_PATHS = [
   '/images/{imageId}/{z}/{x}/{y}',
   '/images/{imageId}/{z}/{x}/{y}.{ext}',
   '/images/{imageId}/WMTSCapabilities.xml',
+  '/geocoding/{longitude},{latitude}.json',
+  '/geocoding/{queries}.json',
+  '/geocoding/{id}.json',
+  '/geocoding/{query}.json',
   '/weather/latest.json',
   '/sprites/{spriteId}/sprite.{format}',
   '/sprites/{spriteId}/sprite@2x.{format}',
@@ -85,6 +89,11 @@ function samplePath(template: string): string {
     tileMatrix: '0',
     tileRow: '0',
     tileCol: '0',
+    longitude: '2.35',
+    latitude: '48.86',
+    queries: 'Paris;2.35,48.86',
+    id: 'country.1',
+    query: 'Paris',
   };
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`no sample value for {${name}} in ${template}`);

@@ -159,7 +159,14 @@ const coordinate = (name: 'longitude' | 'latitude', max: number) =>
 
 export const forwardParams = z.object({ query: queryText('query', `place name, or a POI category alone or with a name; at most ${MAX_QUERY_LENGTH} characters`), ...forwardQuery });
 export const reverseParams = z.object({ longitude: coordinate('longitude', 180), latitude: coordinate('latitude', 90), ...common });
-export const byIdParams = z.object({ id: z.string().describe('feature id `type.N` as returned by forward or reverse geocoding'), language, worldview });
+export const byIdParams = z.object({
+  id: z
+    .string()
+    .regex(/^[a-z_]+\.[0-9]{1,15}$/, { error: 'Invalid id: expected type.N with N at most 15 digits' })
+    .describe('feature id `type.N` as returned by forward or reverse geocoding'),
+  language,
+  worldview,
+});
 export const batchParams = z.object({ queries: z.string().describe(`up to ${MAX_BATCH} queries (forward, reverse or id) separated by a verbatim \`;\``), ...forwardQuery });
 
 type Common = { language?: string[]; types?: string[]; excludeTypes?: boolean; limit?: number };
