@@ -113,8 +113,10 @@ export class Gazetteer {
     for (let i = 0; i + 3 <= norm.length; i++) grams.push(norm.slice(i, i + 3));
     // One query per pair, so a selective pair is not crowded out by important names holding a common one.
     const out: NameHit[] = [];
-    const each = Math.max(20, Math.ceil(limit / Math.ceil(grams.length / 2)));
+    const each = Math.max(50, Math.ceil(limit / Math.ceil(grams.length / 2)));
     for (let i = 0; i < grams.length; i += 2) out.push(...(this.stmts.tri.all(grams.slice(i, i + 2).map(ftsPhrase).join(' '), each) as NameHit[]));
+    // Short words: a transposition can break every pair ("madird"); the most important names holding each trigram.
+    if (norm.length <= 8) for (const g of grams) out.push(...(this.stmts.tri.all(ftsPhrase(g), 30) as NameHit[]));
     return out;
   }
 

@@ -238,13 +238,22 @@ export class GeocodingService {
       const prefix = opts.autocomplete && whole && commaParts.length === 1;
       const fuzzy = opts.fuzzyMatch && whole;
       const hits = gaz.nameCandidates(split.name.split(' '), prefix, whole ? 400 : 150);
-      if (fuzzy && !hits.some((h) => h.norm === split.name)) hits.push(...gaz.trigramCandidates(split.name, 100));
+      if (fuzzy && !hits.some((h) => h.norm === split.name)) {
+        // The trigram index holds each spelling once: every feature of the close spellings is fetched by name.
+        const close = new Set<string>();
+        for (const h of gaz.trigramCandidates(split.name, 100))
+          if (close.size < 12 && !close.has(h.norm) && textScore(h.norm, split.name, { prefix: false, fuzzy: true }) > 0) close.add(h.norm);
+        for (const norm of close) hits.push(...gaz.nameCandidates(norm.split(' '), false, 40).filter((h) => h.norm === norm));
+      }
       for (const hit of hits) {
         const ts = textScore(hit.norm, split.name, { prefix, fuzzy });
         if (ts <= 0 || (!whole && ts < 1)) continue;
         const row = gaz.row(hit.featureId);
         if (!row || !allowed(row)) continue;
-        let text = ts;
+        // An alternate name (another language's, a historic one) counts a little less than the name itself.
+        const lang = opts.language[0];
+        const main = hit.name === row.name || (lang !== undefined && hit.name === row.names[lang]) || hit.name === row.names.en;
+        let text = main ? ts : ts * 0.95;
         if (split.context.length) {
           if (!this.contextMatches(row, split.context)) continue;
           text *= 0.98;
