@@ -147,8 +147,16 @@ export class Gazetteer {
     return out;
   }
 
-  /** Places within `maxMeters` of the point, nearest first. */
+  /** Places within `maxMeters` of the point, nearest first (searched in growing boxes: dense areas stay cheap). */
   nearestPlaces(lon: number, lat: number, maxMeters: number, limit: number): Array<{ row: GazetteerRow; meters: number }> {
+    for (const radius of [maxMeters / 16, maxMeters / 4]) {
+      const found = this.placesWithin(lon, lat, radius, limit);
+      if (found.length >= limit) return found;
+    }
+    return this.placesWithin(lon, lat, maxMeters, limit);
+  }
+
+  private placesWithin(lon: number, lat: number, maxMeters: number, limit: number): Array<{ row: GazetteerRow; meters: number }> {
     const dLat = maxMeters / 111320;
     const dLon = Math.min(180, dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180)));
     const ids = this.stmts.placesIn.all(lon + dLon, lon - dLon, lat + dLat, lat - dLat) as Array<{ id: number }>;

@@ -237,7 +237,7 @@ export class GeocodingService {
       const whole = i === 0;
       const prefix = opts.autocomplete && whole && commaParts.length === 1;
       const fuzzy = opts.fuzzyMatch && whole;
-      const hits = gaz.nameCandidates(split.name.split(' '), prefix, whole ? 400 : 150);
+      const hits = gaz.nameCandidates(split.name.split(' '), prefix, whole ? 250 : 120);
       if (fuzzy && !hits.some((h) => h.norm === split.name)) {
         // The trigram index holds each spelling once: every feature of the close spellings is fetched by name.
         const close = new Set<string>();
