@@ -1,3 +1,5 @@
+import { DEFAULT_INDEX_DIR } from '../../src/config/load';
+import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { endpoints, generate, type Generated } from '../helpers/fuzz-requests';
 import { openFds, rssBytes } from '../helpers/proc';
@@ -39,8 +41,10 @@ const RSS_SLACK = 256 * 1024 * 1024;
 
 let srv: ChildServer;
 beforeAll(async () => {
+  // The geocoding endpoints answer from the gazetteer built at install (built here when absent: up to ~2 min).
+  buildGazetteerIndex(DEFAULT_INDEX_DIR);
   srv = await startChildServer(SAMPLE_DIR);
-});
+}, 240_000);
 afterAll(() => srv.stop());
 
 /** The sample's valid values, by parameter name: the collections it serves, and its sprite, font and dataset. */
