@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join } from 'node:path';
 import { bboxOf, contains, encodePolygon, polygonParts, representativePoint, type BBox, type PolygonCoords } from './polygons';
 import { normalize } from './text';
+import type { GazetteerRow } from './types';
 
 export const GAZETTEER_FILE = 'gazetteer.sqlite';
 /** Bumped when the schema or the build rules change (part of the source version). */
@@ -50,24 +51,10 @@ export interface BuildResult {
   seconds: number;
 }
 
-interface FeatureIn {
-  type: 'continent' | 'country' | 'region' | 'place';
-  name: string;
-  names: Record<string, string>;
+/** A feature while building: a row without its id (`countryId`/`regionId` are positions in the list), plus polygons. */
+interface FeatureIn extends Omit<GazetteerRow, 'id'> {
   /** Searchable names besides `name` and `names` (alternate names, codes). */
   alternates: string[];
-  countryCode: string;
-  countryId: number | null;
-  regionId: number | null;
-  lon: number;
-  lat: number;
-  bbox: BBox;
-  population: number;
-  importance: number;
-  ref: string;
-  wikidata: string | null;
-  designation: string;
-  regionCode: string | null;
   parts: PolygonCoords[];
 }
 
