@@ -101,7 +101,7 @@ export function buildGazetteerIndex(dir: string, log: (m: string) => void = () =
   const tmp = `${file}.tmp-${process.pid}`;
   rmSync(tmp, { force: true });
   try {
-    const rows = writeGazetteer(tmp, version);
+    const rows = writeGazetteer(tmp, version, log);
     renameSync(tmp, file);
     const result = { file, built: true, rows, mb: statSync(file).size / 1e6, seconds: (Date.now() - started) / 1000 };
     log(`gazetteer: built ${rows} features, ${result.mb.toFixed(1)} MB in ${result.seconds.toFixed(1)} s: ${file}`);
@@ -266,8 +266,10 @@ function collectFeatures(): FeatureIn[] {
   return features;
 }
 
-function writeGazetteer(file: string, version: string): number {
+function writeGazetteer(file: string, version: string, log: (m: string) => void): number {
+  const t0 = Date.now();
   const features = collectFeatures();
+  log(`gazetteer: ${features.length} features read, places located in their regions, in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const db = new Database(file);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
