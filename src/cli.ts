@@ -122,6 +122,7 @@ program
 // here, one line each; a builder skips work when its file is current.
 const INDEX_BUILDERS: { name: string; build: (dir: string, opts: { log: (m: string) => void; force?: boolean }) => Promise<unknown> }[] = [
   { name: 'coordinates', build: async (dir, opts) => (await import('./services/coordinates/registry-index.js')).buildCoordinatesIndex(dir, opts) },
+  { name: 'gazetteer', build: async (dir, opts) => (await import('./services/geocoding/gazetteer-index.js')).buildGazetteerIndex(dir, opts.log, opts.force) },
 ];
 
 program

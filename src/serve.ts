@@ -11,6 +11,7 @@ import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
 import { ElevationService } from './services/elevation';
 import { CoordinatesService } from './services/coordinates';
+import { GeocodingService } from './services/geocoding/service';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -41,6 +42,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     scheduler?.start();
   } catch (err) {
     await server.close();
+    geocoding.close();
     throw err;
   }
   return {
@@ -50,6 +52,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
       await coordinates?.close();
+      geocoding.close();
       return finished;
     },
   };

@@ -212,7 +212,7 @@ export const configSchema = z
     /** Data directory holding the stores; relative paths are resolved against the config file's folder. */
     data: z.string().min(1).default('mirror'),
     /**
-     * Derived indexes built at install by `npm run indexes` (the EPSG registry, …). Relative paths are resolved
+     * Derived indexes built at install by `npm run indexes` (the EPSG registry, the gazetteer). Relative paths are resolved
      * against the config file's folder; absent: `dist/indexes` of the installed package.
      */
     indexDir: z.string().min(1).optional(),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { CoordinatesService } from '../services/coordinates';
+import type { GeocodingService } from '../services/geocoding/service';
 import type { JobStatusSource } from '../store/job-state';
 import type { ElevationService } from '../services/elevation';
 import { badRequest, type Reply } from './reply';
@@ -29,10 +30,12 @@ export interface RequestContext {
   elevation?: ElevationService;
   /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
   coordinates?: CoordinatesService;
+  /** Forward, reverse and by-id geocoding (absent: the geocoding endpoints answer 503). */
+  geocoding?: GeocodingService;
 }
 
 /** The services handlers reach through their context, wired by `serve` (each optional). */
-export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates'>;
+export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
+import type { GeocodingService } from '../services/geocoding/service';
 import type { JobStatusSource } from '../store/job-state';
 import { listen, type RunningServer } from './app';
 import { limitConnections } from './connection-limit';

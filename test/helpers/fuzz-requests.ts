@@ -74,7 +74,9 @@ const LOCATIONS = [
   '8.2,46.8', '180,0', '-180,0', '179.9999,85', '0,85.0000001', '0,-85', '0,-90', '1e999,0', 'NaN,0', 'Infinity,-Infinity', '0x1,0', '8,46;',
   ';', ',', '8,46,1', '8;46', '-0,-0', '.5,.5', '1e-400,5', '%2C%3B', Array(51).fill('8,46').join(';'), Array(50).fill('-120,40').join(';'), '8.2,46.8;abc,1',
 ];
-const MISC = ['sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath',
+// Geocoding: more than 50 batch items, empty items, positions out of range, malformed ids and lists.
+const GEOCODING = [`${'a;'.repeat(60)}a`, ';;', '-999,999', '181,0', 'country.', 'place.99999999999999999999', 'en,en', ',,,,', '1,2,3', 'nan,nan'];
+const MISC = [...GEOCODING, 'sample', '{z}', '%3Cscript%3E', "'", '%22', ';', ',', '|', 'enc:_p~iF~ps|U', 'icon:http://127.0.0.1:1/y.png', 'fill:red|0,0', 'stroke:%23zzz|width:1e9|0,0|1,1', 'encodedpath',
   // Coordinates: queries with filters, coordinate pairs (non-finite, too many), codes and operation lists
   'kind:CRS-PROJCRS%20wgs', 'kind:NOPE', 'code:abc', 'deprecated:2', 'trans:15965', 'EPSG:4326', 'NaN,1', '1e999,0', '17,50,1,2', '17,50;',
   Array.from({ length: 51 }, () => '1,2').join(';'), '999999', '15965|1676', '5514|', '9807'];

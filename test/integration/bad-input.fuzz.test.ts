@@ -1,3 +1,5 @@
+import { DEFAULT_INDEX_DIR } from '../../src/config/load';
+import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { endpoints, generate, type Generated } from '../helpers/fuzz-requests';
 import { openFds, rssBytes } from '../helpers/proc';
@@ -39,8 +41,10 @@ const RSS_SLACK = 256 * 1024 * 1024;
 
 let srv: ChildServer;
 beforeAll(async () => {
+  // The geocoding endpoints answer from the gazetteer built at install (built here when absent: up to ~2 min).
+  buildGazetteerIndex(DEFAULT_INDEX_DIR);
   srv = await startChildServer(SAMPLE_DIR);
-});
+}, 240_000);
 afterAll(() => srv.stop());
 
 /** The sample's valid values, by parameter name: the collections it serves, and its sprite, font and dataset. */
@@ -66,6 +70,16 @@ async function sampleIds(port: number): Promise<Record<string, string[]>> {
     dataId: [DATASET_ID],
     tmsId: ['WebMercatorQuad'],
     TILEMATRIXSET: ['WebMercatorQuad', 'GoogleMapsCompatible'],
+    // Geocoding: names, positions, ids of the gazetteer, batches
+    query: ['Paris', 'M%C3%BCnchen', 'Amsterdm', 'cafe%20Z%C3%BCrich', 'restaurant'],
+    longitude: ['2.35', '-74.0', '180', '0'],
+    latitude: ['48.86', '40.7', '-90', '0'],
+    id: ['country.1', 'place.1', 'region.9999999'],
+    queries: ['Paris;2.35,48.86', 'Berlin;country.1;Rome'],
+    language: ['en', 'de,fr', ''],
+    types: ['place', 'country,region', 'poi'],
+    bbox: ['-10,35,30,60'],
+    proximity: ['ip', '2.35,48.86'],
   };
 }
 

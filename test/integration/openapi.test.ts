@@ -1,5 +1,7 @@
+import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { matchRoute } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
+import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { startServer, type TestServer } from '../helpers/server';
 
 // /openapi.json covers the route table exactly: the documented paths are the list below (written by hand from the
@@ -35,6 +37,10 @@ const EXPECTED_PATHS = [
   '/images/{imageId}/{z}/{x}/{y}.{ext}',
   '/images/{imageId}/WMTSCapabilities.xml',
   '/elevation/{locations}.json',
+  '/geocoding/{longitude},{latitude}.json',
+  '/geocoding/{queries}.json',
+  '/geocoding/{id}.json',
+  '/geocoding/{query}.json',
   '/weather/latest.json',
   '/coordinates/search/{query}.json',
   '/coordinates/transform/{coordinates}.json',
@@ -89,7 +95,11 @@ function samplePath(template: string): string {
     tileMatrix: '0',
     tileRow: '0',
     tileCol: '0',
-    query: 'wgs%2084',
+    longitude: '2.35',
+    latitude: '48.86',
+    queries: 'Paris;2.35,48.86',
+    id: 'country.1',
+    query: 'Paris', // a place name and a registry search ("NTF (Paris)") alike
     coordinates: '17,50',
   };
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -101,12 +111,14 @@ function samplePath(template: string): string {
 let srv: TestServer;
 let doc: { paths: Record<string, unknown>; servers: { url: string }[] };
 beforeAll(async () => {
+  // The geocoding paths answer from the gazetteer built at install (built here when absent: up to ~2 min).
+  buildGazetteerIndex(DEFAULT_INDEX_DIR);
   srv = await startServer({ config: { admin: { keys: ['admin-key'] } } });
   const r = await fetch(`${srv.url}/openapi.json`);
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toBe('application/vnd.oai.openapi+json;version=3.1');
   doc = (await r.json()) as typeof doc;
-});
+}, 240_000);
 afterAll(() => srv.close());
 
 test('/openapi.json is public, its server is this one', () => {

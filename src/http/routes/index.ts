@@ -22,6 +22,7 @@ import {
 } from './tileset-documents';
 import { elevation, elevationParams } from './elevation';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
+import { batchParams, byIdParams, forwardParams, geocodingBatch, geocodingById, geocodingForward, geocodingReverse, reverseParams } from './geocoding';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';
 import {
@@ -65,6 +66,7 @@ const ANY_TILE = [...RASTER, 'application/x-protobuf', 'application/octet-stream
 const SPRITE = ['image/png', 'application/json'];
 const FOUND = [404];
 const TILE = [204, 404];
+const GEOCODING = [503];
 const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
 
 export const routes: Route[] = [
@@ -94,6 +96,11 @@ export const routes: Route[] = [
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
   // Elevation (503 when no terrain is mirrored)
   route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
+  // Geocoding: four overlapping shapes, told apart in this order: a position, a `;` batch, a `type.N` id, a name
+  route('/geocoding/:longitude(-?[0-9.]+),:latitude(-?[0-9.]+).json', reverseParams, geocodingReverse, doc('Geocoding', 'Reverse geocoding: what is at a position', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:queries([^/]*;[^/]*).json', batchParams, geocodingBatch, doc('Geocoding', 'Batch geocoding: up to 50 forward, reverse or id queries separated by `;`', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:id([a-z_]+\\.[0-9]+).json', byIdParams, geocodingById, doc('Geocoding', 'A feature by id, with its full geometry', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:query.json', forwardParams, geocodingForward, doc('Geocoding', 'Forward geocoding: places by name', JSON_TYPE, GEOCODING)),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
   // Coordinates (503 when the registry index is not built)

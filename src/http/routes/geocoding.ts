@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import { PLACE_TYPES, type FeatureCollection, type PlaceType } from '../../services/geocoding/features';
+import { isLanguageCode } from '../../services/geocoding/languages';
+import {
+  classifyQuery,
+  GeocodingUnavailable,
+  languagesFromHeader,
+  MAX_BATCH,
+  MAX_LANGUAGES,
+  MAX_QUERY_LENGTH,
+  type ForwardOptions,
+  type GeocodingService,
+} from '../../services/geocoding/service';
+import { badRequest, HttpError, jsonReply, type Reply } from '../reply';
+import type { RequestContext } from '../route-table';
+
+// Geocoding: forward, reverse, by id, batch (the four overlapping path shapes are told apart by the route table's
+// patterns, in this order: `{lon},{lat}`, a `;` list, `{type}.{n}`, anything else). Parameters are validated by
+// the schemas below (a 400 naming the parameter); the service answers from the gazetteer (503 until it is built).
+
+/** A comma list of the raw text; `undefined` when the parameter is absent. */
+function commaList(name: string, description: string, check: (item: string) => string | undefined, opts: { max?: number; meta?: Record<string, unknown> } = {}) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const items = v === '' ? [] : v.split(',').map((s) => s.trim());
+      const fail = (message: string): undefined => {
+        ctx.addIssue({ code: 'custom', message: `Invalid ${name}: ${message}`, input: v });
+        return undefined;
+      };
+      if (opts.max !== undefined && items.length > opts.max) return fail(`at most ${opts.max} values`);
+      if (new Set(items).size !== items.length) return fail('values must be unique');
+      for (const item of items) {
+        const problem = check(item);
+        if (problem) return fail(problem);
+      }
+      return items;
+    })
+    .meta({ type: 'string', description, ...opts.meta });
+}
+
+const numberText = /^-?\d+(\.\d+)?$/;
+
+function numbersOf(v: string, count: number): number[] | undefined {
+  const parts = v.split(',');
+  if (parts.length !== count || !parts.every((p) => numberText.test(p.trim()))) return undefined;
+  return parts.map(Number);
+}
+
+const inRange = (lon: number, lat: number): boolean => lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90;
+
+const language = commaList('language', `ISO 639-1 codes, at most ${MAX_LANGUAGES}, unique; the first prioritises; absent: the Accept-Language header; empty: no preference`, (l) =>
+  isLanguageCode(l) ? undefined : `${JSON.stringify(l)} is not an ISO 639-1 code`, { max: MAX_LANGUAGES });
+
+const types = commaList('types', `place types: ${PLACE_TYPES.join(', ')}`, (t) => ((PLACE_TYPES as readonly string[]).includes(t) ? undefined : `unknown type ${JSON.stringify(t)}`));
+
+const limit = (max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (!/^\d{1,3}$/.test(v) || n < 1 || n > max) {
+        ctx.addIssue({ code: 'custom', message: `Invalid limit: expected an integer 1 to ${max}`, input: v });
+        return undefined;
+      }
+      return n;
+    })
+    .meta({ type: 'integer', minimum: 1, maximum: max, description: 'number of results: 1 to 10; default 5 forward, 1 reverse' });
+
+const flag = (name: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      if (v === 'true' || v === '1') return true;
+      if (v === 'false' || v === '0') return false;
+      ctx.addIssue({ code: 'custom', message: `Invalid ${name}: expected true or false`, input: v });
+      return undefined;
+    })
+    .meta({ type: 'boolean', description });
+
+const worldview = z
+  .enum(['default', 'auto', 'ae', 'ch', 'jp', 'kr', 'us'], { error: 'Invalid worldview: expected default, auto, ae, ch, jp, kr or us' })
+  .optional()
+  .describe('accepted; the gazetteer has one view (Natural Earth de facto boundaries), so every value answers alike');
+
+const bbox = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const n = numbersOf(v, 4);
+    if (!n || !inRange(n[0], n[1]) || !inRange(n[2], n[3]) || n[0] > n[2] || n[1] > n[3]) {
+      ctx.addIssue({ code: 'custom', message: 'Invalid bbox: expected west,south,east,north in degrees (west <= east, south <= north)', input: v });
+      return undefined;
+    }
+    return n as [number, number, number, number];
+  })
+  .meta({ type: 'string', description: 'west,south,east,north: only features inside' });
+
+const proximity = z
+  .string()
+  .optional()
+  .transform((v, ctx): [number, number] | 'ip' | undefined => {
+    if (v === undefined) return undefined;
+    if (v === 'ip') return 'ip';
+    const n = numbersOf(v, 2);
+    if (!n || !inRange(n[0], n[1])) {
+      ctx.addIssue({ code: 'custom', message: 'Invalid proximity: expected lon,lat in degrees or ip', input: v });
+      return undefined;
+    }
+    return [n[0], n[1]];
+  })
+  .meta({ type: 'string', description: 'lon,lat (or ip): results near it rank higher' });
+
+const country = commaList('country', 'ISO 3166-1 alpha-2 codes: only features in these countries', (c) => (/^[A-Za-z]{2}$/.test(c) ? undefined : `${JSON.stringify(c)} is not an ISO 3166-1 alpha-2 code`));
+
+const common = {
+  language,
+  types,
+  excludeTypes: flag('excludeTypes', 'true: every type except those of `types`'),
+  limit: limit(10),
+  worldview,
+};
+
+const forwardQuery = {
+  ...common,
+  bbox,
+  proximity,
+  country,
+  fuzzyMatch: flag('fuzzyMatch', 'false disables typo tolerance (default true)'),
+  autocomplete: flag('autocomplete', 'false disables prefix matching of the last word (default true)'),
+};
+
+const queryText = (name: string, description: string) =>
+  z
+    .string()
+    .refine((q) => q.trim().length > 0, { error: `Invalid ${name}: empty` })
+    .refine((q) => q.length <= MAX_QUERY_LENGTH, { error: `Invalid ${name}: longer than ${MAX_QUERY_LENGTH} characters` })
+    .describe(description);
+
+const coordinate = (name: 'longitude' | 'latitude', max: number) =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      const n = Number(v);
+      if (!numberText.test(v) || n < -max || n > max) {
+        ctx.addIssue({ code: 'custom', message: `Invalid ${name}: expected a number from -${max} to ${max}`, input: v });
+        return 0;
+      }
+      return n;
+    })
+    .meta({ type: 'number', minimum: -max, maximum: max, description: `${name} in degrees (WGS 84)` });
+
+export const forwardParams = z.object({ query: queryText('query', `place name, or a POI category alone or with a name; at most ${MAX_QUERY_LENGTH} characters`), ...forwardQuery });
+export const reverseParams = z.object({ longitude: coordinate('longitude', 180), latitude: coordinate('latitude', 90), ...common });
+export const byIdParams = z.object({
+  id: z
+    .string()
+    .regex(/^[a-z_]+\.[0-9]{1,15}$/, { error: 'Invalid id: expected type.N with N at most 15 digits' })
+    .describe('feature id `type.N` as returned by forward or reverse geocoding'),
+  language,
+  worldview,
+});
+export const batchParams = z.object({ queries: z.string().describe(`up to ${MAX_BATCH} queries (forward, reverse or id) separated by a verbatim \`;\``), ...forwardQuery });
+
+type Common = { language?: string[]; types?: string[]; excludeTypes?: boolean; limit?: number };
+
+function service(ctx: RequestContext): GeocodingService {
+  if (!ctx.geocoding) throw new HttpError(503, 'Geocoding is not available on this server');
+  return ctx.geocoding;
+}
+
+/** Absent `language`: the Accept-Language header; present but empty: none. */
+function languages(ctx: RequestContext, p: { language?: string[] }): string[] {
+  return p.language ?? languagesFromHeader(typeof ctx.headers['accept-language'] === 'string' ? ctx.headers['accept-language'] : undefined);
+}
+
+function forwardOptions(ctx: RequestContext, p: z.output<typeof batchParams> | z.output<typeof forwardParams>): ForwardOptions {
+  return {
+    language: languages(ctx, p),
+    country: p.country,
+    bbox: p.bbox,
+    proximity: p.proximity,
+    // The requester's address is not part of the request context yet: `ip` is accepted and ignored until it is.
+    clientIp: undefined,
+    types: p.types as PlaceType[] | undefined,
+    excludeTypes: p.excludeTypes,
+    limit: p.limit ?? 5,
+    fuzzyMatch: p.fuzzyMatch ?? true,
+    autocomplete: p.autocomplete ?? true,
+  };
+}
+
+function checkReverseLimit(p: Common): void {
+  if ((p.limit ?? 1) > 1 && (p.types?.length !== 1 || p.excludeTypes)) throw badRequest('Invalid limit: above 1, reverse geocoding needs exactly one value in types');
+}
+
+/** Runs a service call, turning a missing index into a 503. */
+function answer<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof GeocodingUnavailable) throw new HttpError(503, err.message);
+    throw err;
+  }
+}
+
+/** `/geocoding/{query}.json` */
+export function geocodingForward(ctx: RequestContext, p: z.output<typeof forwardParams>): Reply {
+  const geo = service(ctx);
+  // A label id of the mirrored tiles (`tileset.N`) is answered by id.
+  if (classifyQuery(p.query, geo.isLabelId).kind === 'id') return jsonReply(answer(() => geo.byId(p.query.trim(), { language: languages(ctx, p) })));
+  return jsonReply(answer(() => geo.forward(p.query, forwardOptions(ctx, p))));
+}
+
+/** `/geocoding/{longitude},{latitude}.json` */
+export function geocodingReverse(ctx: RequestContext, p: z.output<typeof reverseParams>): Reply {
+  checkReverseLimit(p);
+  const geo = service(ctx);
+  return jsonReply(answer(() => geo.reverse(p.longitude, p.latitude, { language: languages(ctx, p), types: p.types as PlaceType[] | undefined, excludeTypes: p.excludeTypes, limit: p.limit })));
+}
+
+/** `/geocoding/{id}.json` */
+export function geocodingById(ctx: RequestContext, p: z.output<typeof byIdParams>): Reply {
+  const geo = service(ctx);
+  return jsonReply(answer(() => geo.byId(p.id, { language: languages(ctx, p) })));
+}
+
+/** `/geocoding/{q1;q2;...}.json`: each item split on the verbatim `;` of the raw path, then decoded. */
+export function geocodingBatch(ctx: RequestContext, p: z.output<typeof batchParams>): Reply {
+  const geo = service(ctx);
+  const raw = /^\/geocoding\/(.*)\.json$/.exec(ctx.path)?.[1] ?? '';
+  const items = raw.split(';').map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw badRequest('Invalid queries: bad percent-encoding');
+    }
+  });
+  if (items.length > MAX_BATCH) throw badRequest(`Invalid queries: at most ${MAX_BATCH} queries per batch, got ${items.length}`);
+  items.forEach((q, i) => {
+    if (!q.trim()) throw badRequest(`Invalid queries: query ${i + 1} is empty`);
+    if (q.length > MAX_QUERY_LENGTH) throw badRequest(`Invalid queries: query ${i + 1} is longer than ${MAX_QUERY_LENGTH} characters`);
+  });
+  const opts = forwardOptions(ctx, p);
+  const parsed = items.map((q, i) => {
+    const item = classifyQuery(q, geo.isLabelId);
+    if (item.kind === 'reverse') {
+      if (!(item.lon >= -180 && item.lon <= 180 && item.lat >= -90 && item.lat <= 90)) throw badRequest(`Invalid queries: query ${i + 1} is outside -180..180, -90..90`);
+      checkReverseLimit(p);
+    }
+    return item;
+  });
+  const results: FeatureCollection[] = answer(() =>
+    parsed.map((item) =>
+      item.kind === 'reverse'
+        ? geo.reverse(item.lon, item.lat, { language: opts.language, types: opts.types, excludeTypes: opts.excludeTypes, limit: p.limit })
+        : item.kind === 'id'
+          ? geo.byId(item.id, { language: opts.language })
+          : geo.forward(item.text, opts),
+    ),
+  );
+  return jsonReply(results);
+}
