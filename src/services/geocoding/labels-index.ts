@@ -67,6 +67,17 @@ export class LabelIndex {
     this.db.close();
   }
 
+  /** Statements by SQL text (the filters make a handful of shapes), prepared once. */
+  private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
+  private prepared(sql: string): Database.Statement<unknown[], Row> {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<unknown[], Row>(sql);
+      if (this.statements.size < 256) this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
   private hit(r: Row, score: number, matchedName?: string): LabelHit {
     const h: LabelHit = {
       id: `${this.tileset}.${r.id}`,
@@ -129,7 +140,7 @@ export class LabelIndex {
       if (!opts.categories?.length) return [];
       const args: unknown[] = [];
       const sql = `SELECT l.* FROM labels l WHERE 1${this.filters(opts, args)} ORDER BY l.name LIMIT ?`;
-      return this.db.prepare<unknown[], Row>(sql).all(...args, opts.limit).map((r) => this.hit(r, 1));
+      return this.prepared(sql).all(...args, opts.limit).map((r) => this.hit(r, 1));
     }
     const parts = query.map((w, i) => {
       const last = i === query.length - 1;
@@ -139,10 +150,10 @@ export class LabelIndex {
       return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
     });
     const args: unknown[] = [parts.join(' AND ')];
-    const sql = `SELECT l.* FROM fts JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${this.filters(opts, args)} ORDER BY fts.rank LIMIT ${CANDIDATES}`;
+    const sql = `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${this.filters(opts, args)} ORDER BY fts.rank LIMIT ${CANDIDATES}`;
     let rows: Row[];
     try {
-      rows = this.db.prepare<unknown[], Row>(sql).all(...args);
+      rows = this.prepared(sql).all(...args);
     } catch {
       return []; // An FTS5 syntax the words could not express (should not happen: every word is quoted).
     }
@@ -168,9 +179,8 @@ export class LabelIndex {
       const dLat = radius / M_PER_DEG;
       const dLon = dLat / cos;
       const args: unknown[] = [lon - dLon, lon + dLon, lat - dLat, lat + dLat];
-      const sql = `SELECT l.* FROM rtree r JOIN labels l ON l.id = r.id WHERE r.minx >= ? AND r.maxx <= ? AND r.miny >= ? AND r.maxy <= ?${this.filters({ types: opts.types }, args)}`;
-      const found = this.db
-        .prepare<unknown[], Row>(sql)
+      const sql = `SELECT l.* FROM rtree r CROSS JOIN labels l ON l.id = r.id WHERE r.minx >= ? AND r.maxx <= ? AND r.miny >= ? AND r.maxy <= ?${this.filters({ types: opts.types }, args)}`;
+      const found = this.prepared(sql)
         .all(...args)
         .map((r) => ({ ...this.hit(r, 1), meters: metersBetween(lon, lat, r.lon, r.lat) }))
         .filter((h) => h.meters <= radius);
