@@ -3,12 +3,15 @@ import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
 import type { GeocodingService } from '../services/geocoding/service';
 import type { JobStatusSource } from '../store/job-state';
+import { MirroredLabels } from '../services/geocoding/labels-source';
 import { listen, type RunningServer } from './app';
 import { limitConnections } from './connection-limit';
 import type { Services } from './route-table';
 
 export interface HttpServer extends RunningServer {
   catalog: Catalog;
+  /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelSource. */
+  labels: MirroredLabels;
 }
 
 export interface ServerOptions {
@@ -49,10 +52,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     throw err;
   }
   log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');
+  // After listening: the first reconciliation (and any build) runs in the background, never before readiness.
+  const labels = new MirroredLabels(catalog, { log }).start();
   return {
     ...running,
     catalog,
+    labels,
     close: async (graceMs?: number) => {
+      labels.close();
       const finished = await running.close(graceMs);
       if (!finished) log.warn({ graceMs }, 'shutdown: connections still busy after the grace period were cut');
       catalog.close();

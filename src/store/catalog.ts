@@ -72,6 +72,7 @@ export class Catalog {
   private pending?: NodeJS.Timeout;
   private lastScan = 0;
   private readonly tileCache?: ByteLru;
+  private readonly listeners = new Set<() => void>();
 
   constructor(readonly dataDir: string, private readonly options: CatalogOptions = {}) {
     const bytes = options.tileCacheBytes ?? 0;
@@ -97,6 +98,15 @@ export class Catalog {
     return this;
   }
 
+  /**
+   * Calls `listener` after every scan that opened, replaced or closed a store (not for scans that changed nothing).
+   * Returns the function that stops it. Listeners read the new state with list(); they must not throw.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   private scheduleScan(): void {
     if (this.pending) return;
     this.pending = setTimeout(() => {
@@ -113,6 +123,7 @@ export class Catalog {
   scan(): void {
     this.lastScan = Date.now();
     const seen = new Set<string>();
+    let changed = false;
     const unlisted = new Set<string>();
     const newlyUnreadable: [string, Error][] = [];
     for (const kind of KIND_DIRS) {
@@ -143,7 +154,7 @@ export class Catalog {
         seen.add(key);
         // A file that cannot be stat'ed now (other than gone) keeps its open version.
         if ('error' in found) continue;
-        this.open(kind, id, file, found.signature);
+        if (this.open(kind, id, file, found.signature)) changed = true;
       }
     }
     // One report per scan (out of descriptors, every folder fails at once).
@@ -153,20 +164,25 @@ export class Catalog {
       if (removed(key)) {
         this.stores.delete(key);
         store.close();
+        changed = true;
       }
     }
     for (const key of this.failed.keys()) {
       if (removed(key)) this.failed.delete(key);
     }
+    if (changed) for (const listener of this.listeners) listener();
   }
 
-  /** Opens a new or replaced store file; the previous version keeps serving until the new one is open. */
-  private open(kind: StoreKind, id: string, file: string, signature: string): void {
+  /**
+   * Opens a new or replaced store file; the previous version keeps serving until the new one is open.
+   * True when a new version is now served.
+   */
+  private open(kind: StoreKind, id: string, file: string, signature: string): boolean {
     const key = `${kind}/${id}`;
     const current = this.stores.get(key);
-    if (current?.signature === signature) return;
+    if (current?.signature === signature) return false;
     const failure = this.failed.get(key);
-    if (failure?.signature === signature && !failure.transient) return;
+    if (failure?.signature === signature && !failure.transient) return false;
     try {
       const store = isDocumentKind(kind)
         ? new DocumentStore(file, kind, id, signature)
@@ -177,12 +193,14 @@ export class Catalog {
       this.stores.set(key, store);
       this.failed.delete(key);
       current?.close();
+      return true;
     } catch (err) {
       // A store being written or a broken file: keep serving the previous version, if any.
       const message = (err as Error).message;
       if (failure?.signature !== signature || failure.message !== message) this.options.onError?.(file, err as Error);
       const code = errorCode(err);
       this.failed.set(key, { signature, message, transient: code !== undefined && TRANSIENT.has(code) });
+      return false;
     }
   }
 
@@ -231,5 +249,6 @@ export class Catalog {
     if (this.pending) clearTimeout(this.pending);
     for (const s of this.stores.values()) s.close();
     this.stores.clear();
+    this.listeners.clear();
   }
 }

@@ -1,0 +1,326 @@
+// Builds the label index of one vector tile set: one SQLite file (labels + FTS5 over normalised names + R*Tree
+// of positions + the vocabulary for typo candidates), written to a temporary file and renamed into place.
+// The work is cut into slices that yield to the event loop (setImmediate), so a server building in the
+// background keeps answering; the source store is read on its own read-only connection.
+//
+// Steps: (1) every tile of the deepest zoom → labels (points kept in the tile proper), road pieces and their
+// vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one road,
+// placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the name
+// of the nearest road vertex within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
+
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, statSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { isGzip } from '../../store/formats';
+import { extractLabels, type ExtractedLabel } from './labels-extract';
+import { words } from './labels-text';
+
+/** Two pieces of a street with the same name closer than this are one street. */
+export const MERGE_METERS = 150;
+/** A house number without its own street takes the nearest named road within this distance. */
+export const STREET_METERS = 100;
+/** Road vertices are densified to at most this spacing for the street lookup. */
+const DENSIFY_METERS = 25;
+/** Bump when the index's schema or rules change: indexes of another format are rebuilt. */
+export const LABEL_INDEX_FORMAT = '1';
+
+const M_PER_DEG = 111_320;
+
+export interface LabelIndexSource {
+  /** The tile set id (the store's file name without .mbtiles). */
+  id: string;
+  file: string;
+  /** The store's content version: kept in the index, which is rebuilt when it differs. */
+  version: string;
+  attribution: string;
+}
+
+export interface LabelIndexStats {
+  labels: number;
+  byType: Record<string, number>;
+  tiles: number;
+  zoom: number;
+  bytes: number;
+  ms: number;
+  /** House numbers given a street by proximity (the others had their own or none within reach). */
+  streetsDerived: number;
+}
+
+export interface BuildOptions {
+  /** Work at most this long before yielding to the event loop (ms). */
+  sliceMs?: number;
+  /** Stops the build (the temporary file is removed). */
+  signal?: AbortSignal;
+}
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE labels (id INTEGER PRIMARY KEY, type TEXT NOT NULL, place_type TEXT NOT NULL, name TEXT NOT NULL,
+  names TEXT NOT NULL, categories TEXT NOT NULL, housenumber TEXT, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL);
+CREATE VIRTUAL TABLE fts USING fts5(name, alt, content='', tokenize='unicode61 remove_diacritics 0', prefix='2 3 4');
+CREATE VIRTUAL TABLE rtree USING rtree(id, minx, maxx, miny, maxy);
+CREATE TABLE terms (term TEXT PRIMARY KEY, len INTEGER NOT NULL, first TEXT NOT NULL, last2 TEXT NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE piece (id INTEGER PRIMARY KEY, name TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
+  minx REAL, miny REAL, maxx REAL, maxy REAL, coords TEXT NOT NULL);
+CREATE INDEX temp.piece_name ON piece (name);
+CREATE VIRTUAL TABLE temp.vertex USING rtree(id, minx, maxx, miny, maxy, +name TEXT);
+`;
+
+/** `|a|b|` so a category is matched with LIKE '%|a|%'. */
+export function categoryColumn(categories: string[]): string {
+  return categories.length ? `|${categories.join('|')}|` : '';
+}
+
+function metersBetween(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const x = (lon2 - lon1) * Math.cos((((lat1 + lat2) / 2) * Math.PI) / 180);
+  return Math.hypot(x, lat2 - lat1) * M_PER_DEG;
+}
+
+/** The text of a label as indexed: the name, plus the house number for an address. */
+function indexedName(l: { name: string; housenumber?: string | null; street?: string | null }): string {
+  return l.housenumber ? `${l.housenumber} ${l.street ?? ''}` : l.name;
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/** Builds the index of `source` into `target` (atomically: a temporary file renamed onto it). */
+export async function buildLabelIndex(source: LabelIndexSource, target: string, opts: BuildOptions = {}): Promise<LabelIndexStats> {
+  const started = Date.now();
+  const sliceMs = opts.sliceMs ?? 20;
+  let sliceStart = Date.now();
+  const maybeYield = async () => {
+    if (Date.now() - sliceStart < sliceMs) return;
+    await tick();
+    if (opts.signal?.aborted) throw new Error('label index build aborted');
+    sliceStart = Date.now();
+  };
+  const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const src = new Database(source.file, { readonly: true, fileMustExist: true });
+  const db = new Database(tmp);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.exec(SCHEMA);
+    const zoom = (src.prepare('SELECT MAX(zoom_level) AS z FROM tiles').get() as { z: number | null }).z;
+    const insertLabel = db.prepare(
+      'INSERT INTO labels (type, place_type, name, names, categories, housenumber, street, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const insertPiece = db.prepare('INSERT INTO piece (name, names, categories, minx, miny, maxx, maxy, coords) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insertVertex = db.prepare('INSERT INTO vertex (minx, maxx, miny, maxy, name) VALUES (?, ?, ?, ?, ?)');
+    let tiles = 0;
+
+    const addRoadPiece = (l: ExtractedLabel, line: [number, number][]) => {
+      if (line.length === 0) return;
+      const xs = line.map((p) => p[0]);
+      const ys = line.map((p) => p[1]);
+      insertPiece.run(l.name, JSON.stringify(l.names), categoryColumn(l.categories), Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys), JSON.stringify(line));
+      for (let i = 0; i < line.length; i++) {
+        const [lon, lat] = line[i];
+        insertVertex.run(lon, lon, lat, lat, l.name);
+        const next = line[i + 1];
+        if (!next) continue;
+        const steps = Math.floor(metersBetween(lon, lat, next[0], next[1]) / DENSIFY_METERS);
+        for (let s = 1; s <= steps; s++) {
+          const t = s / (steps + 1);
+          const x = lon + (next[0] - lon) * t;
+          const y = lat + (next[1] - lat) * t;
+          insertVertex.run(x, x, y, y, l.name);
+        }
+      }
+    };
+
+    // (1) Tiles of the deepest zoom, a page at a time (keyset pagination: no statement stays open across a yield).
+    if (zoom !== null) {
+      const page = src.prepare<[number, number, number, number], { c: number; r: number; d: Buffer | null }>(
+        'SELECT tile_column AS c, tile_row AS r, tile_data AS d FROM tiles WHERE zoom_level = ? AND (tile_column > ? OR (tile_column = ? AND tile_row > ?)) ORDER BY tile_column, tile_row LIMIT 32',
+      );
+      let lastC = -1;
+      let lastR = -1;
+      for (;;) {
+        const rows = page.all(zoom, lastC, lastC, lastR);
+        if (rows.length === 0) break;
+        db.transaction(() => {
+          for (const row of rows) {
+            tiles++;
+            if (!row.d || row.d.length === 0) continue;
+            let labels: ExtractedLabel[];
+            try {
+              const bytes = isGzip(row.d) ? gunzipSync(row.d) : row.d;
+              labels = extractLabels(bytes, zoom, row.c, 2 ** zoom - 1 - row.r);
+            } catch {
+              continue; // A damaged tile adds no labels; the others still do.
+            }
+            for (const l of labels) {
+              if (l.lines) {
+                for (const line of l.lines) addRoadPiece(l, line);
+                continue;
+              }
+              insertLabel.run(l.type, l.placeType, l.name, JSON.stringify(l.names), categoryColumn(l.categories), l.housenumber ?? null, l.street ?? null, l.lon, l.lat);
+            }
+          }
+        })();
+        const last = rows[rows.length - 1];
+        lastC = last.c;
+        lastR = last.r;
+        await maybeYield();
+      }
+    }
+
+    // (2) One road per street name and neighbourhood.
+    const names = db.prepare<[], { name: string }>('SELECT DISTINCT name FROM piece ORDER BY name').all();
+    const piecesOf = db.prepare<[string], { names: string; categories: string; minx: number; miny: number; maxx: number; maxy: number; coords: string }>(
+      'SELECT names, categories, minx, miny, maxx, maxy, coords FROM piece WHERE name = ? ORDER BY minx, id',
+    );
+    for (let i = 0; i < names.length; i += 200) {
+      db.transaction(() => {
+        for (const { name } of names.slice(i, i + 200)) {
+          for (const road of mergePieces(piecesOf.all(name))) {
+            insertLabel.run('road', 'road', name, JSON.stringify(road.names), road.categories, null, null, road.lon, road.lat);
+          }
+        }
+      })();
+      await maybeYield();
+    }
+
+    // (3) Streets of house numbers, by proximity.
+    let streetsDerived = 0;
+    const orphans = db.prepare<[], { id: number; lon: number; lat: number }>("SELECT id, lon, lat FROM labels WHERE type = 'address' AND street IS NULL").all();
+    const near = db.prepare<[number, number, number, number], { minx: number; miny: number; name: string }>(
+      'SELECT minx, miny, name FROM vertex WHERE minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ?',
+    );
+    const setStreet = db.prepare('UPDATE labels SET street = ?, name = ? WHERE id = ?');
+    for (let i = 0; i < orphans.length; i += 500) {
+      db.transaction(() => {
+        for (const a of orphans.slice(i, i + 500)) {
+          const dLat = STREET_METERS / M_PER_DEG;
+          const dLon = dLat / Math.max(0.01, Math.cos((a.lat * Math.PI) / 180));
+          let best: { name: string; m: number } | undefined;
+          for (const v of near.all(a.lon - dLon, a.lon + dLon, a.lat - dLat, a.lat + dLat)) {
+            const m = metersBetween(a.lon, a.lat, v.minx, v.miny);
+            if (m <= STREET_METERS && (!best || m < best.m)) best = { name: v.name, m };
+          }
+          if (best) {
+            setStreet.run(best.name, best.name, a.id);
+            streetsDerived++;
+          }
+        }
+      })();
+      await maybeYield();
+    }
+    // Addresses with their own street show it as their name; the others (no street in reach) their number.
+    db.exec("UPDATE labels SET name = COALESCE(street, housenumber) WHERE type = 'address'");
+
+    // (4) Full text, positions, vocabulary.
+    const all = db.prepare<[number, number], { id: number; name: string; names: string; housenumber: string | null; street: string | null; lon: number; lat: number }>(
+      'SELECT id, name, names, housenumber, street, lon, lat FROM labels WHERE id > ? ORDER BY id LIMIT ?',
+    );
+    const insertFts = db.prepare('INSERT INTO fts (rowid, name, alt) VALUES (?, ?, ?)');
+    const insertBox = db.prepare('INSERT INTO rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
+    for (let last = 0; ; ) {
+      const rows = all.all(last, 2000);
+      if (rows.length === 0) break;
+      db.transaction(() => {
+        for (const r of rows) {
+          const main = words(indexedName(r)).join(' ');
+          const alt = [...new Set(Object.values(JSON.parse(r.names) as Record<string, string>).map((n) => words(n).join(' ')))].filter((n) => n !== main);
+          insertFts.run(r.id, main, alt.join(' ; '));
+          insertBox.run(r.id, r.lon, r.lon, r.lat, r.lat);
+        }
+      })();
+      last = rows[rows.length - 1].id;
+      await maybeYield();
+    }
+    db.exec(`
+      CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts', 'row');
+      INSERT INTO terms (term, len, first, last2) SELECT term, length(term), substr(term, 1, 1), substr(term, -2) FROM temp.vocab;
+      CREATE INDEX terms_first ON terms (first, len);
+      CREATE INDEX terms_last2 ON terms (last2, len);
+      CREATE INDEX labels_type ON labels (type);
+    `);
+    const byType = Object.fromEntries(
+      db.prepare<[], { type: string; n: number }>('SELECT type, COUNT(*) AS n FROM labels GROUP BY type ORDER BY type').all().map((r) => [r.type, r.n]),
+    );
+    const labels = Object.values(byType).reduce((a, b) => a + b, 0);
+    const meta: Record<string, string> = {
+      format: LABEL_INDEX_FORMAT,
+      tileset: source.id,
+      source_version: source.version,
+      attribution: source.attribution,
+      zoom: String(zoom ?? ''),
+      built_at: new Date().toISOString(),
+      labels: String(labels),
+    };
+    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    db.transaction(() => Object.entries(meta).forEach(([k, v]) => putMeta.run(k, v)))();
+    db.exec('DROP TABLE temp.piece; DROP TABLE temp.vertex;');
+    db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
+    db.close();
+    src.close();
+    renameSync(tmp, target);
+    return { labels, byType, tiles, zoom: zoom ?? -1, bytes: statSync(target).size, ms: Date.now() - started, streetsDerived };
+  } catch (err) {
+    if (db.open) db.close();
+    if (src.open) src.close();
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+interface Piece {
+  names: string;
+  categories: string;
+  minx: number;
+  miny: number;
+  maxx: number;
+  maxy: number;
+  coords: string;
+}
+
+/**
+ * Pieces of one street name → streets: pieces whose extents, grown by MERGE_METERS, touch are one street
+ * (transitively). Each street is placed at its vertex nearest the middle of its extent (a point on the road).
+ */
+export function mergePieces(pieces: Piece[]): { lon: number; lat: number; names: Record<string, string>; categories: string }[] {
+  const parent = pieces.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  for (let i = 0; i < pieces.length; i++) {
+    const a = pieces[i];
+    const dLat = MERGE_METERS / M_PER_DEG;
+    const dLon = dLat / Math.max(0.01, Math.cos((((a.miny + a.maxy) / 2) * Math.PI) / 180));
+    for (let j = i + 1; j < pieces.length; j++) {
+      const b = pieces[j];
+      if (b.minx > a.maxx + dLon) break; // sorted by minx: no later piece can touch
+      if (b.miny <= a.maxy + dLat && b.maxy >= a.miny - dLat) parent[find(j)] = find(i);
+    }
+  }
+  const groups = new Map<number, Piece[]>();
+  pieces.forEach((p, i) => {
+    const root = find(i);
+    groups.set(root, [...(groups.get(root) ?? []), p]);
+  });
+  return [...groups.values()].map((group) => {
+    const minx = Math.min(...group.map((p) => p.minx));
+    const maxx = Math.max(...group.map((p) => p.maxx));
+    const miny = Math.min(...group.map((p) => p.miny));
+    const maxy = Math.max(...group.map((p) => p.maxy));
+    const cx = (minx + maxx) / 2;
+    const cy = (miny + maxy) / 2;
+    let best: [number, number] = [cx, cy];
+    let bestD = Infinity;
+    const names: Record<string, string> = {};
+    const categories = new Set<string>();
+    for (const p of group) {
+      for (const v of JSON.parse(p.coords) as [number, number][]) {
+        const d = metersBetween(cx, cy, v[0], v[1]);
+        if (d < bestD) {
+          bestD = d;
+          best = v;
+        }
+      }
+      for (const [k, v] of Object.entries(JSON.parse(p.names) as Record<string, string>)) if (!(k in names)) names[k] = v;
+      for (const c of p.categories.split('|')) if (c) categories.add(c);
+    }
+    return { lon: best[0], lat: best[1], names, categories: categoryColumn([...categories]) };
+  });
+}

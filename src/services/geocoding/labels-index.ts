@@ -1,0 +1,192 @@
+// Reads one tile set's label index (built by labels-build.ts), read-only: full-text search with prefix and typo
+// candidates, nearest labels by position, a label by its number. Synchronous (better-sqlite3), prepared once.
+
+import Database from 'better-sqlite3';
+import type { LabelHit, LabelSearchOptions, LabelType } from './labels';
+import { categoryColumn } from './labels-build';
+import { textScore, typoBudget, editDistance, words } from './labels-text';
+
+interface Row {
+  id: number;
+  type: LabelType;
+  place_type: string;
+  name: string;
+  names: string;
+  categories: string;
+  housenumber: string | null;
+  street: string | null;
+  lon: number;
+  lat: number;
+}
+
+/** FTS5 candidates read per query before scoring. */
+const CANDIDATES = 400;
+/** Typo candidates per query word. */
+const MAX_VARIANTS = 12;
+
+const M_PER_DEG = 111_320;
+
+export function metersBetween(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const r = Math.PI / 180;
+  const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+const quote = (w: string) => `"${w.replace(/"/g, '""')}"`;
+
+export class LabelIndex {
+  private readonly db: Database.Database;
+  readonly tileset: string;
+  readonly sourceVersion: string;
+  readonly attribution: string;
+  readonly format: string;
+  private readonly byIdStmt: Database.Statement<[number], Row>;
+  private readonly exactTerm: Database.Statement<[string], { term: string }>;
+  private readonly termsByFirst: Database.Statement<[string, number, number], { term: string }>;
+  private readonly termsByLast: Database.Statement<[string, number, number], { term: string }>;
+
+  constructor(readonly file: string) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const meta = new Map(this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
+      this.tileset = meta.get('tileset') ?? '';
+      this.sourceVersion = meta.get('source_version') ?? '';
+      this.attribution = meta.get('attribution') ?? '';
+      this.format = meta.get('format') ?? '';
+      this.byIdStmt = this.db.prepare('SELECT * FROM labels WHERE id = ?');
+      this.exactTerm = this.db.prepare('SELECT term FROM terms WHERE term = ?');
+      this.termsByFirst = this.db.prepare('SELECT term FROM terms WHERE first = ? AND len BETWEEN ? AND ?');
+      this.termsByLast = this.db.prepare('SELECT term FROM terms WHERE last2 = ? AND len BETWEEN ? AND ?');
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Statements by SQL text (the filters make a handful of shapes), prepared once. */
+  private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
+  private prepared(sql: string): Database.Statement<unknown[], Row> {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<unknown[], Row>(sql);
+      if (this.statements.size < 256) this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private hit(r: Row, score: number, matchedName?: string): LabelHit {
+    const h: LabelHit = {
+      id: `${this.tileset}.${r.id}`,
+      tileset: this.tileset,
+      type: r.type,
+      placeType: r.place_type,
+      name: r.name,
+      names: JSON.parse(r.names) as Record<string, string>,
+      categories: r.categories.split('|').filter((c) => c),
+      lon: r.lon,
+      lat: r.lat,
+      score,
+    };
+    if (r.housenumber) h.housenumber = r.housenumber;
+    if (r.street) h.street = r.street;
+    if (matchedName) h.matchedName = matchedName;
+    return h;
+  }
+
+  byNumber(n: number): LabelHit | undefined {
+    const r = this.byIdStmt.get(n);
+    return r && this.hit(r, 1);
+  }
+
+  /** Vocabulary words within the typo budget of `w` (same first letter, or same last two letters). */
+  private variants(w: string): string[] {
+    const budget = typoBudget(w);
+    if (budget === 0) return [];
+    const n = [...w].length;
+    const seen = new Set<string>();
+    for (const r of [...this.termsByFirst.all([...w][0], n - budget, n + budget), ...this.termsByLast.all(w.slice(-2), n - budget, n + budget)]) {
+      if (r.term !== w && editDistance(w, r.term, budget) <= budget) seen.add(r.term);
+      if (seen.size >= MAX_VARIANTS) break;
+    }
+    return [...seen];
+  }
+
+  /** Filters in SQL shared by search and nearest (bbox, types, categories). */
+  private filters(opts: { bbox?: [number, number, number, number]; types?: LabelType[]; categories?: string[] }, args: unknown[]): string {
+    const where: string[] = [];
+    if (opts.types?.length) {
+      where.push(`l.type IN (${opts.types.map(() => '?').join(',')})`);
+      args.push(...opts.types);
+    }
+    if (opts.bbox) {
+      where.push('l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?');
+      args.push(opts.bbox[0], opts.bbox[2], opts.bbox[1], opts.bbox[3]);
+    }
+    if (opts.categories?.length) {
+      where.push(`(${opts.categories.map(() => 'l.categories LIKE ?').join(' OR ')})`);
+      args.push(...opts.categories.map((c) => `%${categoryColumn([c.toLowerCase()])}%`));
+    }
+    return where.length ? ` AND ${where.join(' AND ')}` : '';
+  }
+
+  search(text: string, opts: LabelSearchOptions): LabelHit[] {
+    const query = words(text);
+    if (query.length === 0) {
+      // Categories alone ("restaurant"): the POIs of those categories (in the bbox), by name.
+      if (!opts.categories?.length) return [];
+      const args: unknown[] = [];
+      const sql = `SELECT l.* FROM labels l WHERE 1${this.filters(opts, args)} ORDER BY l.name LIMIT ?`;
+      return this.prepared(sql).all(...args, opts.limit).map((r) => this.hit(r, 1));
+    }
+    const parts = query.map((w, i) => {
+      const last = i === query.length - 1;
+      const alts = [quote(w)];
+      if (opts.prefix && last) alts.push(`${quote(w)}*`);
+      if (opts.fuzzy && (!this.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
+      return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
+    });
+    const args: unknown[] = [parts.join(' AND ')];
+    const sql = `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${this.filters(opts, args)} ORDER BY fts.rank LIMIT ${CANDIDATES}`;
+    let rows: Row[];
+    try {
+      rows = this.prepared(sql).all(...args);
+    } catch {
+      return []; // An FTS5 syntax the words could not express (should not happen: every word is quoted).
+    }
+    const scored = rows.map((r) => {
+      const main = r.housenumber ? `${r.housenumber} ${r.street ?? ''}` : r.name;
+      let best = textScore(query, words(main), opts);
+      let matched: string | undefined;
+      for (const alt of new Set(Object.values(JSON.parse(r.names) as Record<string, string>))) {
+        const s = textScore(query, words(alt), opts);
+        if (s > best) {
+          best = s;
+          matched = alt === r.name ? undefined : alt;
+        }
+      }
+      return this.hit(r, best, matched);
+    });
+    return scored.filter((h) => h.score > 0).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)).slice(0, opts.limit);
+  }
+
+  nearest(lon: number, lat: number, opts: { types?: LabelType[]; limit: number; maxMeters: number }): Array<LabelHit & { meters: number }> {
+    const cos = Math.max(0.01, Math.cos((lat * Math.PI) / 180));
+    for (let radius = Math.min(50, opts.maxMeters); ; radius = Math.min(radius * 4, opts.maxMeters)) {
+      const dLat = radius / M_PER_DEG;
+      const dLon = dLat / cos;
+      const args: unknown[] = [lon - dLon, lon + dLon, lat - dLat, lat + dLat];
+      const sql = `SELECT l.* FROM rtree r CROSS JOIN labels l ON l.id = r.id WHERE r.minx >= ? AND r.maxx <= ? AND r.miny >= ? AND r.maxy <= ?${this.filters({ types: opts.types }, args)}`;
+      const found = this.prepared(sql)
+        .all(...args)
+        .map((r) => ({ ...this.hit(r, 1), meters: metersBetween(lon, lat, r.lon, r.lat) }))
+        .filter((h) => h.meters <= radius);
+      if (found.length >= opts.limit || radius >= opts.maxMeters) {
+        return found.sort((a, b) => a.meters - b.meters || a.id.localeCompare(b.id)).slice(0, opts.limit);
+      }
+    }
+  }
+}
