@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
+import { GeolocationService, type GeolocationHooks } from './services/geolocation/service';
 import { Scheduler } from './mirror/schedule';
 
 export interface Tilemirror extends HttpServer {
@@ -17,6 +18,11 @@ export interface Tilemirror extends HttpServer {
 export interface ServeOptions {
   /** Run the configured jobs on their schedules (default: when any job has one, except in a cluster worker). */
   schedule?: boolean;
+  /**
+   * What geolocation asks of other services: the ISO 3166-2 region at a position (the gazetteer) and the elevation
+   * (the elevation service). Absent: region from the IP database's own names, no `region_code`, no `elevation`.
+   */
+  geolocation?: GeolocationHooks;
 }
 
 /** Serves the data directory; starts the scheduler (after the server listens) when this process runs the schedules. */
@@ -25,7 +31,8 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   // workers only serve, and their status pages read the state the scheduler persists.
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
   const scheduler = runs ? new Scheduler({ config, log }) : undefined;
-  const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config) });
+  const geolocation = new GeolocationService(config.geolocation, opts.geolocation);
+  const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config), geolocation });
   try {
     scheduler?.start();
   } catch (err) {

@@ -4,13 +4,12 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
-import type { JobStatusSource } from '../store/job-state';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { admit } from './backpressure';
 import { Drain } from './drain';
 import { releaseOnClose } from './piped-streams';
 import { textReply } from './reply';
-import { matchRoute, type Route } from './route-table';
+import { matchRoute, type ContextServices, type Route } from './route-table';
 import { routes } from './routes';
 
 /** Longest request URI answered; the spec names 8192 bytes (414 above). */
@@ -68,8 +67,8 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
  * The request listener: size and method checks, then the precompiled fast dispatcher for the hot tile routes,
  * then Express for everything else. Every request is logged once, with the key redacted.
  */
-export function createListener(config: Config, catalog: Catalog, log: Logger, jobStatus?: JobStatusSource): (req: IncomingMessage, res: ServerResponse) => void {
-  const dispatcher = new Dispatcher(config, catalog, log, jobStatus);
+export function createListener(config: Config, catalog: Catalog, log: Logger, services: ContextServices = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const dispatcher = new Dispatcher(config, catalog, log, services);
   const app = createApp(dispatcher, routes);
   const hot = routes.filter((r) => r.hot);
   const logRequests = config.server.requestLog;
@@ -123,9 +122,9 @@ export interface RunningServer {
 }
 
 /** Starts serving on the configured host and port (port 0 picks a free one). */
-export function listen(config: Config, catalog: Catalog, log: Logger, jobStatus?: JobStatusSource): Promise<RunningServer> {
+export function listen(config: Config, catalog: Catalog, log: Logger, services: ContextServices = {}): Promise<RunningServer> {
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const listener = createListener(config, catalog, log, jobStatus);
+  const listener = createListener(config, catalog, log, services);
   const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
     drain.mark(res);
     admit(req, res, () => listener(req, res));

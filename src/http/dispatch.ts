@@ -2,12 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
-import type { JobStatusSource } from '../store/job-state';
 import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
 import { HttpError, textReply, type Reply } from './reply';
-import type { RawParams, RequestContext, Route } from './route-table';
+import type { ContextServices, RawParams, RequestContext, Route } from './route-table';
 
 /**
  * Runs one matched route: key check, handler, errors, and the reply. The Express app and the fast tile
@@ -20,7 +19,7 @@ export class Dispatcher {
 
   private readonly requestLog: boolean;
 
-  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, private readonly jobStatus?: JobStatusSource) {
+  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, private readonly services: ContextServices = {}) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
     this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
@@ -74,7 +73,11 @@ export class Dispatcher {
         return (signal ??= closedBeforeFinish(res));
       },
       path,
-      jobStatus: this.jobStatus,
+      // Only geolocation asks (and geocoding's `proximity=ip`): X-Forwarded-For is read then.
+      get clientAddress() {
+        return proxies.clientAddress(req);
+      },
+      ...this.services,
     };
     // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache
     // must not hand it to a request that sent others (or none).

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import type { GeolocationService } from '../services/geolocation/service';
 import type { JobStatusSource } from '../store/job-state';
 import { badRequest, type Reply } from './reply';
 
@@ -21,9 +22,19 @@ export interface RequestContext {
   path: string;
   /** Aborted when the client goes away (the connection closes) before the response was sent. */
   signal: AbortSignal;
+  /**
+   * The requester's IP address: the peer's (IPv4-mapped IPv6 as IPv4), or the client a trusted proxy names in
+   * X-Forwarded-For (`server.trustProxy` and `server.trustedProxies`). '' when the connection is already gone.
+   */
+  clientAddress: string;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
+  /** `/geolocation/ip.json` (absent: it answers 503). */
+  geolocation?: GeolocationService;
 }
+
+/** The services handlers reach through RequestContext, wired by `serve` (each absent when not wired). */
+export type ContextServices = Pick<RequestContext, 'jobStatus' | 'geolocation'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),
@@ -44,7 +55,7 @@ export interface RouteDoc {
   tag: string;
   /** Media types of the 200 answer; `*\/*` where the stored bytes decide (tiles). */
   types: readonly string[];
-  /** Statuses besides 200, 304, 400 and 414 (which every route can answer): 204, 403, 404. */
+  /** Statuses besides 200, 304, 400 and 414 (which every route can answer): 204, 403, 404, 503. */
   statuses?: readonly number[];
 }
 

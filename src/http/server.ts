@@ -1,18 +1,19 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
-import type { JobStatusSource } from '../store/job-state';
 import { listen, type RunningServer } from './app';
 import { limitConnections } from './connection-limit';
+import type { ContextServices } from './route-table';
 
 export interface HttpServer extends RunningServer {
   catalog: Catalog;
 }
 
-export interface ServerOptions {
-  /** What `/admin/` shows about the mirror jobs (wired by `cli`: the scheduler, or the persisted state). */
-  jobStatus?: JobStatusSource;
-}
+/**
+ * The services handlers reach: `jobStatus`, what `/admin/` shows about the mirror jobs (wired by `cli`: the
+ * scheduler, or the persisted state); `geolocation`.
+ */
+export type ServerOptions = ContextServices;
 
 /** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
 export function createLogger(config: Config): Logger {
@@ -38,7 +39,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }).watch();
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, opts.jobStatus);
+    running = await listen(config, catalog, log, opts);
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
     catalog.close();

@@ -128,6 +128,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Key missing, invalid or restricted (origin, user agent), or the plan does not include this operation',
   404: 'The item does not exist',
   414: 'URI too long (more than 8192 bytes)',
+  503: 'The service is not available: its data is not installed or it is not wired (the body says what to do)',
 };
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };

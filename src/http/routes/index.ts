@@ -20,6 +20,7 @@ import {
   tilesWmts,
 } from './tileset-documents';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
+import { geolocationIp, geolocationParams } from './geolocation';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';
 import {
@@ -92,6 +93,8 @@ export const routes: Route[] = [
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
+  // Geolocation
+  route('/geolocation/ip.json', geolocationParams, geolocationIp, doc('Geolocation', "Where the requester is, from its IP address: configured sites of local networks, then DB-IP Lite City (CC BY 4.0, https://db-ip.com)", JSON_TYPE, [503])),
   // Sprites, fonts
   route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', spriteParams, sprite, doc('Sprites', 'Sprite sheet (png) or index (json)', SPRITE, FOUND)),
   route('/fonts/:fontstack/:range.pbf', fontGlyphsParams, fontGlyphs, doc('Fonts', 'Glyphs of 256 code points of a font stack', ['application/x-protobuf'], FOUND)),
