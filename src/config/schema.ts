@@ -227,7 +227,8 @@ const geolocationSchema = z
   .superRefine((g, ctx) => {
     const seen = new Map<string, number>();
     g.networks.forEach((n, i) =>
-      n.cidr.forEach((text, j) => {
+      // zod runs this check even when a range failed (then `cidr` was not turned into a list): those are reported.
+      (Array.isArray(n.cidr) ? n.cidr : []).forEach((text, j) => {
         let key: string;
         try {
           key = parseCidr(text).text;
