@@ -35,6 +35,7 @@ const EXPECTED_PATHS = [
   '/images/{imageId}/{z}/{x}/{y}.{ext}',
   '/images/{imageId}/WMTSCapabilities.xml',
   '/weather/latest.json',
+  '/geolocation/ip.json',
   '/sprites/{spriteId}/sprite.{format}',
   '/sprites/{spriteId}/sprite@2x.{format}',
   '/fonts/{fontstack}/{range}.pbf',
