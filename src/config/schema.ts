@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
-import { countries } from 'countries-list';
 import { MAX_ZOOM } from '../geo/mercator';
 import { parseCidr } from './cidr';
 
@@ -172,9 +171,11 @@ export const mirrorSchema = z
   });
 
 /** ISO 3166-1 alpha-2, upper case, a country `countries-list` knows (its facts fill the geolocation answer). */
-const countryCode = z
-  .string()
-  .refine((c) => Object.hasOwn(countries, c), 'an ISO 3166-1 alpha-2 country code in upper case, like "CH" or "US"');
+const countryCode = z.string().refine(
+  // Required when a site is configured, not at every start.
+  (c) => /^[A-Z]{2}$/.test(c) && Object.hasOwn((require('countries-list') as typeof import('countries-list')).countries, c),
+  'an ISO 3166-1 alpha-2 country code in upper case, like "CH" or "US"',
+);
 
 /** Where a site is: what `/geolocation/ip.json` answers for a client of its networks. */
 const geolocationSiteShape = {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { continents, countries } from 'countries-list';
 
 // What the answer says of a country, from shipped npm data: name, ISO 639-1 languages and continent from
 // `countries-list` (MIT), membership of the European Union (the 27 members), and the bounds of the country's
@@ -106,8 +105,12 @@ export function countryBounds(code: string): Bbox | undefined {
   return bounds;
 }
 
+let data: typeof import('countries-list') | undefined;
+
 /** Facts of a country by ISO 3166-1 alpha-2 code; undefined for a code `countries-list` does not know. */
 export function countryFacts(code: string): CountryFacts | undefined {
+  // Required on first use, not at start-up.
+  const { countries, continents } = (data ??= require('countries-list') as typeof import('countries-list'));
   if (!Object.hasOwn(countries, code)) return undefined;
   const c = countries[code as keyof typeof countries];
   const bounds = countryBounds(code);

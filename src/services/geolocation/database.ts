@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Reader, type Response } from 'maxmind';
+import type { Reader, Response } from 'maxmind';
 import type { IpAddress } from '../../config/cidr';
 
 // The IP database: DB-IP Lite City (CC BY 4.0, https://db-ip.com), two MaxMind DB files shipped by the npm package
@@ -99,7 +99,9 @@ export class IpDatabase {
   }
 
   private open(buf: Buffer): Reader<Response> {
-    return new Reader<Response>(buf, { cache: new RecordCache(20_000) });
+    // Required on first use: a server nobody asks for a location does not load it.
+    const { Reader: MmdbReader } = require('maxmind') as typeof import('maxmind');
+    return new MmdbReader<Response>(buf, { cache: new RecordCache(20_000) });
   }
 
   private reader(family: 4 | 6): Reader<Response> {
