@@ -22,9 +22,17 @@ export interface Cidr extends IpAddress {
 const IPV4_MASK = 0xffffffffn;
 
 function ipv4Value(text: string): bigint {
-  let v = 0n;
-  for (const part of text.split('.')) v = (v << 8n) | BigInt(Number(part));
-  return v;
+  // Number arithmetic, one BigInt at the end: this runs on every geolocation request.
+  let v = 0;
+  let part = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      v = v * 256 + part;
+      part = 0;
+    } else part = part * 10 + (c - 48);
+  }
+  return BigInt(v * 256 + part);
 }
 
 function ipv6Value(text: string): bigint {

@@ -107,8 +107,20 @@ export function countryBounds(code: string): Bbox | undefined {
 
 let data: typeof import('countries-list') | undefined;
 
-/** Facts of a country by ISO 3166-1 alpha-2 code; undefined for a code `countries-list` does not know. */
-export function countryFacts(code: string): CountryFacts | undefined {
+const factsCache = new Map<string, Readonly<CountryFacts> | undefined>();
+
+/**
+ * Facts of a country by ISO 3166-1 alpha-2 code; undefined for a code `countries-list` does not know. Worked out
+ * once per code and shared: callers copy what they change.
+ */
+export function countryFacts(code: string): Readonly<CountryFacts> | undefined {
+  if (factsCache.has(code)) return factsCache.get(code);
+  const facts = computeFacts(code);
+  factsCache.set(code, facts && Object.freeze(facts));
+  return facts;
+}
+
+function computeFacts(code: string): CountryFacts | undefined {
   // Required on first use, not at start-up.
   const { countries, continents } = (data ??= require('countries-list') as typeof import('countries-list'));
   if (!Object.hasOwn(countries, code)) return undefined;

@@ -167,7 +167,7 @@ export class GeolocationService {
     return { region: r.regionName, region_code: r.regionCode && stripCountry(r.regionCode) };
   }
 
-  private build(countryCode: string, lat: number, lon: number, fields: { city: string; region: string; region_code?: string; postal: string; timezone?: string }): GeolocationAnswer {
+  private build(countryCode: string, lat: number, lon: number, fields: { city: string; region: string; region_code?: string; postal: string; timezone?: string; attribution?: string }): GeolocationAnswer {
     const facts = countryFacts(countryCode);
     const region = this.regionAt(countryCode, lon, lat);
     return {
@@ -185,6 +185,7 @@ export class GeolocationService {
       region: fields.region || region.region || '',
       region_code: fields.region_code || region.region_code || '',
       timezone: fields.timezone || timezoneAt(lat, lon),
+      ...(fields.attribution && { attribution: fields.attribution }),
     };
   }
 
@@ -209,9 +210,10 @@ export class GeolocationService {
       // DB-IP's positions are float32: 37.422000885009766 is 37.422 as written in its source.
       const lat = round6(record.latitude);
       const lon = round6(record.longitude);
-      const built = this.build(record.country_code, lat, lon, { city: record.city, region: '', postal: record.postcode ?? '', timezone: record.timezone });
       // The injected region lookup's name wins when it agrees on the country; else DB-IP's own `state1`.
-      a = { ...built, region: built.region || record.state1 || '', attribution: DBIP_ATTRIBUTION };
+      const fromLookup = this.hooks.regionAt !== undefined;
+      a = this.build(record.country_code, lat, lon, { city: record.city, region: fromLookup ? '' : record.state1 ?? '', postal: record.postcode ?? '', timezone: record.timezone, attribution: DBIP_ATTRIBUTION });
+      if (fromLookup && !a.region) a.region = record.state1 ?? '';
       this.recordAnswers.set(record, a);
     }
     return a;
