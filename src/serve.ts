@@ -8,6 +8,7 @@ import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
+import { GeolocationService, type GeolocationHooks } from './services/geolocation/service';
 import { Scheduler } from './mirror/schedule';
 import { ElevationService } from './services/elevation';
 import { CoordinatesService } from './services/coordinates';
@@ -21,6 +22,11 @@ export interface Tilemirror extends HttpServer {
 export interface ServeOptions {
   /** Run the configured jobs on their schedules (default: when any job has one, except in a cluster worker). */
   schedule?: boolean;
+  /**
+   * What geolocation asks of other services: the ISO 3166-2 region at a position (the gazetteer) and the elevation
+   * (the elevation service). Absent: region from the IP database's own names, no `region_code`, no `elevation`.
+   */
+  geolocation?: GeolocationHooks;
 }
 
 /** Serves the data directory; starts the scheduler (after the server listens) when this process runs the schedules. */

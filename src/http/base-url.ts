@@ -17,6 +17,16 @@ function plainAddress(address: string): string {
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
 }
 
+/** One X-Forwarded-For entry as an address: `1.2.3.4`, `1.2.3.4:5678`, `[2001:db8::1]:443`, `2001:db8::1`. */
+function hopAddress(entry: string): string | undefined {
+  let a = entry.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(a);
+  if (bracketed) a = bracketed[1];
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(a)) a = a.slice(0, a.indexOf(':'));
+  a = plainAddress(a);
+  return isIP(a) ? a : undefined;
+}
+
 const familyOf = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
 
 /**
@@ -42,8 +52,33 @@ export class ProxyTrust {
     if (!this.list) return false;
     const peer = req.socket.remoteAddress;
     if (!peer) return false;
-    const address = plainAddress(peer);
-    return isIP(address) !== 0 && this.list.check(address, familyOf(address));
+    return this.trustsAddress(plainAddress(peer));
+  }
+
+  private trustsAddress(address: string): boolean {
+    return this.list !== undefined && isIP(address) !== 0 && this.list.check(address, familyOf(address));
+  }
+
+  /**
+   * The requester's address: the peer's (IPv4-mapped IPv6 as IPv4), or, when the peer is a trusted proxy, the
+   * X-Forwarded-For hop nearest to it that is not itself a trusted proxy (hops are read right to left, so addresses
+   * a client wrote at the left cannot stand in for the one the proxy saw). A hop that is not an IP address ends
+   * the walk at the last trusted hop. '' when the socket is already gone.
+   */
+  clientAddress(req: IncomingMessage): string {
+    const peer = req.socket.remoteAddress;
+    if (!peer) return '';
+    let client = plainAddress(peer);
+    if (!this.trustsAddress(client)) return client;
+    const header = req.headers['x-forwarded-for'];
+    const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hopAddress(hops[i]);
+      if (hop === undefined) break;
+      client = hop;
+      if (!this.trustsAddress(hop)) break;
+    }
+    return client;
   }
 }
 

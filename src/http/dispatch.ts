@@ -73,6 +73,10 @@ export class Dispatcher {
         return (signal ??= closedBeforeFinish(res));
       },
       path,
+      // Only geolocation asks (and geocoding's `proximity=ip`): X-Forwarded-For is read then.
+      get clientAddress() {
+        return proxies.clientAddress(req);
+      },
       ...this.services,
     };
     // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache

@@ -4,6 +4,7 @@ import type { Config } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import type { CoordinatesService } from '../services/coordinates';
 import type { GeocodingService } from '../services/geocoding/service';
+import type { GeolocationService } from '../services/geolocation/service';
 import type { JobStatusSource } from '../store/job-state';
 import type { ElevationService } from '../services/elevation';
 import { badRequest, type Reply } from './reply';
@@ -24,6 +25,11 @@ export interface RequestContext {
   path: string;
   /** Aborted when the client goes away (the connection closes) before the response was sent. */
   signal: AbortSignal;
+  /**
+   * The requester's IP address: the peer's (IPv4-mapped IPv6 as IPv4), or the client a trusted proxy names in
+   * X-Forwarded-For (`server.trustProxy` and `server.trustedProxies`). '' when the connection is already gone.
+   */
+  clientAddress: string;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
   /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
@@ -32,10 +38,12 @@ export interface RequestContext {
   coordinates?: CoordinatesService;
   /** Forward, reverse and by-id geocoding (absent: the geocoding endpoints answer 503). */
   geocoding?: GeocodingService;
+  /** `/geolocation/ip.json` (absent: it answers 503). */
+  geolocation?: GeolocationService;
 }
 
 /** The services handlers reach through their context, wired by `serve` (each optional). */
-export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding'>;
+export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding' | 'geolocation'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),

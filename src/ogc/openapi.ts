@@ -128,7 +128,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Key missing, invalid or restricted (origin, user agent), or the plan does not include this operation',
   404: 'The item does not exist',
   414: 'URI too long (more than 8192 bytes)',
-  503: 'The service has no data to answer from here (an index not built, no terrain mirrored): the body says what is missing',
+  503: 'The service has no data to answer from here (an index not built, no terrain mirrored, no IP database): the body says what is missing',
 };
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };

@@ -1,7 +1,7 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { parseConfig } from '../../src/config/load';
-import { startTilemirror as start, type Tilemirror } from '../../src/serve';
+import { startTilemirror as start, type ServeOptions, type Tilemirror } from '../../src/serve';
 
 export const SAMPLE_DIR = resolve(__dirname, '../../mirror');
 export const KEY = 'demo';
@@ -16,7 +16,7 @@ export interface TestServer {
  * Starts the real server in this process on a free loopback port: the sample data directory and key `demo`
  * unless told otherwise. `config` is merged over that (same shape as the YAML file).
  */
-export async function startServer(opts: { dataDir?: string; config?: Record<string, unknown> } = {}): Promise<TestServer> {
+export async function startServer(opts: { dataDir?: string; config?: Record<string, unknown>; serve?: ServeOptions } = {}): Promise<TestServer> {
   const raw: Record<string, unknown> = {
     server: { host: '127.0.0.1', port: 0, requestLog: false },
     data: opts.dataDir ?? SAMPLE_DIR,
@@ -25,7 +25,7 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
     ...opts.config,
   };
   const config = parseConfig(raw, 'test', process.cwd(), {});
-  const server = await start(config);
+  const server = await start(config, undefined, opts.serve);
   return {
     url: server.url,
     close: async () => {

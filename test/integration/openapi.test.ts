@@ -44,6 +44,7 @@ const EXPECTED_PATHS = [
   '/weather/latest.json',
   '/coordinates/search/{query}.json',
   '/coordinates/transform/{coordinates}.json',
+  '/geolocation/ip.json',
   '/sprites/{spriteId}/sprite.{format}',
   '/sprites/{spriteId}/sprite@2x.{format}',
   '/fonts/{fontstack}/{range}.pbf',

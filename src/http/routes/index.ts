@@ -23,6 +23,7 @@ import {
 import { elevation, elevationParams } from './elevation';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
 import { batchParams, byIdParams, forwardParams, geocodingBatch, geocodingById, geocodingForward, geocodingReverse, reverseParams } from './geocoding';
+import { geolocationIp, geolocationParams } from './geolocation';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';
 import {
@@ -106,6 +107,8 @@ export const routes: Route[] = [
   // Coordinates (503 when the registry index is not built)
   route('/coordinates/search/:query.json', coordinatesSearchParams, coordinatesSearch, doc('Coordinates', 'Search the EPSG registry', JSON_TYPE, [503])),
   route('/coordinates/transform/:coordinates.json', coordinatesTransformParams, coordinatesTransform, doc('Coordinates', 'Transform coordinates between reference systems', JSON_TYPE, [503])),
+  // Geolocation
+  route('/geolocation/ip.json', geolocationParams, geolocationIp, doc('Geolocation', "Where the requester is, from its IP address: configured sites of local networks, then DB-IP Lite City (CC BY 4.0, https://db-ip.com)", JSON_TYPE, [503])),
   // Sprites, fonts
   route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', spriteParams, sprite, doc('Sprites', 'Sprite sheet (png) or index (json)', SPRITE, FOUND)),
   route('/fonts/:fontstack/:range.pbf', fontGlyphsParams, fontGlyphs, doc('Fonts', 'Glyphs of 256 code points of a font stack', ['application/x-protobuf'], FOUND)),
