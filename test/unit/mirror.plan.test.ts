@@ -159,11 +159,11 @@ describe('narrowing a discovered source (what the run publishes and says)', () =
   test('the summary names the mirrored zooms and bounds, not the source\'s', () => {
     const p = planDiscovered(swissSource(), [3, 6], [[6, 46, 7, 47]]);
     const r: MirrorResult = {
-      resource: 'tiles/swiss', status: 'complete', planned: p.total, stored: p.total, fetched: p.total, empty: 0, skipped: 0,
+      resource: 'tiles/swiss', status: 'published', exitCode: 0, planned: p.total, stored: p.total, fetched: p.total, empty: 0, skipped: 0,
       revalidated: 0, unchanged: 0, notModified: 0, writes: p.total, failed: 0, failures: [], requests: p.total, retries: 0, bytes: 1000,
       elapsedMs: 1000, problems: [], notes: p.notes,
       mirrored: p.header.pyramids.map((py) => ({ pyramid: py.name, minzoom: py.minzoom, maxzoom: py.maxzoom, bounds: py.bounds })),
-    } as MirrorResult;
+    };
     const lines = formatSummary(r);
     expect(lines).toContain('  mirrored: z3-4, bounds 6,46,7,47');
     expect(lines).toContain('  note: zooms 3-6 requested, the source has 0-4: mirrored 3-4');
