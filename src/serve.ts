@@ -8,11 +8,11 @@ import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
-import { GeolocationService, type GeolocationHooks } from './services/geolocation/service';
 import { Scheduler } from './mirror/schedule';
 import { ElevationService } from './services/elevation';
 import { CoordinatesService } from './services/coordinates';
 import { GeocodingService } from './services/geocoding/service';
+import { GeolocationService, type GeolocationHooks } from './services/geolocation/service';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -23,8 +23,8 @@ export interface ServeOptions {
   /** Run the configured jobs on their schedules (default: when any job has one, except in a cluster worker). */
   schedule?: boolean;
   /**
-   * What geolocation asks of other services: the ISO 3166-2 region at a position (the gazetteer) and the elevation
-   * (the elevation service). Absent: region from the IP database's own names, no `region_code`, no `elevation`.
+   * What geolocation asks of other services, replacing the wired ones (tests): the ISO 3166-2 region at a position
+   * (by default the gazetteer's) and the elevation (by default the elevation service's).
    */
   geolocation?: GeolocationHooks;
 }
@@ -35,20 +35,39 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   // workers only serve, and their status pages read the state the scheduler persists.
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
   const scheduler = runs ? new Scheduler({ config, log }) : undefined;
-  const server = await startServer(config, log, {
-    jobStatus: scheduler ?? persistedJobStatus(config),
-    services: (catalog) => ({
-      elevation: new ElevationService(catalog, {
-        ...config.elevation,
-        onBadTile: (tile, err) => log.error({ tile, err: err.message }, 'terrain tile cannot be decoded: read as absent'),
-      }),
-    }),
-  });
+  const indexDir = config.indexDir ?? DEFAULT_INDEX_DIR;
+  // Indexes open cheaply (PROJ itself loads on the first transform, the gazetteer on the first geocoding request,
+  // DB-IP on the first lookup): `serve` is ready at once. A missing index is a 503 on its endpoints, logged once.
+  const coordinates = CoordinatesService.open(indexDir);
+  if (!coordinates) log.warn({ indexDir }, 'coordinates index not built (run `npm run indexes`): /coordinates answers 503');
+  const closers: (() => unknown)[] = [() => coordinates?.close()];
+  let server: HttpServer;
+  try {
+    server = await startServer(config, log, {
+      jobStatus: scheduler ?? persistedJobStatus(config),
+      services: (catalog, labels) => {
+        const elevation = new ElevationService(catalog, {
+          ...config.elevation,
+          onBadTile: (tile, err) => log.error({ tile, err: err.message }, 'terrain tile cannot be decoded: read as absent'),
+        });
+        // Geocoding and geolocation ask each other (proximity=ip; the region of a located address): `locate`
+        // is read when a request needs it, after both exist.
+        let geolocation: GeolocationService | undefined;
+        const geocoding = new GeocodingService({ indexDir, labels, locate: (ip) => geolocation?.position(ip), log: (m) => log.warn(m) });
+        geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...opts.geolocation });
+        closers.push(() => geocoding.close());
+        return { elevation, coordinates, geocoding, geolocation };
+      },
+    });
+  } catch (err) {
+    await Promise.all(closers.map((c) => c()));
+    throw err;
+  }
   try {
     scheduler?.start();
   } catch (err) {
     await server.close();
-    geocoding.close();
+    await Promise.all(closers.map((c) => c()));
     throw err;
   }
   return {
@@ -57,8 +76,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     // The server stops accepting at once and drains while the scheduler winds down.
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
-      await coordinates?.close();
-      geocoding.close();
+      await Promise.all(closers.map((c) => c()));
       return finished;
     },
   };

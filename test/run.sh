@@ -6,7 +6,8 @@
 # 1. Real clients the interop tests drive and the browser of test/e2e (Debian packages, installed once with
 #    apt-get when missing).
 # 2. node_modules (npm ci when missing), dist/ (npm run build when missing or older than src/),
-#    the bundled sample in mirror/ (npm run sample when missing or older than its builder).
+#    the bundled sample in mirror/ (npm run sample when missing or older than its builder), the derived
+#    indexes in dist/indexes (npm run indexes: skipped by each builder when current).
 # 3. jest, with the arguments passed through.
 #
 # Safe to run repeatedly: when everything is present it goes straight to jest.
@@ -156,6 +157,7 @@ SAMPLE_STORES=(
   mirror/tiles/sample-temperature-0000.mbtiles
   mirror/tiles/sample-temperature-0600.mbtiles
   mirror/weather/latest.mbtiles
+  mirror/tiles/sample-city.mbtiles
 )
 # `npm run sample` rebuilds only what is out of date (and leaves up-to-date stores untouched), so it runs
 # when a store is missing or its builder (dist/sample) changed since the last check, recorded by a stamp.
@@ -171,6 +173,10 @@ if sample_outdated; then
   npm run --silent sample </dev/null
   mkdir -p "$(dirname "$SAMPLE_STAMP")" && touch "$SAMPLE_STAMP"
 fi
+
+# The derived indexes (EPSG registry, gazetteer) in dist/indexes: each builder skips work when its file was
+# built from the same npm data, so this is quick when they are current.
+npm run --silent indexes </dev/null
 
 # ---------------------------------------------------------------------------------------------
 # 3. jest

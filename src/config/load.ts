@@ -35,9 +35,6 @@ export function keysFromEnv(value: string | undefined, varName: string): ApiKey[
     });
 }
 
-/** Where `npm run indexes` writes the derived indexes by default: `dist/indexes` of this package. */
-export const DEFAULT_INDEX_DIR = resolve(__dirname, '..', '..', 'dist', 'indexes');
-
 /** Validates a configuration object; `baseDir` anchors a relative data directory. */
 export function parseConfig(raw: unknown, source: string, baseDir: string, env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(raw ?? {});

@@ -1,7 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
-import type { GeocodingService } from '../services/geocoding/service';
 import type { JobStatusSource } from '../store/job-state';
 import { MirroredLabels } from '../services/geocoding/labels-source';
 import { listen, type RunningServer } from './app';
@@ -17,8 +16,11 @@ export interface HttpServer extends RunningServer {
 export interface ServerOptions {
   /** What `/admin/` shows about the mirror jobs (wired by `cli`: the scheduler, or the persisted state). */
   jobStatus?: JobStatusSource;
-  /** Builds the other services handlers use, over the catalog opened here (wired by `serve`). */
-  services?: (catalog: Catalog) => Omit<Services, 'jobStatus'>;
+  /**
+   * Builds the other services handlers use (wired by `serve`), over the catalog opened here and the labels of its
+   * vector tile sets (the geocoder's LabelSource, indexed in the background once the server listens).
+   */
+  services?: (catalog: Catalog, labels: MirroredLabels) => Omit<Services, 'jobStatus'>;
 }
 
 /** JSON logs to stdout, written asynchronously (under load sonic-boom coalesces lines into fewer writes). */
@@ -43,17 +45,19 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     onDamagedTile: (file, tile, err) => log.error({ file, tile, err: err.message }, 'damaged tile: answered 500'),
     tileCacheBytes: config.cache.memoryMb * 1024 * 1024,
   }).watch();
+  const labels = new MirroredLabels(catalog, { log });
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, { ...opts.services?.(catalog), jobStatus: opts.jobStatus });
+    running = await listen(config, catalog, log, { ...opts.services?.(catalog, labels), jobStatus: opts.jobStatus });
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
+    labels.close();
     catalog.close();
     throw err;
   }
   log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');
   // After listening: the first reconciliation (and any build) runs in the background, never before readiness.
-  const labels = new MirroredLabels(catalog, { log }).start();
+  labels.start();
   return {
     ...running,
     catalog,
