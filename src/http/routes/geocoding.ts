@@ -187,8 +187,8 @@ function forwardOptions(ctx: RequestContext, p: z.output<typeof batchParams> | z
     country: p.country,
     bbox: p.bbox,
     proximity: p.proximity,
-    // The requester's address is not part of the request context yet: `ip` is accepted and ignored until it is.
-    clientIp: undefined,
+    // Read only when asked: the address comes from X-Forwarded-For through a trusted proxy.
+    clientIp: p.proximity === 'ip' ? ctx.clientAddress : undefined,
     types: p.types as PlaceType[] | undefined,
     excludeTypes: p.excludeTypes,
     limit: p.limit ?? 5,
@@ -216,7 +216,12 @@ export function geocodingForward(ctx: RequestContext, p: z.output<typeof forward
   const geo = service(ctx);
   // A label id of the mirrored tiles (`tileset.N`) is answered by id.
   if (classifyQuery(p.query, geo.isLabelId).kind === 'id') return jsonReply(answer(() => geo.byId(p.query.trim(), { language: languages(ctx, p) })));
-  return jsonReply(answer(() => geo.forward(p.query, forwardOptions(ctx, p))));
+  return perRequester(p, jsonReply(answer(() => geo.forward(p.query, forwardOptions(ctx, p)))));
+}
+
+/** An answer ranked near the requester's address (`proximity=ip`) is the requester's: no shared cache keeps it. */
+function perRequester(p: { proximity?: [number, number] | 'ip' }, reply: Reply): Reply {
+  return p.proximity === 'ip' ? { ...reply, headers: { ...reply.headers, 'Cache-Control': 'private, no-cache' } } : reply;
 }
 
 /** `/geocoding/{longitude},{latitude}.json` */
@@ -266,5 +271,5 @@ export function geocodingBatch(ctx: RequestContext, p: z.output<typeof batchPara
           : geo.forward(item.text, opts),
     ),
   );
-  return jsonReply(results);
+  return perRequester(p, jsonReply(results));
 }
