@@ -107,6 +107,13 @@ export class Transformer {
     if (ops?.length) return this.listed(src, tgt, ops);
     const source = await this.crs(src.code);
     const target = await this.crs(tgt.code);
+    // Same geodetic CRS on both sides (a projected CRS and its base, two projections of one datum): no datum change,
+    // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
+    // grid-free way to do (ETRS89 ↔ ETRS89 / EPSG Arctic zone 5-13 in the Arctic), and gives the same answer when it does.
+    if (src.base !== null && src.base === tgt.base) {
+      const { op } = await this.firstUsable(source, target);
+      return { steps: [op], strategy: src.default_op !== null || tgt.default_op !== null ? 'boundcrs' : 'auto' };
+    }
     if (src.default_op !== null || tgt.default_op !== null) {
       const s = src.default_op !== null ? (await this.proj.boundToWgs84(source))?.bound ?? source : source;
       const t = tgt.default_op !== null ? (await this.proj.boundToWgs84(target))?.bound ?? target : target;

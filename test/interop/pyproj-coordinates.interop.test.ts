@@ -1,0 +1,100 @@
+// PROJ itself (Debian python3-pyproj, run with /usr/bin/python3) as the oracle of /coordinates/transform: about
+// 300 EPSG projected CRS (every n-th non-deprecated one the system's PROJ knows), two points inside each CRS's area
+// of use, both directions between the CRS and its base geographic CRS. That pair uses one operation only (the
+// map projection, no datum change), so both PROJ builds must agree to 1 cm — where both carry the same definition
+// of the CRS: the system PROJ's EPSG version is older than proj-wasm's, and EPSG revises definitions, so a CRS whose
+// PROJ.4 string differs between the two (our search's `exports.proj4` against pyproj's `to_proj4()`) is not
+// compared, and at least 200 CRS must be.
+
+import path from 'node:path';
+import { DEFAULT_INDEX_DIR } from '../../src/config/load';
+import { KEY, startServer, type TestServer } from '../helpers/server';
+import { SYSTEM_PYTHON, assertOk, clientEnv, gatedTest, run } from './helpers';
+
+const SCRIPT = path.join(__dirname, 'pyproj_oracle.py');
+
+interface Case {
+  code: number;
+  base: number;
+  geog: [number, number][];
+  proj: [number, number][];
+  back: [number, number][];
+  proj4: string;
+  factor: number; // metres per unit of the projected CRS's first axis
+}
+interface Transform {
+  results: { x: number; y: number }[];
+  transformer_selection_strategy: string;
+}
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR } });
+});
+afterAll(() => srv.close());
+
+async function get<T>(p: string): Promise<{ status: number; body: T | string }> {
+  const r = await fetch(`${srv.url}${p}&key=${KEY}`);
+  const text = await r.text();
+  return { status: r.status, body: r.status === 200 ? (JSON.parse(text) as T) : text };
+}
+
+/** PROJ.4 parameters as a set: the order and the `+type=crs`/`+no_defs` markers differ between PROJ versions. */
+const params = (s: string): string =>
+  s
+    .split(/\s+/)
+    .filter((t) => t && t !== '+no_defs' && t !== '+type=crs')
+    .sort()
+    .join(' ');
+
+const pyprojTest = gatedTest('pyproj', { pythonModules: ['pyproj'], packages: ['python3-pyproj'] });
+
+pyprojTest(
+  'over ≥ 200 EPSG projected CRS, both directions agree with PROJ (pyproj) to 1 cm',
+  async () => {
+    const r = assertOk(await run(SYSTEM_PYTHON, ['-W', 'ignore', SCRIPT], { env: clientEnv(), timeoutMs: 120_000 }));
+    const cases = JSON.parse(r.stdout) as Case[];
+    expect(cases.length).toBeGreaterThanOrEqual(250);
+
+    const compared: number[] = [];
+    const differentDefinition: number[] = [];
+    const failures: string[] = [];
+    for (const c of cases) {
+      const s = await get<{ results: { exports: { proj4: string } }[] }>(`/coordinates/search/${encodeURIComponent(`code:${c.code} deprecated:*`)}.json?exports=true`);
+      if (s.status !== 200 || typeof s.body === 'string' || s.body.results.length !== 1) {
+        failures.push(`${c.code}: search answered ${s.status} ${JSON.stringify(s.body).slice(0, 200)}`);
+        continue;
+      }
+      if (params(s.body.results[0].exports.proj4) !== params(c.proj4)) {
+        differentDefinition.push(c.code);
+        continue;
+      }
+      compared.push(c.code);
+      const tolProj = 0.01 / c.factor; // 1 cm in the CRS's unit
+      const tolDeg = 1e-7; // ≈ 1 cm of latitude
+
+      const fwd = await get<Transform>(`/coordinates/transform/${c.geog.map((p) => p.join(',')).join(';')}.json?s_srs=${c.base}&t_srs=${c.code}`);
+      if (typeof fwd.body === 'string') failures.push(`${c.base}→${c.code}: ${fwd.status} ${fwd.body.slice(0, 200)}`);
+      else
+        fwd.body.results.forEach((p, i) => {
+          const [x, y] = c.proj[i];
+          if (!(Math.abs(p.x - x) <= tolProj && Math.abs(p.y - y) <= tolProj))
+            failures.push(`${c.base}→${c.code} point ${i}: ours ${p.x},${p.y} PROJ ${x},${y}`);
+        });
+
+      const inv = await get<Transform>(`/coordinates/transform/${c.proj.map((p) => p.join(',')).join(';')}.json?s_srs=${c.code}&t_srs=${c.base}`);
+      if (typeof inv.body === 'string') failures.push(`${c.code}→${c.base}: ${inv.status} ${inv.body.slice(0, 200)}`);
+      else
+        inv.body.results.forEach((p, i) => {
+          const [x, y] = c.back[i];
+          if (!(Math.abs(p.x - x) <= tolDeg && Math.abs(p.y - y) <= tolDeg))
+            failures.push(`${c.code}→${c.base} point ${i}: ours ${p.x},${p.y} PROJ ${x},${y}`);
+        });
+    }
+    // eslint-disable-next-line no-console
+    console.log(`pyproj oracle: ${compared.length} CRS compared, ${differentDefinition.length} with a different definition in the older EPSG (${differentDefinition.join(' ')})`);
+    expect(failures).toEqual([]);
+    expect(compared.length).toBeGreaterThanOrEqual(200);
+  },
+  600_000,
+);
