@@ -173,7 +173,7 @@ test('20,000 hostile requests over every endpoint, pipelined on raw sockets: no 
 
   // 0 crashes: the same process is there and still serves.
   expect({ seed: SEED, exitCode: srv.child.exitCode, signal: srv.child.signalCode }).toEqual({ seed: SEED, exitCode: null, signal: null });
-  const after = await pipeline(srv.port, [requestBytes('/health'), requestBytes(`/maps/${ids.mapId[0]}/0/0/0.png?key=demo`), requestBytes(`/tiles/${ids.tilesId[0]}/0/0/0?key=demo`)], BATCH_LIMIT_MS);
+  const after = await pipeline(srv.port, [requestBytes('/health'), requestBytes(`/maps/${ids.mapId[0]}/0/0/0.png?key=demo`), requestBytes('/tiles/sample-vector/0/0/0?key=demo')], BATCH_LIMIT_MS);
   expect(after.answers.map((a) => a.status)).toEqual([200, 200, 200]);
   // 0 answers >= 500, 0 dropped connections (the seed replays them).
   expect({ seed: SEED, failures: out.failures.slice(0, 20), count: out.failures.length }).toEqual({ seed: SEED, failures: [], count: 0 });

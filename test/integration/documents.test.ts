@@ -112,6 +112,7 @@ describe('OGC API - Tiles', () => {
     expect(ids).toEqual([
       'images.sample-image',
       'maps.sample',
+      'tiles.sample-city',
       'tiles.sample-temperature-0000',
       'tiles.sample-temperature-0600',
       'tiles.sample-terrain',
@@ -157,10 +158,11 @@ describe('OGC API - Tiles', () => {
   });
 });
 
-/** The layers of the service-wide WMTS on the bundled sample (the two weather keyframes are tile sets too). */
+/** The layers of the service-wide WMTS on the bundled sample (the two weather keyframes and the city are tile sets too). */
 const SERVICE_LAYERS = [
   'maps/sample',
   'maps/sample/256',
+  'tiles/sample-city',
   'tiles/sample-temperature-0000',
   'tiles/sample-temperature-0600',
   'tiles/sample-terrain',
