@@ -5,7 +5,8 @@ import path from 'node:path';
 import Pbf from 'pbf';
 import { VectorTile } from '@mapbox/vector-tile';
 import { extractLabels, languageNames } from '../../src/services/geocoding/labels-extract';
-import { editDistance, textScore, words } from '../../src/services/geocoding/labels-text';
+import { textScore, words } from '../../src/services/geocoding/labels-text';
+import { editDistance } from '../../src/services/geocoding/text';
 import { convertCityTile, cityFixtureDir, cityTileAddresses } from '../../src/sample/city';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

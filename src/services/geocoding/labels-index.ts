@@ -4,7 +4,8 @@
 import Database from 'better-sqlite3';
 import type { LabelHit, LabelSearchOptions, LabelType } from './labels';
 import { categoryColumn } from './labels-build';
-import { textScore, typoBudget, editDistance, words } from './labels-text';
+import { textScore, typoBudget, words } from './labels-text';
+import { editDistance } from './text';
 
 interface Row {
   id: number;

@@ -2,6 +2,8 @@
 // asked): one normalisation (NFKD, marks dropped, lower case, split on anything not a letter or digit), a typo
 // budget by word length, and the 0..1 text score of a name for a query.
 
+import { editDistance } from './text';
+
 /** The words of a text, normalised: "Café  Zürich-Nord" → ["cafe", "zurich", "nord"]. */
 export function words(text: string): string[] {
   return text
@@ -16,30 +18,6 @@ export function words(text: string): string[] {
 export function typoBudget(word: string): number {
   const n = [...word].length;
   return n <= 3 ? 0 : n <= 7 ? 1 : 2;
-}
-
-/** Optimal-string-alignment distance (a swap of two neighbours is one edit), stopping early beyond `max`. */
-export function editDistance(a: string, b: string, max = Infinity): number {
-  const s = [...a];
-  const t = [...b];
-  if (Math.abs(s.length - t.length) > max) return max + 1;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    let rowMin = i;
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
-      cur.push(d);
-      rowMin = Math.min(rowMin, d);
-    }
-    if (rowMin > max) return max + 1;
-    prev2 = prev;
-    prev = cur;
-  }
-  return prev[t.length];
 }
 
 export interface ScoreOptions {

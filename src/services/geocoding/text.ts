@@ -12,19 +12,21 @@ export function normalize(text: string): string {
 }
 
 /**
- * Edit distance with adjacent transpositions counting one (optimal string alignment), giving up (returning
- * max + 1) once it must exceed `max`.
+ * Edit distance with adjacent transpositions counting one (optimal string alignment) over code points (a letter
+ * outside the BMP is one edit, not two), giving up (returning max + 1) once it must exceed `max`.
  */
 export function editDistance(a: string, b: string, max = 3): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const s = [...a];
+  const t = [...b];
+  if (Math.abs(s.length - t.length) > max) return max + 1;
   let before: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
+  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
     const cur = [i];
     let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, before[j - 2] + 1);
+    for (let j = 1; j <= t.length; j++) {
+      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, before[j - 2] + 1);
       cur.push(v);
       if (v < rowMin) rowMin = v;
     }
@@ -32,7 +34,7 @@ export function editDistance(a: string, b: string, max = 3): number {
     before = prev;
     prev = cur;
   }
-  return prev[b.length];
+  return prev[t.length];
 }
 
 /** An FTS5 phrase for one token (quotes doubled). */

@@ -13,33 +13,8 @@ export type RegionLookup = (lon: number, lat: number) => RegionAt | undefined;
 /** `proximity=ip`: the requester's position from the geolocation service (absent: `ip` is accepted and ignored). */
 export type Locate = (ip: string) => { lon: number; lat: number } | undefined;
 
-// The mirrored label layers (h10labels owns the implementation, in labels.ts). A structural copy of its interface so
-// this folder compiles without it; the lead may point these at labels.ts at merge.
-export type LabelType = 'address' | 'road' | 'poi' | 'place' | 'water' | 'peak' | 'aerodrome' | 'park';
-export interface LabelHit {
-  id: string;
-  tileset: string;
-  type: LabelType;
-  placeType: string;
-  name: string;
-  names: Record<string, string>;
-  categories: string[];
-  housenumber?: string;
-  street?: string;
-  lon: number;
-  lat: number;
-  score: number;
-  matchedName?: string;
-}
-export interface LabelSource {
-  search(
-    text: string,
-    opts: { prefix: boolean; fuzzy: boolean; bbox?: [number, number, number, number]; types?: LabelType[]; categories?: string[]; limit: number },
-  ): LabelHit[];
-  nearest(lon: number, lat: number, opts: { types?: LabelType[]; limit: number; maxMeters: number }): Array<LabelHit & { meters: number }>;
-  byId(id: string): LabelHit | undefined;
-  attribution(): string[];
-}
+// The labels of the mirrored vector tile sets (labels.ts): the geocoder reads them through this interface.
+export type { LabelHit, LabelSource, LabelType } from './labels';
 
 /** Kinds of gazetteer rows; each is also the prefix of its feature id (`country.12`). */
 export type GazetteerType = 'continent' | 'country' | 'region' | 'place';
