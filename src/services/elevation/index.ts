@@ -36,6 +36,12 @@ export interface ElevationOptions {
   onBadTile?: (tile: string, error: Error) => void;
 }
 
+/**
+ * The in-process height lookup the geolocation service takes as its `elevationAt` option (LOCATION.md/GEOCODE.md):
+ * pass `elevationService.elevationAt` (a bound arrow property, safe to hand over detached).
+ */
+export type ElevationAt = (lon: number, lat: number) => Promise<number | undefined>;
+
 export interface Heights {
   /** The tile set read. */
   tileset: string;
@@ -110,7 +116,7 @@ export class ElevationService {
    * no terrain is mirrored or none covers the point, or the point is not on the Web Mercator map (non-finite, or
    * beyond ±85.0511° of latitude). Longitudes are taken modulo 360.
    */
-  elevationAt = async (lon: number, lat: number): Promise<number | undefined> => {
+  elevationAt: ElevationAt = async (lon, lat) => {
     if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > MAX_LAT) return undefined;
     const wrapped = ((((lon + 180) % 360) + 360) % 360) - 180;
     try {
