@@ -28,6 +28,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
   const scheduler = runs ? new Scheduler({ config, log }) : undefined;
   // The gazetteer is opened on the first geocoding request (a read-only SQLite handle): startup stays fast.
+  // Geolocation's `regionAt` option is `geocoding.regionAt` (GEOCODE.md RegionLookup).
   const geocoding = new GeocodingService({ indexDir: config.indexDir ?? DEFAULT_INDEX_DIR, log: (m) => log.warn(m) });
   const server = await startServer(config, log, { jobStatus: scheduler ?? persistedJobStatus(config), geocoding });
   try {
