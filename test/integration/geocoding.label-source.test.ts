@@ -2,6 +2,9 @@
 // forward, reverse and by-id answers. The label source here is a small in-test double of that interface (a list of
 // San Francisco labels); the gazetteer is the real one.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { GeocodingService } from '../../src/services/geocoding/service';
@@ -95,4 +98,22 @@ test('by id: a label id answers the label; the forward route reads a known label
   expect(geo.byId('sf-streets.2', { language: ['es'] }).features.map((f) => [f.text, f.language])).toEqual([['Calle Market', 'es']]);
   expect(geo.isLabelId('sf-streets.3')).toBe(true);
   expect(geo.isLabelId('sf-streets.99')).toBe(false);
+});
+
+test('regionAt (the RegionLookup handed to geolocation) names the country and ISO 3166-2 region, nothing at sea', () => {
+  const { regionAt } = geo; // detached, as the geolocation service receives it
+  expect(regionAt(13.4, 52.52)).toEqual({ countryCode: 'DE', countryName: 'Germany', regionCode: 'DE-BE', regionName: 'Berlin' });
+  expect(regionAt(-122.42, 37.77)).toMatchObject({ countryCode: 'US', regionCode: 'US-CA', regionName: 'California' });
+  expect(regionAt(-30, 0)).toBeUndefined();
+});
+
+test('regionAt answers undefined, not an error, when the gazetteer is not built', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'no-gazetteer-'));
+  const absent = new GeocodingService({ indexDir: dir, log: () => undefined });
+  try {
+    expect(absent.regionAt(13.4, 52.52)).toBeUndefined();
+  } finally {
+    absent.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -17,7 +17,7 @@ import {
 import { haversine } from './polygons';
 import { proximityFactor, rankScore, textScore } from './ranking';
 import { normalize } from './text';
-import type { GazetteerRow, LabelHit, LabelSource, Locate, RegionAt } from './types';
+import type { GazetteerRow, LabelHit, LabelSource, Locate, RegionLookup } from './types';
 
 /** Longest query (characters) of one forward search; longer is a 400. */
 export const MAX_QUERY_LENGTH = 256;
@@ -149,8 +149,12 @@ export class GeocodingService {
     this.gaz = undefined;
   }
 
-  /** Country and region at a point, for the geolocation service (undefined when the gazetteer is not built). */
-  regionAt = (lon: number, lat: number): RegionAt | undefined => {
+  /**
+   * Country and region at a point (GEOCODE.md `RegionLookup`), for the geolocation service: pass
+   * `geocoding.regionAt` as its `regionAt` option (a bound arrow, safe to hand over). Undefined at sea and when the
+   * gazetteer is not built; the index opens on the first call.
+   */
+  readonly regionAt: RegionLookup = (lon, lat) => {
     try {
       return this.gazetteer().regionAt(lon, lat);
     } catch (err) {
