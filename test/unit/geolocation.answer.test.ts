@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import { parseConfig } from '../../src/config/load';
-import { boundsOfPolygons } from '../../src/services/geolocation/countries';
-import { DatabaseMissing, GeolocationService, type GeolocationHooks } from '../../src/services/geolocation/service';
+import { boundsOfPolygons, countryFacts } from '../../src/services/geolocation/countries';
+import { DatabaseMissing, GeolocationService, ipLocator, type GeolocationHooks } from '../../src/services/geolocation/service';
 
 interface Row {
   city: string;
@@ -120,6 +120,36 @@ test('the injected region lookup gives region and ISO 3166-2 code (without the c
   expect(svc.locate('10.9.0.1').answer).toMatchObject({ region: '', region_code: '' });
 });
 
+test('a region lookup that names nothing there, or another country, leaves DB-IP\'s own region name and no code', async () => {
+  const state1 = row('8.8.8.8').state1;
+  expect(state1).toBe('California');
+  const answers = async (regionAt: NonNullable<GeolocationHooks['regionAt']>) => {
+    const a = await new GeolocationService(geolocation(), { regionAt }).answer('8.8.8.8');
+    return [a.region, a.region_code];
+  };
+  expect(await answers(() => undefined)).toEqual([state1, '']);
+  expect(await answers(() => ({ countryCode: 'MX', regionCode: 'MX-BCN', regionName: 'Baja California' }))).toEqual([state1, '']);
+  // A code without a name: the code from the lookup, the name from DB-IP.
+  expect(await answers(() => ({ countryCode: 'US', regionCode: 'US-CA' }))).toEqual([state1, 'CA']);
+});
+
+test('country facts are worked out once per code, shared frozen; unknown codes are undefined', () => {
+  const ch = countryFacts('CH');
+  expect(ch).toMatchObject({ country: 'Switzerland', continent_code: 'EU', eu: false });
+  expect(countryFacts('CH')).toBe(ch);
+  expect(Object.isFrozen(ch)).toBe(true);
+  expect(countryFacts('XX')).toBeUndefined();
+  expect(countryFacts('XX')).toBeUndefined();
+});
+
+test('answers are shared between requests: adding elevation to one leaves the next without it', async () => {
+  const networks = [{ cidr: '10.6.0.0/16', ...site('Valley', 46.2, 7.5, 'CH') }];
+  const svc = new GeolocationService(geolocation({ networks }), { elevationAt: async () => 500 });
+  expect((await svc.answer('10.6.0.1', { elevation: true })).elevation).toBe(500);
+  expect('elevation' in (await svc.answer('10.6.0.2'))).toBe(false);
+  expect((await svc.answer('10.6.0.3')).city).toBe('Valley');
+});
+
 test('elevation: the site\'s own, else the elevation service at the position; left out when neither says', async () => {
   const asked: number[][] = [];
   const elevationAt = async (lon: number, lat: number) => {
@@ -163,4 +193,12 @@ test('position() for geocoding proximity=ip', () => {
   expect(p?.lon).toBeCloseTo(row('8.8.8.8').longitude, 5);
   expect(p?.lat).toBeCloseTo(row('8.8.8.8').latitude, 5);
   expect(service.position('127.0.0.1')).toBeUndefined();
+  expect(service.position('not an address')).toBeUndefined();
+});
+
+test('ipLocator(): the `locate` option geocoding takes, a site\'s position or the database\'s', () => {
+  const locate = ipLocator(new GeolocationService(geolocation({ networks: [{ cidr: '10.0.0.0/8', ...site('HQ', 46.948, 7.4474, 'CH') }] })));
+  expect(locate('10.1.1.1')).toEqual({ lon: 7.4474, lat: 46.948 });
+  expect(locate('8.8.8.8')?.lat).toBeCloseTo(row('8.8.8.8').latitude, 5);
+  expect(locate('192.168.1.1')).toBeUndefined();
 });

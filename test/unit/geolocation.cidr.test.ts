@@ -19,6 +19,11 @@ test('addresses: IPv4, IPv6 in any spelling, IPv4-mapped IPv6 as IPv4, zones dro
   expect(parseAddress('fe80::1%eth0')).toEqual({ family: 6, value: 0xfe800000000000000000000000000001n });
   expect(parseAddress('::1')).toEqual({ family: 6, value: 1n });
   for (const bad of ['', '10.1.2', '10.1.2.256', 'example.org', '1.2.3.4:80', '2001:db8:::1', '::ffff:1.2.3']) expect([bad, parseAddress(bad)]).toEqual([bad, undefined]);
+  // The top of the range, where 32-bit integer arithmetic would go negative.
+  expect(parseAddress('255.255.255.255')).toEqual({ family: 4, value: 0xffffffffn });
+  expect(parseAddress('::ffff:255.254.253.252')).toEqual({ family: 4, value: 0xfffefdfcn });
+  expect(parseAddress('0.0.0.0')).toEqual({ family: 4, value: 0n });
+  expect(parseAddress('64:ff9b::192.0.2.33')).toEqual({ family: 6, value: 0x0064ff9b0000000000000000c0000221n });
   expect(formatAddress(parseAddress('2001:db8:0:0:1:0:0:1')!)).toBe('2001:db8::1:0:0:1');
   expect(formatAddress(parseAddress('::ffff:192.168.0.1')!)).toBe('192.168.0.1');
 });
