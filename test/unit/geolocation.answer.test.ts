@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import { parseConfig } from '../../src/config/load';
 import { boundsOfPolygons, countryFacts } from '../../src/services/geolocation/countries';
-import { DatabaseMissing, GeolocationService, ipLocator, type GeolocationHooks } from '../../src/services/geolocation/service';
+import { DatabaseMissing, GeolocationService, type GeolocationHooks } from '../../src/services/geolocation/service';
 
 interface Row {
   city: string;
@@ -196,8 +196,9 @@ test('position() for geocoding proximity=ip', () => {
   expect(service.position('not an address')).toBeUndefined();
 });
 
-test('ipLocator(): the `locate` option geocoding takes, a site\'s position or the database\'s', () => {
-  const locate = ipLocator(new GeolocationService(geolocation({ networks: [{ cidr: '10.0.0.0/8', ...site('HQ', 46.948, 7.4474, 'CH') }] })));
+test('position(): the `locate` geocoding is given (serve.ts), a site\'s position or the database\'s', () => {
+  const service = new GeolocationService(geolocation({ networks: [{ cidr: '10.0.0.0/8', ...site('HQ', 46.948, 7.4474, 'CH') }] }));
+  const locate = (ip: string) => service.position(ip);
   expect(locate('10.1.1.1')).toEqual({ lon: 7.4474, lat: 46.948 });
   expect(locate('8.8.8.8')?.lat).toBeCloseTo(row('8.8.8.8').latitude, 5);
   expect(locate('192.168.1.1')).toBeUndefined();

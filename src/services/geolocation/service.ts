@@ -1,6 +1,6 @@
 import { cidrContains, formatAddress, parseAddress, parseCidr, type Cidr, type IpAddress } from '../../config/cidr';
 import type { GeolocationConfig, GeolocationSite } from '../../config/schema';
-import { countryFacts } from './countries';
+import { countryFacts, type CountryFacts } from './countries';
 import { DatabaseMissing, DBIP_ATTRIBUTION, IpDatabase, type DbipRecord } from './database';
 import { timezoneAt } from './timezone';
 
@@ -21,14 +21,7 @@ export interface GeolocationHooks {
 }
 
 /** The spec's IP geolocation response, plus `attribution` (DB-IP's CC BY) and `note` (why nothing was located). */
-export interface GeolocationAnswer {
-  country: string;
-  country_code: string;
-  country_bounds?: [number, number, number, number];
-  country_languages: string[];
-  continent: string;
-  continent_code: string;
-  eu: boolean;
+export interface GeolocationAnswer extends CountryFacts {
   city: string;
   latitude?: number;
   longitude?: number;
@@ -218,15 +211,6 @@ export class GeolocationService {
     }
     return a;
   }
-}
-
-/**
- * The `locate` option of geocoding (`proximity=ip`): an address's position, or undefined when nothing locates it.
- * Wire it as `new GeocodingService({ locate: ipLocator(geolocation) })`. Its first IPv4 (or IPv6) address reads that
- * database file at once (~0.2 s) unless `warm()` was called.
- */
-export function ipLocator(service: GeolocationService): (ip: string) => { lon: number; lat: number } | undefined {
-  return (ip) => service.position(ip);
 }
 
 function round6(v: number): number {
