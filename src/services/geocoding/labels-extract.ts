@@ -6,19 +6,10 @@
 
 import Pbf from 'pbf';
 import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
-import type { LabelType } from './labels';
+import type { LabelHit, LabelType } from './labels';
 
-export interface ExtractedLabel {
-  type: LabelType;
-  placeType: string;
-  name: string;
-  names: Record<string, string>;
-  categories: string[];
-  housenumber?: string;
-  /** From the feature's own `addr:street` when the tiles carry it. */
-  street?: string;
-  lon: number;
-  lat: number;
+/** A label as read from a tile: a LabelHit before the index gives it an id and a score, plus a road's lines. */
+export interface ExtractedLabel extends Omit<LabelHit, 'id' | 'tileset' | 'score' | 'matchedName'> {
   /** Roads: the line's vertices (lon, lat), one array per part. */
   lines?: [number, number][][];
 }
