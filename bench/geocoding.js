@@ -95,10 +95,10 @@ module.exports = {
     let tmp;
     if (opts.build) {
       tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gazetteer-'));
-      build = buildGazetteerIndex(tmp);
+      build = await buildGazetteerIndex(tmp);
       indexDir = tmp;
     } else {
-      build = buildGazetteerIndex(indexDir);
+      build = await buildGazetteerIndex(indexDir);
     }
     const service = new GeocodingService({ indexDir });
     const forward = readList('geocoding-forward.tsv');

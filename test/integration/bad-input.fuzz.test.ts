@@ -42,7 +42,7 @@ const RSS_SLACK = 256 * 1024 * 1024;
 let srv: ChildServer;
 beforeAll(async () => {
   // The geocoding endpoints answer from the gazetteer built at install (built here when absent: up to ~2 min).
-  buildGazetteerIndex(DEFAULT_INDEX_DIR);
+  await buildGazetteerIndex(DEFAULT_INDEX_DIR);
   srv = await startChildServer(SAMPLE_DIR);
 }, 240_000);
 afterAll(() => srv.stop());

@@ -54,8 +54,8 @@ let labels: ListLabels;
 let geo: GeocodingService;
 const forward = { language: [], limit: 5, fuzzyMatch: true, autocomplete: true };
 
-beforeAll(() => {
-  buildGazetteerIndex(DEFAULT_INDEX_DIR);
+beforeAll(async () => {
+  await buildGazetteerIndex(DEFAULT_INDEX_DIR);
   labels = new ListLabels();
   geo = new GeocodingService({ indexDir: DEFAULT_INDEX_DIR, labels });
 });

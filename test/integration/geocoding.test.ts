@@ -49,7 +49,7 @@ let srv: TestServer;
 let get: (path: string, headers?: Record<string, string>) => Promise<{ status: number; body: string; json: () => unknown }>;
 
 beforeAll(async () => {
-  buildGazetteerIndex(DEFAULT_INDEX_DIR);
+  await buildGazetteerIndex(DEFAULT_INDEX_DIR);
   srv = await startServer();
   get = async (path, headers = {}) => {
     const r = await fetch(`${srv.url}${path}${path.includes('?') ? '&' : '?'}key=${KEY}`, { headers });

@@ -113,7 +113,7 @@ let srv: TestServer;
 let doc: { paths: Record<string, unknown>; servers: { url: string }[] };
 beforeAll(async () => {
   // The geocoding paths answer from the gazetteer built at install (built here when absent: up to ~2 min).
-  buildGazetteerIndex(DEFAULT_INDEX_DIR);
+  await buildGazetteerIndex(DEFAULT_INDEX_DIR);
   srv = await startServer({ config: { admin: { keys: ['admin-key'] } } });
   const r = await fetch(`${srv.url}/openapi.json`);
   expect(r.status).toBe(200);

@@ -4,8 +4,8 @@
 // what a result carries (area, bbox, accuracy, unit, deprecated, default transformation, base geographic CRS).
 
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildIndexFile, type IndexBuildResult } from '../index-file';
 import { Proj } from './proj';
 
 export const COORDINATES_INDEX = 'coordinates.sqlite';
@@ -93,53 +93,35 @@ const SOURCES: { kind: string; sql: string }[] = [
 
 const CRS_TABLES = new Set(['projected_crs', 'geodetic_crs', 'vertical_crs', 'engineering_crs', 'compound_crs']);
 
-export interface BuildResult {
-  file: string;
-  built: boolean;
-  rows: number;
-  mb: number;
-  seconds: number;
-}
-
 /** The version the index is built for: our layout version and the registry's (EPSG and PROJ) version. */
 function sourceVersion(src: Database.Database): string {
   const meta = Object.fromEntries((src.prepare('SELECT key, value FROM metadata').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
   return `${INDEX_VERSION}/EPSG ${meta['EPSG.VERSION']}/PROJ ${meta['PROJ.VERSION']}`;
 }
 
-/** The version recorded in an index file, or undefined when it is absent or unreadable. */
-export function indexVersion(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare("SELECT value FROM meta WHERE key='version'").get() as { value: string } | undefined)?.value;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Builds `<dir>/coordinates.sqlite` from proj-wasm's proj.db (skipped when the file for the same registry version
  * is there). Default transformations are asked of PROJ itself: the operation of the CRS bound to WGS 84.
  */
-export async function buildCoordinatesIndex(dir: string, opts: { log?: (m: string) => void; force?: boolean } = {}): Promise<BuildResult> {
-  const started = performance.now();
+export async function buildCoordinatesIndex(dir: string, opts: { log?: (m: string) => void; force?: boolean } = {}): Promise<IndexBuildResult> {
   const file = join(dir, COORDINATES_INDEX);
   const src = new Database(projDbPath(), { readonly: true, fileMustExist: true });
   const version = sourceVersion(src);
-  if (!opts.force && indexVersion(file) === version) {
-    src.close();
-    const result = { file, built: false, rows: 0, mb: statSync(file).size / 1e6, seconds: 0 };
-    opts.log?.(`coordinates index: ${file} is current (${version})`);
+  try {
+    const result = await buildIndexFile(file, { key: 'version', version }, opts.force ?? false, (tmp) => writeIndex(src, tmp, version, opts.log));
+    opts.log?.(
+      result.built
+        ? `coordinates index: ${result.rows} objects (${version}) → ${file}, ${result.mb.toFixed(1)} MB in ${result.seconds.toFixed(1)} s`
+        : `coordinates index: ${file} is current (${version})`,
+    );
     return result;
+  } finally {
+    src.close();
   }
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  rmSync(tmp, { force: true });
+}
+
+/** Writes the index into `tmp` from the registry `src`; returns the objects written. */
+async function writeIndex(src: Database.Database, tmp: string, version: string, log?: (m: string) => void): Promise<number> {
   const out = new Database(tmp);
   let rows = 0;
   try {
@@ -209,21 +191,13 @@ export async function buildCoordinatesIndex(dir: string, opts: { log?: (m: strin
     });
     insertAll();
     out.exec(`INSERT INTO obj_fts(obj_fts) VALUES ('rebuild')`);
-    await fillDefaultTransformations(out, opts.log);
+    await fillDefaultTransformations(out, log);
     out.prepare('INSERT INTO meta VALUES (?, ?)').run('version', version);
     out.exec('ANALYZE');
-    out.close();
-    renameSync(tmp, file);
-  } catch (err) {
-    if (out.open) out.close();
-    rmSync(tmp, { force: true });
-    throw err;
+    return rows;
   } finally {
-    src.close();
+    out.close();
   }
-  const result = { file, built: true, rows, mb: statSync(file).size / 1e6, seconds: (performance.now() - started) / 1000 };
-  opts.log?.(`coordinates index: ${rows} objects (${version}) → ${file}, ${result.mb.toFixed(1)} MB in ${result.seconds.toFixed(1)} s`);
-  return result;
 }
 
 /**

