@@ -41,13 +41,19 @@ export function serverConfig(extra: Record<string, unknown> = {}): { server: Rec
 }
 
 /** GET without any decoding by the client: the bytes and headers exactly as the server sent them. */
-export function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+export function rawGet(url: string, headers: Record<string, string> = {}, localAddress?: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolvePromise, reject) => {
-    get(url, { headers }, (res) => {
+    get(url, { headers, localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     }).on('error', reject);
   });
+}
+
+/** GET from a chosen loopback address (all of 127.0.0.0/8 is loopback on Linux: a client, a proxy, a site), as text. */
+export async function getFrom(url: string, localAddress = '127.0.0.1', headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  const r = await rawGet(url, headers, localAddress);
+  return { status: r.status, headers: r.headers, text: r.body.toString('utf8') };
 }

