@@ -1,5 +1,6 @@
 import { latToPixelY, lonToPixelX, WORLD_BOUNDS } from '../../src/geo/mercator';
-import { attributionText, chooseLevel, fitBox, placeView, shortestArc, zoomRange } from '../../src/services/static-maps';
+import { attributionText, chooseLevel, fitBox, placeView, zoomRange } from '../../src/services/static-maps';
+import { shortestArc } from '../../src/geo/arc';
 import { clippedLine, clippedPolygon, overlaySvg } from '../../src/services/static-maps/overlay';
 import { parseStaticMapRequest } from '../../src/services/static-maps';
 import type { Pyramid } from '../../src/store/types';

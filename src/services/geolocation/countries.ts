@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { shortestArc } from '../../geo/arc';
 
 // What the answer says of a country, from shipped npm data: name, ISO 639-1 languages and continent from
 // `countries-list` (MIT), membership of the European Union (the 27 members), and the bounds of the country's
@@ -49,22 +50,11 @@ export function boundsOfPolygons(polygons: readonly (readonly Ring[])[]): Bbox |
     spans.push([w, e]);
   }
   if (!spans.length) return undefined;
-  // Merge the polygons' longitude spans, then put the box's edges around the widest gap between them: when that
-  // gap is the one across ±180 the box is the plain one.
-  spans.sort((a, b) => a[0] - b[0]);
-  const merged: Array<[number, number]> = [];
-  for (const s of spans) {
-    const last = merged[merged.length - 1];
-    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
-    else merged.push([s[0], s[1]]);
-  }
-  let west = merged[0][0];
-  let east = merged[merged.length - 1][1];
-  let widest = west + 360 - east; // the gap across the antimeridian
-  for (let i = 1; i < merged.length; i++) {
-    const gap = merged[i][0] - merged[i - 1][1];
-    if (gap > widest) [widest, west, east] = [gap, merged[i][0], merged[i - 1][1]];
-  }
+  // The shortest arc of longitudes covering every polygon: across the antimeridian when that is shorter.
+  // Counted in degrees from the antimeridian (0..360) and back.
+  const [start, end] = shortestArc(spans.map(([w, e]) => [w + 180, e + 180]), 360);
+  const west = start - 180;
+  const east = end - 180 > 180 ? end - 540 : end - 180;
   return [west, south, east, north];
 }
 

@@ -5,4 +5,4 @@ export { attributionText, overlaySvg, PIN } from './overlay';
 export { RenderAbandoned, RenderQueueFull, type RenderCounts } from './queue';
 export { overlaySegments, planStaticMap, placeView, renderCounts, renderStaticMap, type StaticMapPlan } from './render';
 export { DEFAULTS, LIMITS, parseMarkers, parsePath, parseStaticMapRequest, StaticMapError, type StaticMapRequest } from './request';
-export { chooseLevel, fitBox, OVERZOOM, shortestArc, UNDERZOOM, zoomRange } from './view';
+export { chooseLevel, fitBox, OVERZOOM, UNDERZOOM, zoomRange } from './view';

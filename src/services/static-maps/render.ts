@@ -12,7 +12,8 @@ import { resolveIcon, type Icon } from './icons';
 import { attributionText, markerExtents, overlaySvg, pathWorld, type Window } from './overlay';
 import { RenderAbandoned, RenderQueue, type RenderCounts } from './queue';
 import { StaticMapError, type StaticMapRequest } from './request';
-import { chooseLevel, fitBox, OVERZOOM, shortestArc, UNDERZOOM, worldX, worldY, zoomRange, type Extents, type Level } from './view';
+import { shortestArc } from '../../geo/arc';
+import { chooseLevel, fitBox, OVERZOOM, UNDERZOOM, worldX, worldY, zoomRange, type Extents, type Level } from './view';
 
 /** Bumped when the same request would render differently: part of every ETag. */
 const RENDERER_VERSION = 'static-1';

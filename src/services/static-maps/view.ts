@@ -112,34 +112,3 @@ export function fitBox(f: FitInput): { zoom: number; cx: number; cy: number } {
   return { zoom, cx: (x0 + x1) / 2 - offX / world, cy: (y0 + y1) / 2 - offY / world };
 }
 
-/**
- * Longitude extent of intervals on the circle of the world, as the shortest arc covering them all:
- * [start, end] in world fractions with start in 0..1 and end >= start (end may pass 1: the arc crosses the dateline).
- */
-export function shortestArc(intervals: ReadonlyArray<readonly [number, number]>): [number, number] {
-  const parts: Array<[number, number]> = [];
-  for (const [a, b] of intervals) {
-    if (b - a >= 1) return [0, 1];
-    const s = a - Math.floor(a);
-    const e = s + (b - a);
-    if (e > 1) parts.push([s, 1], [0, e - 1]);
-    else parts.push([s, e]);
-  }
-  if (parts.length === 0) return [0, 0];
-  parts.sort((p, q) => p[0] - q[0]);
-  const merged: Array<[number, number]> = [];
-  for (const p of parts) {
-    const last = merged[merged.length - 1];
-    if (last && p[0] <= last[1]) last[1] = Math.max(last[1], p[1]);
-    else merged.push([p[0], p[1]]);
-  }
-  // The largest gap between merged intervals (the one across 1 -> 0 included) is what the arc leaves out.
-  const n = merged.length - 1;
-  let gap = merged[0][0] + 1 - merged[n][1];
-  let arc: [number, number] = [merged[0][0], merged[n][1]];
-  for (let i = 1; i < merged.length; i++) {
-    const g = merged[i][0] - merged[i - 1][1];
-    if (g > gap) [gap, arc] = [g, [merged[i][0], merged[i - 1][1] + 1]];
-  }
-  return gap <= 0 ? [0, 1] : arc;
-}
