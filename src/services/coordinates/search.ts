@@ -125,7 +125,7 @@ const epsg = (code: number): Id => ({ authority: 'EPSG', code });
 /** west, south, east, north (min lon, min lat, max lon, max lat), as the cloud's client reads it. */
 const bboxOf = (r: ObjRow): number[] | null => (r.west === null || r.south === null || r.east === null || r.north === null ? null : [r.west, r.south, r.east, r.north]);
 
-/** No grid file is available to this PROJ build (see proj.ts), so an operation is usable when it needs none. */
+/** The grids an operation needs, by their registry names. */
 export function gridsOfRow(r: ObjRow): string[] {
   return r.grids ? (JSON.parse(r.grids) as string[]) : [];
 }
@@ -144,7 +144,8 @@ export function resultOf(r: ObjRow): SearchResult {
   };
 }
 
-export function transformationOf(r: ObjRow): Transformation {
+/** A transformation's document; `usable` when every grid it needs is in `available` (the grid directory's). */
+export function transformationOf(r: ObjRow, available: ReadonlySet<string>): Transformation {
   const grids = gridsOfRow(r);
   return {
     accuracy: r.accuracy,
@@ -158,7 +159,7 @@ export function transformationOf(r: ObjRow): Transformation {
     reversible: true,
     target_crs: epsg(r.tgt ?? 4326),
     unit: r.unit,
-    usable: grids.length === 0,
+    usable: grids.every((g) => available.has(g)),
   };
 }
 
@@ -194,6 +195,26 @@ export class RegistrySearch {
     return r.base === null || r.base === 4326 ? [] : (this.transOf.all(r.base) as ObjRow[]);
   }
 
+  /** Prepared statements by SQL text: a query's shape depends on its filters, of which there are few. */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      if (this.statements.size >= 256) this.statements.clear();
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /**
+   * Objects matching `q`, ranked: an exact code first (tier 0); then objects whose name matches every term
+   * (tier 1), then those matched through their aliases (tier 2); within a tier the object named exactly as asked,
+   * then bm25 (name weighted over aliases) times the kind and importance boosts; then not deprecated, then code.
+   * Every match is ranked from narrow rows (id and score) and only the page is read whole: a common word matches
+   * a thousand objects.
+   */
   search(q: ParsedQuery, limit: number, offset: number): { rows: ObjRow[]; total: number } {
     const where: string[] = [];
     const args: unknown[] = [];
@@ -218,27 +239,52 @@ export class RegistrySearch {
     const numeric = q.terms.filter((t) => /^\d{1,9}$/.test(t)).map(Number);
     const words = q.terms.filter((t) => !/^\d{1,9}$/.test(t) || q.terms.length > 1);
     const filter = where.length ? `AND ${where.join(' AND ')}` : '';
-    let sql: string;
-    let params: unknown[];
+
+    const best = new Map<number, Hit>();
+    const keep = (h: Hit): void => {
+      const had = best.get(h.id);
+      if (!had || h.tier < had.tier) best.set(h.id, h);
+    };
     if (words.length === 0 && numeric.length === 0) {
-      sql = `SELECT o.*, 0 tier, o.importance score FROM obj o WHERE 1 ${filter}`;
-      params = args;
-    } else {
-      const codeHit = numeric.length ? `SELECT o.*, 0 tier, 1000 + o.importance score FROM obj o WHERE o.code IN (${numeric.map(() => '?').join(',')}) ${filter}` : '';
-      // Names before aliases: an object whose name matches every term is tier 1, one matched through its
-      // aliases tier 2. Within a tier, the object named exactly as asked, then bm25 (name weighted over aliases) times the kind and importance boosts.
-      const textHit = words.length
-        ? `SELECT o.*, CASE WHEN o.id IN (SELECT rowid FROM obj_fts WHERE obj_fts MATCH ?) THEN 1 ELSE 2 END tier,
-             CASE WHEN o.name = ? COLLATE NOCASE THEN 1000 ELSE 0 END + (-bm25(obj_fts, 3.0, 1.5)) * (1 + CASE o.kind WHEN 'CRS-PROJCRS' THEN ${KIND_BOOST['CRS-PROJCRS']} WHEN 'CRS-GEOGCRS' THEN ${KIND_BOOST['CRS-GEOGCRS']} ELSE 0 END) * (1 + o.importance * 4) score
-           FROM obj_fts JOIN obj o ON o.id = obj_fts.rowid WHERE obj_fts MATCH ? ${filter}`
-        : '';
-      const parts = [codeHit, textHit].filter(Boolean);
-      sql = parts.length > 1 ? `SELECT * FROM (${parts[0]}) UNION ALL SELECT * FROM (${parts[1]})` : parts[0];
-      params = [...(codeHit ? [...numeric, ...args] : []), ...(textHit ? [ftsQuery(words, 'name'), words.join(' '), ftsQuery(words), ...args] : [])];
-      sql = `SELECT * FROM (SELECT *, MIN(tier) OVER (PARTITION BY id) best FROM (${sql})) WHERE tier = best GROUP BY id`;
+      for (const h of this.stmt(`SELECT o.id, 0 tier, o.importance score, o.deprecated, o.code FROM obj o WHERE 1 ${filter}`).all(...args) as Hit[]) keep(h);
     }
-    const total = (this.db.prepare(`SELECT COUNT(*) n FROM (${sql})`).get(...params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM (${sql}) ORDER BY tier, score DESC, deprecated, code LIMIT ? OFFSET ?`).all(...params, limit, offset) as ObjRow[];
-    return { rows, total };
+    if (numeric.length) {
+      const sql = `SELECT o.id, 0 tier, 1000 + o.importance score, o.deprecated, o.code FROM obj o WHERE o.code IN (${numeric.map(() => '?').join(',')}) ${filter}`;
+      for (const h of this.stmt(sql).all(...numeric, ...args) as Hit[]) keep(h);
+    }
+    if (words.length) {
+      const byName = new Set((this.stmt('SELECT rowid FROM obj_fts WHERE obj_fts MATCH ?').pluck().all(ftsQuery(words, 'name')) as number[]));
+      const exact = words.join(' ').toLowerCase();
+      const sql = `SELECT o.id, o.name, o.kind, o.importance, o.deprecated, o.code, -bm25(obj_fts, 3.0, 1.5) rank
+        FROM obj_fts JOIN obj o ON o.id = obj_fts.rowid WHERE obj_fts MATCH ? ${filter}`;
+      for (const r of this.stmt(sql).all(ftsQuery(words), ...args) as TextRow[]) {
+        const score = (r.name.toLowerCase() === exact ? 1000 : 0) + r.rank * (1 + (KIND_BOOST[r.kind] ?? 0)) * (1 + r.importance * 4);
+        keep({ id: r.id, tier: byName.has(r.id) ? 1 : 2, score, deprecated: r.deprecated, code: r.code });
+      }
+    }
+    const ranked = [...best.values()].sort((a, b) => a.tier - b.tier || b.score - a.score || a.deprecated - b.deprecated || a.code - b.code);
+    const page = ranked.slice(offset, offset + limit);
+    if (!page.length) return { rows: [], total: ranked.length };
+    const rows = new Map((this.stmt(`SELECT * FROM obj WHERE id IN (${page.map(() => '?').join(',')})`).all(...page.map((h) => h.id)) as ObjRow[]).map((r) => [r.id, r]));
+    return { rows: page.map((h) => rows.get(h.id) as ObjRow), total: ranked.length };
   }
+}
+
+/** A match being ranked. */
+interface Hit {
+  id: number;
+  tier: number;
+  score: number;
+  deprecated: number;
+  code: number;
+}
+
+interface TextRow {
+  id: number;
+  name: string;
+  kind: string;
+  importance: number;
+  deprecated: number;
+  code: number;
+  rank: number;
 }
