@@ -38,8 +38,12 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   const indexDir = config.indexDir ?? DEFAULT_INDEX_DIR;
   // Indexes open cheaply (PROJ itself loads on the first transform, the gazetteer on the first geocoding request,
   // DB-IP on the first lookup): `serve` is ready at once. A missing index is a 503 on its endpoints, logged once.
-  const coordinates = CoordinatesService.open(indexDir);
+  const coordinates = CoordinatesService.open(indexDir, config.coordinates);
   if (!coordinates) log.warn({ indexDir }, 'coordinates index not built (run `npm run indexes`): /coordinates answers 503');
+  else if (config.coordinates.gridDir) {
+    const g = coordinates.grids;
+    log.info({ gridDir: config.coordinates.gridDir, files: g.files.length, mb: Math.round(g.bytes / 1e5) / 10, grids: g.available.size }, 'PROJ grid files found (loaded with PROJ)');
+  }
   const closers: (() => unknown)[] = [() => coordinates?.close()];
   let server: HttpServer;
   try {

@@ -45,6 +45,7 @@ export function parseConfig(raw: unknown, source: string, baseDir: string, env: 
   // Mirror jobs' area files are relative to the config file, like the data directory.
   for (const job of config.mirror.jobs) job.areas = job.areas.map((a) => resolve(baseDir, a));
   if (config.geolocation.database) config.geolocation.database = resolve(baseDir, config.geolocation.database);
+  if (config.coordinates.gridDir) config.coordinates.gridDir = resolve(baseDir, config.coordinates.gridDir);
   config.keys = [...config.keys, ...keysFromEnv(env[config.keysEnv], config.keysEnv)];
   const seen = new Set<string>();
   config.keys.forEach((k, i) => {

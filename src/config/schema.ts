@@ -334,6 +334,17 @@ export const configSchema = z
       })
       .strict()
       .default({ cacheMb: 64 }),
+    coordinates: z
+      .object({
+        /**
+         * PROJ grid files (GeoTIFF from cdn.proj.org or PROJ-data, NTv2 .gsb, GTX …) for transformations that need
+         * them (OSTN15, BETA2007, NADCON …); every regular file of the folder is loaded into PROJ's memory when it
+         * starts. Relative to the config file's folder. Absent: no grids (such operations are not used).
+         */
+        gridDir: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({}),
     /** Scheduled and on-demand mirror jobs (`tilemirror mirror --config`, `tilemirror serve`). */
     mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100, jobs: [] }),
     /** Keys for the status endpoints `/admin/` and `/admin/status.json`; none: they answer 404. */

@@ -6,6 +6,8 @@
 // PROJ.4 string differs between the two (our search's `exports.proj4` against pyproj's `to_proj4()`) is not
 // compared, and at least 200 CRS must be.
 
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { KEY, startServer, type TestServer } from '../helpers/server';
@@ -97,4 +99,56 @@ pyprojTest(
     expect(compared.length).toBeGreaterThanOrEqual(200);
   },
   600_000,
+);
+
+// Grid files: Debian's proj-data carries BETA2007.gsb (DHDN → ETRS89, EPSG:15948). The system PROJ uses it for
+// DHDN → ETRS89 (its best operation); ours uses it when the operator puts it in `coordinates.gridDir`, and without
+// it answers a 400 naming the grid rather than a silently different operation.
+const BETA2007 = '/usr/share/proj/BETA2007.gsb';
+const gridTest = gatedTest('pyproj with the BETA2007 grid', { pythonModules: ['pyproj'], files: [[BETA2007]], packages: ['python3-pyproj', 'proj-data'] });
+
+gridTest(
+  'an operation that needs a grid: 400 naming it without the file, PROJ-exact with it in coordinates.gridDir',
+  async () => {
+    const points: [number, number][] = [[9, 50], [13.4, 52.5], [7.1, 51.2], [11.6, 48.1]];
+    const py = `import json\nfrom pyproj.transformer import TransformerGroup\nt = TransformerGroup(4314, 4258, always_xy=True).transformers[0]\npts = [t.transform(x, y) for x, y in ${JSON.stringify(points)}]\nprint(json.dumps({'op': t.description, 'points': pts}))`;
+    const r = assertOk(await run(SYSTEM_PYTHON, ['-W', 'ignore', '-c', py], { env: clientEnv(), timeoutMs: 60_000 }));
+    const oracle = JSON.parse(r.stdout) as { op: string; points: [number, number][] };
+    expect(oracle.op).toContain('DHDN to ETRS89 (8)'); // EPSG:15948, the grid one: the oracle really used the grid
+    const path4 = `/coordinates/transform/${points.map((p) => p.join(',')).join(';')}.json?s_srs=4314&t_srs=4258&ops=15948`;
+    const searchPath = `/coordinates/search/${encodeURIComponent('code:4314')}.json?transformations=true`;
+    // EPSG:15949, DHDN to WGS 84 (3), needs the same grid: the search lists operations to WGS 84.
+    const usable = (body: { results: { transformations: { id: { code: number }; usable: boolean }[] }[] }): boolean | undefined =>
+      body.results[0].transformations.find((t) => t.id.code === 15949)?.usable;
+
+    const without = await get<Transform>(`${path4}`);
+    expect(without.status).toBe(400);
+    expect(String(without.body)).toContain('BETA2007.gsb');
+    const s0 = await get<Parameters<typeof usable>[0]>(searchPath);
+    expect(typeof s0.body !== 'string' && usable(s0.body)).toBe(false);
+
+    const gridDir = mkdtempSync(path.join(tmpdir(), 'grids-'));
+    copyFileSync(BETA2007, path.join(gridDir, 'BETA2007.gsb'));
+    const withGrid = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR, coordinates: { gridDir } } });
+    try {
+      const res = await fetch(`${withGrid.url}${path4}&key=${KEY}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Transform;
+      expect(body.transformer_selection_strategy).toBe('listed');
+      body.results.forEach((p, i) => {
+        const [x, y] = oracle.points[i];
+        expect(Math.abs(p.x - x)).toBeLessThanOrEqual(1e-7); // ≈ 1 cm
+        expect(Math.abs(p.y - y)).toBeLessThanOrEqual(1e-7);
+      });
+      // The grid shift is real: the Helmert default (EPSG:1777 family) lands metres away from the grid's answer.
+      const helmert = (await (await fetch(`${withGrid.url}/coordinates/transform/9,50.json?s_srs=4314&t_srs=4258&key=${KEY}`)).json()) as Transform;
+      expect(Math.abs(helmert.results[0].x - oracle.points[0][0]) + Math.abs(helmert.results[0].y - oracle.points[0][1])).toBeGreaterThan(1e-6);
+      const s1 = (await (await fetch(`${withGrid.url}${searchPath}&key=${KEY}`)).json()) as Parameters<typeof usable>[0];
+      expect(usable(s1)).toBe(true);
+    } finally {
+      await withGrid.close();
+      rmSync(gridDir, { recursive: true, force: true });
+    }
+  },
+  120_000,
 );

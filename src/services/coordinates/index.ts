@@ -1,11 +1,13 @@
-// The coordinates service: the registry index (opened read-only when the server starts, cheap) and PROJ (loaded on
-// the first transform or export). Handlers reach it through RequestContext.coordinates.
+// The coordinates service: the registry index (opened read-only when the server starts, cheap), the operator's grid
+// files (listed at start) and PROJ (loaded on the first transform or export, with those grids). Handlers reach it
+// through RequestContext.coordinates.
 
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { readGridDirectory, type GridDirectory } from './grids';
 import { Proj, type ProjHandle } from './proj';
-import { COORDINATES_INDEX } from './registry-index';
+import { COORDINATES_INDEX, projDbPath } from './registry-index';
 import { parseQuery, QueryError, RegistrySearch, resultOf, transformationOf, type SearchResult } from './search';
 import { parsePoints, TransformError, Transformer, type TransformAnswer } from './transform';
 
@@ -20,19 +22,27 @@ export interface SearchOptions {
 
 export class CoordinatesService {
   readonly registry: RegistrySearch;
-  private readonly proj = new Proj();
+  private readonly proj: Proj;
   private readonly transformer: Transformer;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    readonly grids: GridDirectory,
+  ) {
     this.registry = new RegistrySearch(db);
+    this.proj = new Proj({ gridFiles: grids.files });
     this.transformer = new Transformer(this.proj, this.registry);
   }
 
-  /** Opens `<indexDir>/coordinates.sqlite`; undefined when it has not been built (`npm run indexes`). */
-  static open(indexDir: string): CoordinatesService | undefined {
+  /**
+   * Opens `<indexDir>/coordinates.sqlite` with the grid files of `gridDir`; undefined when the index has not been
+   * built (`npm run indexes`). A grid directory that cannot be read throws.
+   */
+  static open(indexDir: string, opts: { gridDir?: string } = {}): CoordinatesService | undefined {
     const file = join(indexDir, COORDINATES_INDEX);
     if (!existsSync(file)) return undefined;
-    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }));
+    const grids = readGridDirectory(opts.gridDir, projDbPath());
+    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }), grids);
   }
 
   async search(query: string, o: SearchOptions): Promise<{ results: SearchResult[]; total: number }> {
@@ -45,7 +55,7 @@ export class CoordinatesService {
       if (o.transformations && row.kind.startsWith('CRS-')) {
         r.transformations = [];
         for (const t of this.registry.transformations(row)) {
-          const doc = transformationOf(t);
+          const doc = transformationOf(t, this.grids.available);
           if (o.exports) doc.exports = await this.exportsOf(t.code, 'operation');
           r.transformations.push(doc);
         }

@@ -3,7 +3,7 @@
 // Rules, in order (the strategy names are epsg.io's, whose API the cloud's grew out of):
 //   - `ops` given ("listed"): those operations by code, applied in order, each in GIS axis order; from s_srs to
 //     the first one's source and from the last one's target to t_srs PROJ's first usable operation links them.
-//     An operation that needs a grid is a 400 naming the grid (no grid is available to this PROJ build).
+//     An operation that needs a grid not in the grid directory is a 400 naming the grid.
 //   - else, when either CRS has a default transformation ("boundcrs"): the CRS bound to WGS 84, as PROJ builds
 //     it (the TOWGS84 GDAL uses): 4326 → 5514 goes through EPSG:15965 and reproduces the spec's example.
 //   - else ("auto"): PROJ's first operation that needs no missing grid. When PROJ's best operation needs a grid,
@@ -34,6 +34,9 @@ export function parsePoints(text: string): Point[] {
 interface Pipeline {
   steps: ProjHandle[];
   strategy: string;
+  /** Transforms running through it: an evicted pipeline's PROJ objects are freed when the last one ends. */
+  users?: number;
+  evicted?: boolean;
 }
 
 export interface TransformAnswer {
@@ -57,6 +60,18 @@ export class Transformer {
     return row;
   }
 
+  /** Drops the oldest pipeline and frees its PROJ objects. */
+  private evictOldest(): void {
+    const [key, oldest] = this.cache.entries().next().value as [string, Promise<Pipeline>];
+    this.cache.delete(key);
+    oldest
+      .then((p) => {
+        p.evicted = true;
+        if (!p.users) return this.proj.release(p.steps);
+      })
+      .catch(() => undefined);
+  }
+
   async transform(points: Point[], s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
     const src = this.crsRow(s, 's_srs');
     const tgt = this.crsRow(t, 't_srs');
@@ -64,15 +79,21 @@ export class Transformer {
     let pipeline = this.cache.get(key);
     if (!pipeline) {
       pipeline = this.build(src, tgt, ops);
-      if (this.cache.size >= Transformer.MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+      if (this.cache.size >= Transformer.MAX_CACHED) this.evictOldest();
       this.cache.set(key, pipeline);
       // A failed build (bad ops) is not kept: the message is rebuilt the next time, and the cache holds only answers.
       pipeline.catch(() => this.cache.delete(key));
     }
     const p = await pipeline;
-    let data: Float64Array = new Float64Array(points.length * 4);
-    points.forEach(([x, y, z], i) => data.set([x, y, z ?? 0, 0], i * 4));
-    for (const step of p.steps) data = await this.proj.trans(step, data);
+    const input = new Float64Array(points.length * 4);
+    points.forEach(([x, y, z], i) => input.set([x, y, z ?? 0, 0], i * 4));
+    p.users = (p.users ?? 0) + 1;
+    let data: Float64Array;
+    try {
+      data = await this.proj.trans(p.steps, input);
+    } finally {
+      if (--p.users === 0 && p.evicted) this.proj.release(p.steps).catch(() => undefined);
+    }
     const results = points.map((_, i) => ({ x: data[i * 4], y: data[i * 4 + 1], z: data[i * 4 + 2] }));
     const bad = results.findIndex((r) => !Number.isFinite(r.x) || !Number.isFinite(r.y) || !Number.isFinite(r.z));
     if (bad >= 0) throw new TransformError(`Invalid coordinates: pair ${bad + 1} cannot be transformed from EPSG:${s} to EPSG:${t} (outside the area PROJ can transform)`);
@@ -85,42 +106,42 @@ export class Transformer {
     return h;
   }
 
-  /** PROJ's first operation needing no missing grid, in GIS axis order; and the best one skipped for a grid. */
-  private async firstUsable(source: ProjHandle, target: ProjHandle): Promise<{ op: ProjHandle; skipped?: string }> {
-    const usable = await this.proj.operations(source, target, 'discard');
-    if (!usable.length) throw new TransformError('No transformation between these systems is usable without grid files');
-    const op = await this.proj.normalized(usable[0]);
-    if (!op) throw new TransformError('PROJ cannot instantiate the transformation');
-    const all = await this.proj.operations(source, target, 'ignored');
-    let skipped: string | undefined;
-    if (all.length) {
-      const grids = await this.proj.gridsOf(all[0]);
-      if (grids.length) {
-        const id = await this.proj.idOf(all[0]);
-        skipped = `${id ? `${id.auth}:${id.code}` : await this.proj.name(all[0])}: needs grid ${grids.join(', ')}`;
-      }
+  /** PROJ's first operation between two CRS whose grids are all here, in GIS axis order; and the best one skipped for a missing grid. */
+  private async firstUsable(sourceCode: number, targetCode: number, bind: { source: boolean; target: boolean } = { source: false, target: false }): Promise<{ op: ProjHandle; skipped?: string }> {
+    const made: (ProjHandle | null)[] = [];
+    try {
+      const end = async (code: number, bound: boolean): Promise<ProjHandle> => {
+        const crs = await this.crs(code);
+        made.push(crs);
+        if (!bound) return crs;
+        const b = await this.proj.boundToWgs84(crs);
+        made.push(b?.bound ?? null);
+        return b?.bound ?? crs;
+      };
+      const source = await end(sourceCode, bind.source);
+      const target = await end(targetCode, bind.target);
+      const { op, best } = await this.proj.firstUsable(source, target);
+      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here${best ? ` (${best.id ? `${best.id.auth}:${best.id.code}` : best.name} needs ${best.missing.join(', ')})` : ''}`);
+      return { op, skipped: best ? `${best.id ? `${best.id.auth}:${best.id.code}` : best.name}: needs grid ${best.missing.join(', ')}` : undefined };
+    } finally {
+      await this.proj.release(made);
     }
-    return { op, skipped };
   }
 
   private async build(src: ObjRow, tgt: ObjRow, ops?: number[]): Promise<Pipeline> {
     if (ops?.length) return this.listed(src, tgt, ops);
-    const source = await this.crs(src.code);
-    const target = await this.crs(tgt.code);
     // Same geodetic CRS on both sides (a projected CRS and its base, two projections of one datum): no datum change,
     // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
     // grid-free way to do (ETRS89 ↔ ETRS89 / EPSG Arctic zone 5-13 in the Arctic), and gives the same answer when it does.
     if (src.base !== null && src.base === tgt.base) {
-      const { op } = await this.firstUsable(source, target);
+      const { op } = await this.firstUsable(src.code, tgt.code);
       return { steps: [op], strategy: src.default_op !== null || tgt.default_op !== null ? 'boundcrs' : 'auto' };
     }
     if (src.default_op !== null || tgt.default_op !== null) {
-      const s = src.default_op !== null ? (await this.proj.boundToWgs84(source))?.bound ?? source : source;
-      const t = tgt.default_op !== null ? (await this.proj.boundToWgs84(target))?.bound ?? target : target;
-      const { op } = await this.firstUsable(s, t);
+      const { op } = await this.firstUsable(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
       return { steps: [op], strategy: 'boundcrs' };
     }
-    const { op, skipped } = await this.firstUsable(source, target);
+    const { op, skipped } = await this.firstUsable(src.code, tgt.code);
     return { steps: [op], strategy: skipped ? `auto (skipped ${skipped})` : 'auto' };
   }
 
@@ -131,32 +152,47 @@ export class Transformer {
    */
   private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Pipeline> {
     const steps: ProjHandle[] = [];
-    let current = src;
-    const at = (crs: ObjRow, code: number | null): boolean => code !== null && (code === crs.code || code === crs.base);
-    for (const [i, code] of ops.entries()) {
-      const row = this.registry.operation(code);
-      if (!row || row.kind === 'COORDOP-COPCON') throw new TransformError(`Invalid ops: operation ${i + 1} EPSG:${code} is not a transformation known here`);
-      let op = await this.proj.fromDatabase(code, 'operation');
-      if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be built by PROJ`);
-      const grids = await this.proj.gridsOf(op);
-      if (grids.length) throw new TransformError(`Invalid ops: EPSG:${code} (${row.name}) needs grid ${grids.join(', ')}, which is not available here`);
-      const inverse = !at(current, row.src) && at(current, row.tgt);
-      const [start, end] = inverse ? [row.tgt, row.src] : [row.src, row.tgt];
-      const startRow = start === null ? undefined : this.registry.crs(start);
-      const endRow = end === null ? undefined : this.registry.crs(end);
-      if (!startRow || !endRow) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS known here`);
-      if (inverse) {
-        op = await this.proj.inverse(op);
-        if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be inverted by PROJ`);
+    try {
+      let current = src;
+      const at = (crs: ObjRow, code: number | null): boolean => code !== null && (code === crs.code || code === crs.base);
+      for (const [i, code] of ops.entries()) {
+        const row = this.registry.operation(code);
+        if (!row || row.kind === 'COORDOP-COPCON') throw new TransformError(`Invalid ops: operation ${i + 1} EPSG:${code} is not a transformation known here`);
+        const inverse = !at(current, row.src) && at(current, row.tgt);
+        const [start, end] = inverse ? [row.tgt, row.src] : [row.src, row.tgt];
+        const startRow = start === null ? undefined : this.registry.crs(start);
+        const endRow = end === null ? undefined : this.registry.crs(end);
+        if (!startRow || !endRow) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS known here`);
+        if (startRow.code !== current.code) steps.push((await this.firstUsable(current.code, startRow.code)).op);
+        steps.push(await this.operation(code, row.name, inverse));
+        current = endRow;
       }
-      if (startRow.code !== current.code) steps.push((await this.firstUsable(await this.crs(current.code), await this.crs(startRow.code))).op);
-      const normalized = await this.proj.normalized(op);
-      if (!normalized) throw new TransformError(`Invalid ops: EPSG:${code} cannot be instantiated by PROJ`);
-      steps.push(normalized);
-      current = endRow;
+      if (current.code !== tgt.code) steps.push((await this.firstUsable(current.code, tgt.code)).op);
+      return { steps, strategy: 'listed' };
+    } catch (err) {
+      await this.proj.release(steps);
+      throw err;
     }
-    if (current.code !== tgt.code) steps.push((await this.firstUsable(await this.crs(current.code), await this.crs(tgt.code))).op);
-    return { steps, strategy: 'listed' };
+  }
+
+  /** Operation `code` (inverted when asked) in GIS axis order: a 400 when it needs a grid that is not here. */
+  private async operation(code: number, name: string, inverse: boolean): Promise<ProjHandle> {
+    const made: (ProjHandle | null)[] = [];
+    try {
+      const op = await this.proj.fromDatabase(code, 'operation');
+      made.push(op);
+      if (!op) throw new TransformError(`Invalid ops: EPSG:${code} cannot be built by PROJ`);
+      const missing = (await this.proj.gridsOf(op)).filter((g) => !g.available).map((g) => g.name);
+      if (missing.length) throw new TransformError(`Invalid ops: EPSG:${code} (${name}) needs grid ${missing.join(', ')}, which is not available here`);
+      const oriented = inverse ? await this.proj.inverse(op) : op;
+      if (inverse) made.push(oriented);
+      if (!oriented) throw new TransformError(`Invalid ops: EPSG:${code} cannot be inverted by PROJ`);
+      const normalized = await this.proj.normalized(oriented);
+      if (!normalized) throw new TransformError(`Invalid ops: EPSG:${code} cannot be instantiated by PROJ`);
+      return normalized;
+    } finally {
+      await this.proj.release(made);
+    }
   }
 }
 

@@ -1,0 +1,224 @@
+// @ts-check
+'use strict';
+// The thread PROJ runs in (started by proj.ts; plain JavaScript, because a worker thread runs outside ts-jest and
+// the same file must run from src/ under the tests and from dist/ in production: tsc copies it there).
+//
+// PROJ 9.8.1 compiled to WebAssembly is proj-wasm's `proj-emscripten.js`; it is loaded here directly, without
+// proj-wasm's JavaScript binding. That binding runs PROJ in a pool of its own workers plus a fetch worker and
+// installs network callbacks, so every call crossed two more threads (9 ms for a 50-point transform over HTTP) and
+// PROJ believed it was online (see the offline workaround in proj.ts's header). Here PROJ gets a virtual file system
+// holding `proj.db`, `proj.ini` (network = off) and the operator's grid files, `PROJ_DATA` naming it, and no
+// network callbacks: it is offline and knows which grids are present.
+//
+// Messages: {id, op, args} in, {id, result} or {id, error} out. Handles are PROJ object pointers (numbers) into this
+// thread's WebAssembly memory; proj.ts hands back only numbers it received.
+
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+/** @typedef {{ projWasmDir: string, gridFiles: string[] }} Data */
+/**
+ * The parts of the emscripten module used here.
+ * @typedef {{
+ *   ccall: (name: string, ret: string | null, types: string[], args: unknown[]) => any,
+ *   _malloc: (n: number) => number, _free: (p: number) => void,
+ *   getValue: (p: number, type: string) => number,
+ *   HEAPU8: Uint8Array, HEAPF64: Float64Array,
+ *   FS: { mkdirTree: (p: string) => void, writeFile: (p: string, data: Uint8Array) => void },
+ *   ENV: Record<string, string>,
+ * } & Record<string, any>} Emscripten
+ */
+
+const DIR = '/proj';
+// PROJ's enums (proj.h).
+const PJ_CATEGORY_CRS = 3;
+const PJ_CATEGORY_COORDINATE_OPERATION = 4;
+const PJ_TYPE_BOUND_CRS = 19;
+const PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID = 1;
+const PROJ_GRID_AVAILABILITY_IGNORED = 3;
+const PJ_PROJ_4 = 1;
+const PJ_WKT2_2019 = 2;
+
+const data = /** @type {Data} */ (workerData);
+/** @type {Emscripten} */
+let M;
+let ctx = 0;
+/** The last message PROJ printed (its errors go to stderr): kept for the error answered, never printed. */
+let lastMessage = '';
+
+async function load() {
+  const factory = (await import(pathToFileURL(path.join(data.projWasmDir, 'proj-emscripten.js')).href)).default;
+  M = await factory({
+    locateFile: (/** @type {string} */ name) => path.join(data.projWasmDir, name),
+    // PROJ reads PROJ_DATA when it first looks for a file; the environment is fixed before its start.
+    preRun: [(/** @type {Emscripten} */ m) => void (m.ENV.PROJ_DATA = DIR)],
+    print: (/** @type {string} */ s) => void (lastMessage = s),
+    printErr: (/** @type {string} */ s) => void (lastMessage = s),
+  });
+  M.FS.mkdirTree(DIR);
+  M.FS.writeFile(`${DIR}/proj.db`, fs.readFileSync(path.join(data.projWasmDir, 'proj.db')));
+  M.FS.writeFile(`${DIR}/proj.ini`, fs.readFileSync(path.join(data.projWasmDir, 'proj.ini')));
+  for (const file of data.gridFiles) M.FS.writeFile(`${DIR}/${path.basename(file)}`, fs.readFileSync(file));
+  ctx = M._proj_context_create();
+  M._proj_context_set_enable_network(ctx, 0);
+}
+
+/** A NUL-terminated string at `ptr` of the WebAssembly memory ('' for NULL). */
+function utf8(/** @type {number} */ ptr) {
+  if (!ptr) return '';
+  const heap = M.HEAPU8;
+  let end = ptr;
+  while (heap[end]) end++;
+  return Buffer.from(heap.buffer, ptr, end - ptr).toString('utf8');
+}
+
+/** A PROJ call that may throw a C++ exception (this build lets some escape its C API): null instead. */
+function orNull(/** @type {() => number} */ f) {
+  try {
+    return f() || null;
+  } catch {
+    return null;
+  }
+}
+
+const nameOf = (/** @type {number} */ pj) => M.ccall('proj_get_name', 'string', ['number'], [pj]);
+
+function idOf(/** @type {number} */ pj) {
+  const auth = M.ccall('proj_get_id_auth_name', 'string', ['number', 'number'], [pj, 0]);
+  const code = M.ccall('proj_get_id_code', 'string', ['number', 'number'], [pj, 0]);
+  return auth && code ? { auth, code } : null;
+}
+
+/** The grids an operation needs, each with whether PROJ finds it here. */
+function gridsOf(/** @type {number} */ op) {
+  const n = M._proj_coordoperation_get_grid_used_count(ctx, op);
+  const out = [];
+  const slots = M._malloc(7 * 4);
+  try {
+    for (let i = 0; i < n; i++) {
+      // short name, full name, package name, url (char**), direct download, open licence, available (int*)
+      const ptrs = [0, 1, 2, 3, 4, 5, 6].map((k) => slots + 4 * k);
+      if (!M.ccall('proj_coordoperation_get_grid_used', 'number', Array(10).fill('number'), [ctx, op, i, ...ptrs])) continue;
+      out.push({ name: utf8(M.getValue(ptrs[0], '*')), available: M.getValue(ptrs[6], 'i32') === 1 });
+    }
+  } finally {
+    M._free(slots);
+  }
+  return out;
+}
+
+/** Operations from `source` to `target`, PROJ's best first; `discard`: only those whose grids are all here. */
+function operationList(/** @type {number} */ source, /** @type {number} */ target, /** @type {boolean} */ discard) {
+  const factory = M.ccall('proj_create_operation_factory_context', 'number', ['number', 'number'], [ctx, 0]);
+  try {
+    M._proj_operation_factory_context_set_grid_availability_use(
+      ctx,
+      factory,
+      discard ? PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID : PROJ_GRID_AVAILABILITY_IGNORED,
+    );
+    const list = orNull(() => M._proj_create_operations(ctx, source, target, factory));
+    if (!list) return [];
+    const ops = [];
+    for (let i = 0, n = M._proj_list_get_count(list); i < n; i++) {
+      const op = orNull(() => M._proj_list_get(ctx, list, i));
+      if (op) ops.push(op);
+    }
+    M._proj_list_destroy(list);
+    return ops;
+  } finally {
+    M._proj_operation_factory_context_destroy(factory);
+  }
+}
+
+const ops = {
+  fromDatabase(/** @type {number} */ code, /** @type {'crs' | 'operation'} */ category) {
+    const cat = category === 'crs' ? PJ_CATEGORY_CRS : PJ_CATEGORY_COORDINATE_OPERATION;
+    return orNull(() =>
+      M.ccall('proj_create_from_database', 'number', ['number', 'string', 'string', 'number', 'number', 'number'], [ctx, 'EPSG', String(code), cat, 0, 0]),
+    );
+  },
+
+  /** The CRS bound to WGS 84 (GDAL's TOWGS84) and the id of its operation; null when PROJ builds no BoundCRS. */
+  boundToWgs84(/** @type {number} */ crs) {
+    const bound = orNull(() => M._proj_crs_create_bound_crs_to_WGS84(ctx, crs, 0));
+    if (!bound) return null;
+    if (M._proj_get_type(bound) !== PJ_TYPE_BOUND_CRS) {
+      M._proj_destroy(bound);
+      return null;
+    }
+    const op = orNull(() => M._proj_crs_get_coordoperation(ctx, bound));
+    const id = op ? idOf(op) : null;
+    if (op) M._proj_destroy(op);
+    return { bound, op: id && /^\d+$/.test(id.code) ? { auth: id.auth, code: Number(id.code) } : null };
+  },
+
+  /**
+   * PROJ's first operation whose grids are all here, with its axes in GIS order (null when none), and PROJ's best
+   * operation when that one needs a grid that is missing (which the first usable one then replaces).
+   */
+  firstUsable(/** @type {number} */ source, /** @type {number} */ target) {
+    const usable = operationList(source, target, true);
+    const op = usable.length ? orNull(() => M._proj_normalize_for_visualization(ctx, usable[0])) : null;
+    for (const o of usable) M._proj_destroy(o);
+    const all = operationList(source, target, false);
+    let best = null;
+    if (all.length) {
+      const missing = gridsOf(all[0]).filter((g) => !g.available).map((g) => g.name);
+      if (missing.length) best = { id: idOf(all[0]), name: nameOf(all[0]), missing };
+    }
+    for (const o of all) M._proj_destroy(o);
+    return { op, best };
+  },
+
+  gridsOf,
+
+  normalized: (/** @type {number} */ pj) => orNull(() => M._proj_normalize_for_visualization(ctx, pj)),
+
+  inverse: (/** @type {number} */ op) => orNull(() => M._proj_coordoperation_create_inverse(ctx, op)),
+
+  /** PROJ.4 string and WKT 2 of an object; '' for what PROJ cannot express that way. */
+  exports(/** @type {number} */ pj) {
+    const as = (/** @type {string} */ fn, /** @type {number} */ type) => {
+      try {
+        return M.ccall(fn, 'string', ['number', 'number', 'number', 'number'], [ctx, pj, type, 0]) ?? '';
+      } catch {
+        return '';
+      }
+    };
+    return { proj4: as('proj_as_proj_string', PJ_PROJ_4), wkt: as('proj_as_wkt', PJ_WKT2_2019) };
+  },
+
+  /** Transforms [x, y, z, t] quadruples (PJ_COORD is four doubles) through operations applied in order. */
+  trans(/** @type {number[]} */ steps, /** @type {Float64Array} */ coords) {
+    const n = coords.length / 4;
+    const ptr = M._malloc(coords.byteLength);
+    try {
+      M.HEAPF64.set(coords, ptr / 8);
+      for (const op of steps) M._proj_trans_array(op, 1, n, ptr);
+      return M.HEAPF64.slice(ptr / 8, ptr / 8 + coords.length);
+    } finally {
+      M._free(ptr);
+    }
+  },
+
+  release(/** @type {number[]} */ handles) {
+    for (const h of handles) if (h) M._proj_destroy(h);
+    return null;
+  },
+};
+
+const ready = load();
+const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
+port.on('message', async (/** @type {{ id: number, op: keyof typeof ops, args: any[] }} */ { id, op, args }) => {
+  try {
+    await ready;
+    lastMessage = '';
+    const fn = /** @type {(...a: any[]) => unknown} */ (ops[op]);
+    port.postMessage({ id, result: fn(...args) });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    port.postMessage({ id, error: lastMessage ? `${message} (${lastMessage})` : message });
+  }
+});
