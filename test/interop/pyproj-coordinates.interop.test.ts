@@ -105,7 +105,7 @@ pyprojTest(
 // DHDN → ETRS89 (its best operation); ours uses it when the operator puts it in `coordinates.gridDir`, and without
 // it answers a 400 naming the grid rather than a silently different operation.
 const BETA2007 = '/usr/share/proj/BETA2007.gsb';
-const gridTest = gatedTest('pyproj with the BETA2007 grid', { pythonModules: ['pyproj'], files: [[BETA2007]], packages: ['python3-pyproj', 'proj-data'] });
+const gridTest = gatedTest('pyproj with the BETA2007 grid', { pythonModules: ['pyproj', 'osgeo'], files: [[BETA2007]], packages: ['python3-pyproj', 'proj-data', 'python3-gdal'] });
 
 gridTest(
   'an operation that needs a grid: 400 naming it without the file, PROJ-exact with it in coordinates.gridDir',
@@ -127,27 +127,33 @@ gridTest(
     const s0 = await get<Parameters<typeof usable>[0]>(searchPath);
     expect(typeof s0.body !== 'string' && usable(s0.body)).toBe(false);
 
-    const gridDir = mkdtempSync(path.join(tmpdir(), 'grids-'));
-    copyFileSync(BETA2007, path.join(gridDir, 'BETA2007.gsb'));
-    const withGrid = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR, coordinates: { gridDir } } });
-    try {
-      const res = await fetch(`${withGrid.url}${path4}&key=${KEY}`);
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as Transform;
-      expect(body.transformer_selection_strategy).toBe('listed');
-      body.results.forEach((p, i) => {
-        const [x, y] = oracle.points[i];
-        expect(Math.abs(p.x - x)).toBeLessThanOrEqual(1e-7); // ≈ 1 cm
-        expect(Math.abs(p.y - y)).toBeLessThanOrEqual(1e-7);
-      });
-      // The grid shift is real: the Helmert default (EPSG:1777 family) lands metres away from the grid's answer.
-      const helmert = (await (await fetch(`${withGrid.url}/coordinates/transform/9,50.json?s_srs=4314&t_srs=4258&key=${KEY}`)).json()) as Transform;
-      expect(Math.abs(helmert.results[0].x - oracle.points[0][0]) + Math.abs(helmert.results[0].y - oracle.points[0][1])).toBeGreaterThan(1e-6);
-      const s1 = (await (await fetch(`${withGrid.url}${searchPath}&key=${KEY}`)).json()) as Parameters<typeof usable>[0];
-      expect(usable(s1)).toBe(true);
-    } finally {
-      await withGrid.close();
-      rmSync(gridDir, { recursive: true, force: true });
+    // The grid as Debian ships it (NTv2), and the same grid as a GeoTIFF (the format cdn.proj.org distributes),
+    // converted by GDAL under the name PROJ ≥ 7 gives it: each alone in coordinates.gridDir.
+    const gsbDir = mkdtempSync(path.join(tmpdir(), 'grids-gsb-'));
+    copyFileSync(BETA2007, path.join(gsbDir, 'BETA2007.gsb'));
+    const tifDir = mkdtempSync(path.join(tmpdir(), 'grids-tif-'));
+    assertOk(await run(SYSTEM_PYTHON, [path.join(__dirname, 'ntv2_to_geotiff.py'), BETA2007, path.join(tifDir, 'de_adv_BETA2007.tif')], { env: clientEnv(), timeoutMs: 60_000 }));
+    for (const gridDir of [gsbDir, tifDir]) {
+      const withGrid = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR, coordinates: { gridDir } } });
+      try {
+        const res = await fetch(`${withGrid.url}${path4}&key=${KEY}`);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as Transform;
+        expect(body.transformer_selection_strategy).toBe('listed');
+        body.results.forEach((p, i) => {
+          const [x, y] = oracle.points[i];
+          expect(Math.abs(p.x - x)).toBeLessThanOrEqual(1e-7); // ≈ 1 cm
+          expect(Math.abs(p.y - y)).toBeLessThanOrEqual(1e-7);
+        });
+        // The grid shift is real: the Helmert default lands metres away from the grid's answer.
+        const helmert = (await (await fetch(`${withGrid.url}/coordinates/transform/9,50.json?s_srs=4314&t_srs=4258&key=${KEY}`)).json()) as Transform;
+        expect(Math.abs(helmert.results[0].x - oracle.points[0][0]) + Math.abs(helmert.results[0].y - oracle.points[0][1])).toBeGreaterThan(1e-6);
+        const s1 = (await (await fetch(`${withGrid.url}${searchPath}&key=${KEY}`)).json()) as Parameters<typeof usable>[0];
+        expect(usable(s1)).toBe(true);
+      } finally {
+        await withGrid.close();
+        rmSync(gridDir, { recursive: true, force: true });
+      }
     }
   },
   120_000,
