@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { resolveStore, readTiles, ROOT } = require('./lib/store');
 const { startServer, waitReady, stop, freePort } = require('./lib/processes');
-const { runLoad } = require('./lib/loadgen');
+const { runWrk } = require('./lib/wrk');
 const { writeConfig, verifyAll, KEY, CLI } = require('./serve');
 const { fmt, table } = require('./lib/report');
 
@@ -82,7 +82,7 @@ async function main() {
   try {
     await waitReady(child, origin + urlOf(tiles[0]));
     await verifyAll(origin, tiles, urlOf);
-    load = await runLoad({ origin, paths: tiles.map(urlOf), connections, duration, warmup: 1, minBytes: 1 });
+    load = await runWrk({ origin, paths: tiles.map(urlOf), connections, duration, warmup: 1, minBytes: 1 });
   } finally {
     await stop(child, 10000); // SIGTERM: the server exits itself, which writes the profile
   }
