@@ -181,14 +181,44 @@ export function route<S extends ParamSchema>(pattern: string, params: S, handler
   };
 }
 
+/** The literal first path segment of a pattern (`maps` of `/maps/:id/…`), or undefined when it has a parameter or an optional part. */
+function firstLiteral(pattern: string): string | undefined {
+  const end = pattern.indexOf('/', 1);
+  const seg = pattern.slice(1, end < 0 ? undefined : end);
+  return /[:[\]()]/.test(seg) ? undefined : seg;
+}
+
+/**
+ * Per route list, the routes a path can match by its first segment (those naming that segment, and those whose
+ * first segment is a parameter), in the list's order: a tile request tries a few regular expressions, not all.
+ */
+const routeIndex = new WeakMap<readonly Route[], { bySegment: Map<string, readonly Route[]>; others: readonly Route[] }>();
+
+function candidates(routes: readonly Route[], path: string): readonly Route[] {
+  let index = routeIndex.get(routes);
+  if (!index) {
+    const literal = routes.map((r) => firstLiteral(r.pattern));
+    const bySegment = new Map<string, readonly Route[]>();
+    for (const seg of new Set(literal.filter((l): l is string => l !== undefined))) bySegment.set(seg, routes.filter((_, i) => literal[i] === seg || literal[i] === undefined));
+    index = { bySegment, others: routes.filter((_, i) => literal[i] === undefined) };
+    routeIndex.set(routes, index);
+  }
+  const end = path.indexOf('/', 1);
+  return index.bySegment.get(path.slice(1, end < 0 ? undefined : end)) ?? index.others;
+}
+
 /** Finds the first route matching a raw path; parameters come back percent-decoded (undefined on bad encoding). */
 export function matchRoute(routes: readonly Route[], path: string): { route: Route; params: RawParams } | { route: Route; badEncoding: true } | undefined {
-  for (const r of routes) {
+  for (const r of candidates(routes, path)) {
     const m = r.regex.exec(path);
     if (!m) continue;
     const params: RawParams = {};
+    const groups = m.groups;
     try {
-      for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = v === undefined ? undefined : decodeURIComponent(v);
+      for (const k in groups) {
+        const v = groups[k];
+        params[k] = v === undefined || !v.includes('%') ? v : decodeURIComponent(v);
+      }
     } catch {
       return { route: r, badEncoding: true };
     }

@@ -32,3 +32,18 @@ test('a byte-bounded LRU counts bytes plus a per-entry overhead and refuses entr
   lru.set('absent', Buffer.alloc(0));
   expect(lru.get('absent')).toEqual(Buffer.alloc(0));
 });
+
+test('a large LRU moves a hit entry only when it is not among the newest quarter, and still evicts the least recent first', () => {
+  const lru = new Lru<number>(100);
+  for (let i = 0; i < 100; i++) lru.set(`k${i}`, i);
+  expect(lru.get('k0')).toBe(0); // the oldest: moved to the newest end
+  lru.set('new1', -1); // evicts k1, not k0
+  expect(lru.get('k1')).toBeUndefined();
+  expect(lru.get('k0')).toBe(0);
+  expect(lru.get('k99')).toBe(99); // among the newest quarter: left where it is
+  for (let i = 0; i < 80; i++) lru.set(`more${i}`, i); // 80 more: the 80 oldest (k2…k81) go; k0, moved after k99, stays
+  expect(lru.get('k81')).toBeUndefined();
+  expect(lru.get('k82')).toBe(82);
+  expect(lru.get('k0')).toBe(0);
+  expect(lru.size).toBe(100);
+});
