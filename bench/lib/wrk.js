@@ -30,12 +30,12 @@ function cpuSeconds(pid) {
 }
 
 /** One wrk run of `seconds`; resolves with its JSON line and its CPU seconds (sampled until it exits). */
-function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10 }) {
+function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10, rate }) {
   return new Promise((resolve, reject) => {
     const args = ['-t1', `-c${connections}`, `-d${seconds}s`, `--timeout`, `${timeoutSec}s`, '-s', LUA, origin];
     const cmd = cpus !== undefined ? 'taskset' : wrkPath();
     const child = spawn(cmd, cpus !== undefined ? ['-c', String(cpus), wrkPath(), ...args] : args, {
-      env: { ...process.env, WRK_PATHS: pathsFile },
+      env: { ...process.env, WRK_PATHS: pathsFile, ...(rate ? { WRK_DELAY_MS: String(Math.max(1, Math.round((connections * 1000) / rate))) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -56,16 +56,17 @@ function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10 }
 
 /**
  * Warm-up then the measured run against `origin`, requesting `paths` at random over `connections`.
- * `onPhase('main')` is called between the two (the caller samples the server's CPU there).
+ * `onPhase('main')` is called between the two (the caller samples the server's CPU there). With `rate`
+ * (requests per second) each connection is paced to offer about that much in all.
  */
-async function runWrk({ origin, paths, connections, duration, warmup }, { onPhase, cpus } = {}) {
+async function runWrk({ origin, paths, connections, duration, warmup, rate }, { onPhase, cpus } = {}) {
   if (!wrkPath()) throw new Error('wrk is not installed (Debian package `wrk`: apt-get install wrk)');
   const pathsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-')), 'paths.txt');
   fs.writeFileSync(pathsFile, paths.join('\n') + '\n');
   try {
-    if (warmup > 0) await once({ origin, pathsFile, connections, seconds: warmup, cpus });
+    if (warmup > 0) await once({ origin, pathsFile, connections, seconds: warmup, cpus, rate });
     onPhase?.('main');
-    const { r, cpu, pid } = await once({ origin, pathsFile, connections, seconds: duration, cpus });
+    const { r, cpu, pid } = await once({ origin, pathsFile, connections, seconds: duration, cpus, rate });
     const sec = r.duration_us / 1e6;
     const ms = (us) => us / 1000;
     const errors = r.connect + r.read + r.write;

@@ -16,6 +16,15 @@ request = function()
   return requests[math.random(#requests)]
 end
 
+-- A paced run (WRK_DELAY_MS set: connections x 1000 / target rate): each connection waits that long before each
+-- request, so the offered rate stays near the target while the server keeps up.
+local pause = tonumber(os.getenv("WRK_DELAY_MS") or "")
+if pause then
+  delay = function()
+    return pause
+  end
+end
+
 done = function(summary, latency, _requests)
   local e = summary.errors
   io.write(string.format(
