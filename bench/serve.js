@@ -29,9 +29,8 @@ const TARGETS = {
 const SERVERS = ['bare', 'tilemirror', 'tilemirror-workers2', 'tileserver-gl-light'];
 // Diagnostic variants, only with --only: where tilemirror's time goes.
 //   bare-sqlite(-mmap): the bare server reading every tile from SQLite; tilemirror-nolog: requestLog off.
-//   tilemirror-asynclog: tilemirror's startServer with pino writing asynchronously in 4 KB batches.
-const EXTRA = ['bare-sqlite', 'bare-sqlite-mmap', 'tilemirror-nolog', 'tilemirror-asynclog'];
-const ALL = ['bare', 'bare-sqlite', 'bare-sqlite-mmap', 'tilemirror', 'tilemirror-nolog', 'tilemirror-asynclog', 'tilemirror-workers2', 'tileserver-gl-light'];
+const EXTRA = ['bare-sqlite', 'bare-sqlite-mmap', 'tilemirror-nolog'];
+const ALL = ['bare', 'bare-sqlite', 'bare-sqlite-mmap', 'tilemirror', 'tilemirror-nolog', 'tilemirror-workers2', 'tileserver-gl-light'];
 
 const options = {
   duration: { default: 10, help: 'seconds measured per server' },
@@ -122,10 +121,6 @@ async function describeServer(name, ctx) {
       if (name !== 'bare') args.push('--sqlite');
       if (name === 'bare-sqlite-mmap') args.push('--mmap');
       return { origin, urlOf: tmUrl, cmd: process.execPath, args };
-    }
-    case 'tilemirror-asynclog': {
-      const config = await writeConfig(ctx.tmp, { port, dataDir: ctx.store.dataDir });
-      return { origin, urlOf: tmUrl, cmd: process.execPath, args: [path.join(__dirname, 'lib', 'serve-asynclog.js'), '--config', config], cwd: ctx.tmp };
     }
     case 'tilemirror':
     case 'tilemirror-nolog':
