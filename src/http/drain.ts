@@ -7,13 +7,18 @@ import type { Server, ServerResponse } from 'node:http';
 const IDLE_POLL_MS = 50;
 
 export class Drain {
-  private draining?: Promise<boolean>;
+  private closing?: Promise<boolean>;
 
   constructor(private readonly server: Server) {}
 
+  /** True once close() was called: the server is shutting down (readiness says so). */
+  get draining(): boolean {
+    return this.closing !== undefined;
+  }
+
   /** Called for every request before it is answered: while draining, the answer closes its connection. */
   mark(res: ServerResponse): void {
-    if (this.draining) res.shouldKeepAlive = false;
+    if (this.closing) res.shouldKeepAlive = false;
   }
 
   /**
@@ -21,7 +26,7 @@ export class Drain {
    * true when every response finished, false when some were cut at the end of the grace period.
    */
   close(graceMs: number): Promise<boolean> {
-    this.draining ??= new Promise((resolve) => {
+    this.closing ??= new Promise((resolve) => {
       const { server } = this;
       let cut = false;
       // A response that started before the drain went out with keep-alive: its connection turns idle when it
@@ -43,6 +48,6 @@ export class Drain {
         server.closeIdleConnections();
       }
     });
-    return this.draining;
+    return this.closing;
   }
 }

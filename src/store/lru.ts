@@ -8,6 +8,9 @@ const ENTRY_OVERHEAD = 96;
 export class Lru<V> {
   private readonly items = new Map<string, V>();
   private cost = 0;
+  /** Lookups answered from the cache, and lookups that missed, since it was made (read by /metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly maxCost: number,
@@ -17,9 +20,10 @@ export class Lru<V> {
   get(key: string): V | undefined {
     const v = this.items.get(key);
     if (v !== undefined) {
+      this.hits++;
       this.items.delete(key);
       this.items.set(key, v);
-    }
+    } else this.misses++;
     return v;
   }
 
@@ -50,6 +54,11 @@ export class Lru<V> {
   /** The summed cost of what is held (bytes for a ByteLru). */
   get size(): number {
     return this.cost;
+  }
+
+  /** The bound on the summed cost (bytes for a ByteLru). */
+  get capacity(): number {
+    return this.maxCost;
   }
 }
 
