@@ -74,23 +74,28 @@ export class RequestMetrics {
   }
 }
 
-type HistogramLabel = 'route' | 'class' | 'le';
 const DURATION_NAME = 'tilemirror_http_request_duration_seconds';
 const DURATION_HELP = 'Time from a request arriving to its answer being handed to the socket, by route pattern and status class';
 
-/** `tilemirror_http_request_duration_seconds`, by route and status class, read from the slots. */
-class SlotHistogram extends Histogram<HistogramLabel> {
+interface ExportedValue {
+  metricName: string;
+  labels: Record<string, string | number>;
+  /** What prom-client's histogram export carries besides `labels` (merged into them by its JSON export). */
+  sharedLabels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * `tilemirror_http_request_duration_seconds`, by route and status class, read from the slots. A prom-client
+ * Histogram that never observes: the registry writes the text format from `getForPromString`, which gives ours.
+ */
+class SlotHistogram extends Histogram<'route' | 'class'> {
   constructor(private readonly source: RequestMetrics) {
-    super({
-      name: DURATION_NAME,
-      help: DURATION_HELP,
-      labelNames: ['route', 'class'],
-      buckets: [...DURATION_BUCKETS],
-      registers: [],
-    });
+    super({ name: DURATION_NAME, help: DURATION_HELP, labelNames: ['route', 'class'], buckets: [...DURATION_BUCKETS], registers: [] });
   }
 
-  override async get(): ReturnType<Histogram<HistogramLabel>['get']> {
+  // prom-client's Registry calls this (not `get`) when writing the text format; `get` maps over it.
+  async getForPromString(): Promise<{ name: string; help: string; type: string; values: ExportedValue[]; aggregator: string }> {
     const merged = new Map<string, { route: string; cls: string; buckets: Float64Array; seconds: number; count: number }>();
     for (const [route, code, slot] of this.source.entries()) {
       const cls = statusClass(code);
@@ -101,20 +106,19 @@ class SlotHistogram extends Histogram<HistogramLabel> {
       m.seconds += slot.seconds;
       m.count += slot.count;
     }
-    const name = DURATION_NAME;
-    const values: Awaited<ReturnType<Histogram<HistogramLabel>['get']>>['values'] = [];
+    const values: ExportedValue[] = [];
+    const value = (suffix: string, labels: Record<string, string | number>, v: number) => values.push({ metricName: `${DURATION_NAME}_${suffix}`, labels, sharedLabels: {}, value: v });
     for (const { route, cls, buckets, seconds, count } of merged.values()) {
       let cumulative = 0;
       DURATION_BUCKETS.forEach((le, i) => {
         cumulative += buckets[i];
-        values.push({ metricName: `${name}_bucket`, labels: { route, class: cls, le }, value: cumulative });
+        value('bucket', { route, class: cls, le }, cumulative);
       });
-      values.push({ metricName: `${name}_bucket`, labels: { route, class: cls, le: '+Inf' }, value: count });
-      values.push({ metricName: `${name}_sum`, labels: { route, class: cls }, value: seconds });
-      values.push({ metricName: `${name}_count`, labels: { route, class: cls }, value: count });
+      value('bucket', { route, class: cls, le: '+Inf' }, count);
+      value('sum', { route, class: cls }, seconds);
+      value('count', { route, class: cls }, count);
     }
-    // The base object (name, help, type, aggregator) of this histogram, which itself never observes: its values are ours.
-    return { ...(await super.get()), values };
+    return { name: DURATION_NAME, help: DURATION_HELP, type: 'histogram', values, aggregator: 'sum' };
   }
 }
 
