@@ -135,11 +135,11 @@ export interface RunningServer {
 
 /**
  * Starts serving on the configured host and port (port 0 picks a free one). `checks`: what else readiness
- * depends on (the scheduler, wired by `serve`), besides the stores and the server not draining.
+ * depends on (the scheduler, wired by `serve`), besides the stores.
  */
 export function listen(config: Config, catalog: Catalog, log: Logger, services: Services = {}, checks?: ExtraChecks): Promise<RunningServer> {
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const listener = createListener(config, catalog, log, { ...services, readiness: () => readiness(catalog, drain.draining, checks) });
+  const listener = createListener(config, catalog, log, { ...services, readiness: () => readiness(catalog, checks) });
   const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
     drain.mark(res);
     admit(req, res, () => listener(req, res));

@@ -7,18 +7,13 @@ import type { Server, ServerResponse } from 'node:http';
 const IDLE_POLL_MS = 50;
 
 export class Drain {
-  private closing?: Promise<boolean>;
+  private draining?: Promise<boolean>;
 
   constructor(private readonly server: Server) {}
 
-  /** True once close() was called: the server is shutting down (readiness says so). */
-  get draining(): boolean {
-    return this.closing !== undefined;
-  }
-
   /** Called for every request before it is answered: while draining, the answer closes its connection. */
   mark(res: ServerResponse): void {
-    if (this.closing) res.shouldKeepAlive = false;
+    if (this.draining) res.shouldKeepAlive = false;
   }
 
   /**
@@ -26,7 +21,7 @@ export class Drain {
    * true when every response finished, false when some were cut at the end of the grace period.
    */
   close(graceMs: number): Promise<boolean> {
-    this.closing ??= new Promise((resolve) => {
+    this.draining ??= new Promise((resolve) => {
       const { server } = this;
       let cut = false;
       // A response that started before the drain went out with keep-alive: its connection turns idle when it
@@ -48,6 +43,6 @@ export class Drain {
         server.closeIdleConnections();
       }
     });
-    return this.closing;
+    return this.draining;
   }
 }

@@ -1,6 +1,6 @@
 // Liveness and readiness. Liveness (`/health/live`, and `/health` as before) says the process answers: no I/O.
 // Readiness (`/health/ready`) says this instance should get traffic: the data directory was scanned and serves at
-// least one store, the scheduler (when this process runs the schedules) started, the server is not shutting down.
+// least one store, and the scheduler (when this process runs the schedules) started.
 // Running or failed mirror jobs do not make it unready: the stores already published keep serving.
 // The answer names states only, never paths, messages or keys: it is public.
 
@@ -8,7 +8,7 @@ import type { Catalog } from '../store/catalog';
 
 export interface Check {
   ok: boolean;
-  /** A short state word (`open`, `failed`, `draining`, ...) and, for stores, counts. */
+  /** A short state word (`running`, `failed`, ...) and, for stores, counts. */
   [detail: string]: unknown;
 }
 
@@ -34,9 +34,8 @@ export function schedulerCheck(state: SchedulerState): Check {
 }
 
 /** Readiness of the server: every check passes. */
-export function readiness(catalog: Catalog, draining: boolean, extra?: ExtraChecks): Readiness {
+export function readiness(catalog: Catalog, extra?: ExtraChecks): Readiness {
   const checks: Record<string, Check> = {
-    server: { ok: !draining, state: draining ? 'draining' : 'serving' },
     stores: storesCheck(catalog),
     ...extra?.(),
   };
