@@ -1,7 +1,7 @@
-import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseMetrics, select } from '../helpers/prometheus';
+import { parseMetrics, select, total } from '../helpers/prometheus';
 import { rawGet, SAMPLE_DIR, serverConfig, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
@@ -28,6 +28,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 test('an empty data directory is live but not ready; a store published into it makes it ready', async () => {
   const data = join(dir, 'data');
   mkdirSync(join(data, 'tiles'), { recursive: true });
+  // A file that is not a store: skipped (counted as failed), it serves nothing.
+  writeFileSync(join(data, 'tiles', 'junk.mbtiles'), 'not SQLite');
   const srv: TestServer = await startServer({ dataDir: data });
   try {
     for (const path of ['/health', '/health/live']) {
@@ -40,7 +42,7 @@ test('an empty data directory is live but not ready; a store published into it m
     expect(before.report).toEqual({
       ready: false,
       checks: {
-        stores: { ok: false, open: 0, failed: 0, unreadableFolders: 0 },
+        stores: { ok: false, open: 0, failed: 1, unreadableFolders: 0 },
         scheduler: { ok: true, state: 'none' },
         indexes: expect.objectContaining({ ok: true }),
       },
@@ -54,10 +56,15 @@ test('an empty data directory is live but not ready; a store published into it m
       return r.status === 200 && r;
     });
     expect(after.report.ready).toBe(true);
-    expect(after.report.checks.stores).toEqual({ ok: true, open: 1, failed: 0, unreadableFolders: 0 });
-    // The store now served is the one /metrics names.
+    expect(after.report.checks.stores).toEqual({ ok: true, open: 1, failed: 1, unreadableFolders: 0 });
+    // The store now served is the one /metrics names; the junk file was reported once.
     const metrics = parseMetrics((await rawGet(`${srv.url}/metrics`)).body.toString('utf8'));
     expect(select(metrics, 'tilemirror_store_info').map((s) => `${s.labels.kind}/${s.labels.id}`)).toEqual(['tiles/sample-vector']);
+    expect(select(metrics, 'tilemirror_stores').map((s) => [s.labels.state, s.value])).toEqual([
+      ['open', 1],
+      ['failed', 1],
+    ]);
+    expect(total(metrics, 'tilemirror_store_open_failures_total')).toBe(1);
   } finally {
     await srv.close();
   }
