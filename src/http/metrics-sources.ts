@@ -1,6 +1,7 @@
 // What /metrics reads at scrape time from the rest of the server: the stores served (one series per store, so the
-// cardinality is the number of stores), the tile memory cache, the static-map render queue, the mirror jobs (one
-// series per configured job) and readiness. Nothing here runs per request.
+// cardinality is the number of stores), the tile memory cache, the static-map render queue and the mirror jobs (one
+// series per configured job). Nothing here runs per request. `aggregator` says how the workers of a cluster add
+// up (metrics-cluster.ts): what each worker has of its own is summed, what they all read alike is taken once.
 
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { renderCounts } from '../services/static-maps';
@@ -17,6 +18,7 @@ export function registerStoreMetrics(registry: Registry, catalog: Catalog): void
   const registers = [registry];
   new Gauge({
     name: 'tilemirror_store_info',
+    aggregator: 'max',
     help: 'One series per open store, valued 1: its kind, id and served version (the ETag base; it changes on every publication)',
     labelNames: ['kind', 'id', 'version'],
     registers,
@@ -27,6 +29,7 @@ export function registerStoreMetrics(registry: Registry, catalog: Catalog): void
   });
   new Gauge({
     name: 'tilemirror_store_published_timestamp_seconds',
+    aggregator: 'max',
     help: 'When the served file of each open store was published (its modification time)',
     labelNames: ['kind', 'id'],
     registers,
@@ -37,6 +40,7 @@ export function registerStoreMetrics(registry: Registry, catalog: Catalog): void
   });
   new Gauge({
     name: 'tilemirror_stores',
+    aggregator: 'max',
     help: 'Store files of the data directory: open (served), failed (skipped: cannot be opened)',
     labelNames: ['state'],
     registers,
@@ -100,7 +104,8 @@ type Views = () => JobView[];
 
 /** One gauge or counter per job whose value comes from the job views read once per scrape. */
 function perJob(registry: Registry, views: Views, kind: 'gauge' | 'counter', name: string, help: string, labelNames: string[], fill: (set: (labels: Record<string, string>, v: number) => void, job: JobView) => void): void {
-  const config = { name, help, labelNames: ['job', ...labelNames], registers: [registry] };
+  // Every worker of a cluster reads the same job state: the aggregate takes it once, not summed.
+  const config = { name, help, labelNames: ['job', ...labelNames], registers: [registry], aggregator: 'max' as const };
   const collect = function (this: Gauge | Counter): void {
     this.reset();
     const set = (labels: Record<string, string>, v: number) => (this instanceof Gauge ? this.set(labels, v) : this.inc(labels, v));

@@ -141,6 +141,8 @@ export interface ServerMetrics {
   registry: Registry;
   requests: RequestMetrics;
   failures: FailureCounters;
+  /** The text /metrics answers: this registry's, or in a `serve --workers` worker every worker's (metrics-cluster.ts). */
+  scrape: () => Promise<string>;
 }
 
 /** A registry with Node's process metrics (RSS, heap, event loop lag, GC, handles), the request families and the failure counters. */
@@ -149,5 +151,5 @@ export function createServerMetrics(): ServerMetrics {
   collectDefaultMetrics({ register: registry });
   const requests = new RequestMetrics();
   requests.register(registry);
-  return { registry, requests, failures: new FailureCounters(registry) };
+  return { registry, requests, failures: new FailureCounters(registry), scrape: () => registry.metrics() };
 }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
@@ -6,6 +7,7 @@ import { MirroredLabels } from '../services/geocoding/labels-source';
 import { listen, type RunningServer } from './app';
 import type { ExtraChecks } from './health';
 import { createServerMetrics } from './metrics';
+import { workerScrape } from './metrics-cluster';
 import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-sources';
 import { limitConnections } from './connection-limit';
 import type { Services } from './route-table';
@@ -46,6 +48,8 @@ export function createLogger(config: Config): Logger {
 export async function startServer(config: Config, log: Logger = createLogger(config), opts: ServerOptions = {}): Promise<HttpServer> {
   // Before the catalog: its first scan already reports stores that cannot be opened.
   const metrics = config.metrics.enabled ? createServerMetrics() : undefined;
+  // A `serve --workers` worker answers a scrape with every worker's metrics, gathered by the primary.
+  if (metrics && cluster.isWorker) metrics.scrape = workerScrape(metrics.registry);
   const catalog = new Catalog(config.data, {
     onError: (file, err) => {
       metrics?.failures.storeOpen.inc();

@@ -139,7 +139,7 @@ export const routes: Route[] = [
   route('/health', NO_PARAMS, health, doc('Server', 'Liveness (the same as /health/live)', ['text/plain']), { public: true }),
   route('/health/live', NO_PARAMS, health, doc('Server', 'Liveness: the process answers (no I/O)', ['text/plain']), { public: true }),
   route('/health/ready', NO_PARAMS, healthReady, doc('Server', 'Readiness: stores open, scheduler started, not shutting down (503 with the failed checks)', JSON_TYPE, [503]), { public: true }),
-  route('/metrics', NO_PARAMS, metrics, doc('Server', 'Prometheus metrics (from metrics.allow addresses, default loopback, or with an admin key)', ['text/plain'], [403, 404]), { public: true }),
+  route('/metrics', NO_PARAMS, metrics, doc('Server', 'Prometheus metrics (from metrics.allow addresses, default loopback, or with an admin key)', ['text/plain'], [403, 404, 503]), { public: true }),
   route('/openapi.json', NO_PARAMS, openApiDocument, doc('Server', 'This OpenAPI 3.1 definition', ['application/vnd.oai.openapi+json;version=3.1']), { public: true }),
   route('/docs', NO_PARAMS, apiDocs, doc('Server', 'The API documentation, rendered from the OpenAPI definition', HTML), { public: true }),
 ];

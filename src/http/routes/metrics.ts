@@ -43,10 +43,16 @@ export function metricsAllowed(ctx: RequestContext): boolean {
 export async function metrics(ctx: RequestContext): Promise<Reply> {
   if (!ctx.metrics) throw new HttpError(404, 'Not found');
   if (!metricsAllowed(ctx)) throw new HttpError(403, 'Metrics are readable from the addresses of metrics.allow, or with an admin key');
-  const { registry } = ctx.metrics;
+  const { registry, scrape } = ctx.metrics;
+  let text: string;
+  try {
+    text = await scrape();
+  } catch (err) {
+    throw new HttpError(503, `Metrics unavailable: ${(err as Error).message}`);
+  }
   return {
     status: 200,
-    body: Buffer.from(await registry.metrics()),
+    body: Buffer.from(text),
     type: registry.contentType,
     cache: 'none',
     headers: { 'Cache-Control': 'no-store' },
