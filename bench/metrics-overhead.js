@@ -1,7 +1,8 @@
 'use strict';
 // What /metrics costs on the hot path: the same server (dist/cli.js serve, request log off) with `metrics.enabled`
 // true and false, in alternating rounds, under wrk (64 connections, random 512 px tiles of the sample map, zooms
-// 0-5). Server pinned to the first CPU, wrk to the last (taskset). Prints req/s and p99 per round and the medians.
+// 0-5). Server pinned to the first CPU, wrk to the last (taskset). Prints req/s, p99 and the server's CPU time per
+// request (from /proc: steadier than req/s on a shared machine) per round, and the medians.
 //   node bench/metrics-overhead.js [seconds=10] [rounds=3]     (after `npm run build`)
 
 const fs = require('node:fs');
@@ -53,7 +54,14 @@ function wrk(port, script) {
   const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99ms = Number(p99[1]) * (p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  return { rps, p99ms, non2xx: errors ? Number(errors[1]) : 0 };
+  const requests = Number(/(\d+) requests in/.exec(out)[1]);
+  return { rps, p99ms, requests, non2xx: errors ? Number(errors[1]) : 0 };
+}
+
+/** CPU seconds (user + system) the process has used: less disturbed by other load on the machine than req/s. */
+function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -69,9 +77,11 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
         const child = await startServer(dir, port, metrics);
         try {
           wrk(port, script).rps; // warm-up (caches, JIT): not counted
+          const cpu0 = cpuSeconds(child.pid);
           const m = wrk(port, script);
+          m.cpuUs = ((cpuSeconds(child.pid) - cpu0) / m.requests) * 1e6;
           results[metrics].push(m);
-          console.log(`round ${r + 1} metrics=${metrics}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99ms.toFixed(2)} ms, non-2xx ${m.non2xx}`);
+          console.log(`round ${r + 1} metrics=${metrics}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99ms.toFixed(2)} ms, server CPU ${m.cpuUs.toFixed(2)} µs/request, non-2xx ${m.non2xx}`);
         } finally {
           child.kill('SIGTERM');
           await new Promise((res) => child.once('exit', res));
@@ -84,6 +94,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const on = median(results.true.map((m) => m.rps));
   const off = median(results.false.map((m) => m.rps));
   console.log(`median req/s: metrics on ${on.toFixed(0)}, off ${off.toFixed(0)}: on/off = ${(on / off).toFixed(3)}`);
+  const cpuOn = median(results.true.map((m) => m.cpuUs));
+  const cpuOff = median(results.false.map((m) => m.cpuUs));
+  console.log(`median server CPU per request: on ${cpuOn.toFixed(2)} µs, off ${cpuOff.toFixed(2)} µs: +${(cpuOn - cpuOff).toFixed(2)} µs (${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)} %)`);
   console.log(`median p99 ms: on ${median(results.true.map((m) => m.p99ms)).toFixed(2)}, off ${median(results.false.map((m) => m.p99ms)).toFixed(2)}`);
 })().catch((err) => {
   console.error(err);
