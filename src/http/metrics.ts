@@ -50,26 +50,19 @@ export class RequestMetrics {
   /** Registers the request families on `registry`. */
   register(registry: Registry): void {
     const entries = () => this.entries();
-    new Counter({
-      name: 'tilemirror_http_requests_total',
-      help: 'HTTP requests answered, by route pattern and status code',
-      labelNames: ['route', 'code', 'class'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [route, code, slot] of entries()) this.inc({ route, code, class: statusClass(code) }, slot.count);
-      },
-    });
-    new Counter({
-      name: 'tilemirror_http_response_bytes_total',
-      help: 'Bytes of response bodies sent (after compression; none for HEAD, 204 and 304), by route pattern and status code',
-      labelNames: ['route', 'code', 'class'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [route, code, slot] of entries()) this.inc({ route, code, class: statusClass(code) }, slot.bytes);
-      },
-    });
+    const counter = (name: string, help: string, value: (slot: Slot) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['route', 'code', 'class'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [route, code, slot] of entries()) this.inc({ route, code, class: statusClass(code) }, value(slot));
+        },
+      });
+    counter('tilemirror_http_requests_total', 'HTTP requests answered, by route pattern and status code', (slot) => slot.count);
+    counter('tilemirror_http_response_bytes_total', 'Bytes of response bodies sent (after compression; none for HEAD, 204 and 304), by route pattern and status code', (slot) => slot.bytes);
     registry.registerMetric(new SlotHistogram(this));
   }
 }
