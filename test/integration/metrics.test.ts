@@ -75,6 +75,20 @@ test('requests, bytes and latency move by exactly the requests made, by route pa
   for (let i = 1; i < buckets.length; i++) expect(buckets[i][1]).toBeGreaterThanOrEqual(buckets[i - 1][1]);
 });
 
+test("the viewer's static files count under one route, with their bytes", async () => {
+  const before = await scrape();
+  const r = await rawGet(`${srv.url}/assets/maplibre-gl/maplibre-gl.css`);
+  expect(r.status).toBe(200);
+  expect((await rawGet(`${srv.url}/assets/maplibre-gl/no-such-file.js`)).status).toBe(404);
+  const after = await scrape();
+  const delta = (name: string, match: Record<string, string>) => total(after, name, match) - total(before, name, match);
+  expect(delta('tilemirror_http_requests_total', { route: '/assets/*', code: '200' })).toBe(1);
+  expect(delta('tilemirror_http_response_bytes_total', { route: '/assets/*', code: '200' })).toBe(r.body.length);
+  // A missing file falls through to the plain 404, counted under the same route.
+  expect(delta('tilemirror_http_requests_total', { route: '/assets/*', code: '404' })).toBe(1);
+  expect(delta('tilemirror_http_requests_total', { route: 'none' })).toBe(0);
+});
+
 test('the tile memory cache: a tile read five times is one miss and four hits', async () => {
   // A raster tile (the background label indexing reads vector tiles only) not requested before in this server.
   const path = `/maps/sample/256/2/1/1.png?key=${KEY}`;
