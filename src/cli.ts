@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger } from './http/server';
+import { aggregateWorkerMetrics } from './http/metrics-cluster';
 import { Scheduler } from './mirror/schedule';
 import { registerMirrorCommands } from './mirror/cli';
 import { startTilemirror } from './serve';
@@ -74,6 +75,8 @@ program
       // Each worker opens its own read-only catalog; the primary forks and restarts them and runs the mirror
       // schedules, so a restarted worker never takes a job's schedule with it.
       let stopping = false;
+      // A scrape reaching any worker answers with the metrics of all of them, gathered here.
+      if (config.metrics.enabled) aggregateWorkerMetrics();
       for (let i = 0; i < workers; i++) cluster.fork();
       cluster.on('exit', (worker, code, signal) => {
         if (!stopping && signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) cluster.fork();

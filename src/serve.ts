@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
+import { schedulerCheck, type SchedulerState } from './http/health';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
@@ -34,7 +35,19 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   // With `serve --workers N` the cluster's primary runs the schedules (it outlives restarted workers); the
   // workers only serve, and their status pages read the state the scheduler persists.
   const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
-  const scheduler = runs ? new Scheduler({ config, log }) : undefined;
+  // A scheduler that cannot start (a job's area file missing, ...) does not stop serving what is published: the
+  // server runs without schedules and says it is not ready (/health/ready), the log says why.
+  let schedulerState: SchedulerState = runs ? 'running' : 'none';
+  const schedulerFailed = (err: unknown): void => {
+    schedulerState = 'failed';
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'mirror scheduler failed to start: serving without schedules (not ready)');
+  };
+  let scheduler: Scheduler | undefined;
+  try {
+    scheduler = runs ? new Scheduler({ config, log }) : undefined;
+  } catch (err) {
+    schedulerFailed(err);
+  }
   const indexDir = config.indexDir ?? DEFAULT_INDEX_DIR;
   // Indexes open cheaply (PROJ itself loads on the first transform, the gazetteer on the first geocoding request,
   // DB-IP on the first lookup): `serve` is ready at once. A missing index is a 503 on its endpoints, logged once.
@@ -49,6 +62,11 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   try {
     server = await startServer(config, log, {
       jobStatus: scheduler ?? persistedJobStatus(config),
+      checks: () => ({
+        scheduler: schedulerCheck(schedulerState),
+        // Informational: an index not built answers 503 on its own endpoints, the rest serves.
+        indexes: { ok: true, coordinates: coordinates ? 'open' : 'absent' },
+      }),
       services: (catalog, labels) => {
         const elevation = new ElevationService(catalog, {
           ...config.elevation,
@@ -70,9 +88,9 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   try {
     scheduler?.start();
   } catch (err) {
-    await server.close();
-    await Promise.all(closers.map((c) => c()));
-    throw err;
+    schedulerFailed(err);
+    void scheduler?.stop();
+    scheduler = undefined;
   }
   return {
     ...server,

@@ -354,6 +354,21 @@ export const configSchema = z
       })
       .strict()
       .default({ keys: [] }),
+    /**
+     * `/metrics` (Prometheus text format). Readable by clients whose address is in `allow` (default: loopback
+     * only), or anywhere with an admin key (`admin.keys`, as `?key=`). The address is the peer's, or the client a
+     * trusted proxy names (`server.trustProxy`); a request forwarded (X-Forwarded-For, Forwarded) by a peer that is
+     * not a trusted proxy is never let in by address, so a reverse proxy on loopback does not publish it by accident.
+     */
+    metrics: z
+      .object({
+        /** false: /metrics answers 404 and requests are not counted. */
+        enabled: z.boolean().default(true),
+        /** Addresses or CIDR ranges (IPv4 or IPv6) that may read /metrics without a key; [] for admin keys only. */
+        allow: z.array(cidrText).default(['127.0.0.0/8', '::1']),
+      })
+      .strict()
+      .default({ enabled: true, allow: ['127.0.0.0/8', '::1'] }),
     /** `/geolocation/ip.json`: the IP database and the sites of local networks. */
     geolocation: geolocationSchema.default({ networks: [] }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -7,6 +7,8 @@ import type { Catalog } from '../store/catalog';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { admit } from './backpressure';
 import { Drain } from './drain';
+import { readiness, type ExtraChecks } from './health';
+import { ASSETS_ROUTE } from './metrics';
 import { releaseOnClose } from './piped-streams';
 import { textReply } from './reply';
 import { matchRoute, type Route, type Services } from './route-table';
@@ -30,10 +32,20 @@ export function createApp(dispatcher: Dispatcher, table: readonly Route[]): expr
   // Static files are answered by Express itself, not through the dispatcher: log them when they finish
   // (a missing file falls through to the 404 answer, which the dispatcher logs).
   const logAssets = dispatcher.config.server.requestLog;
+  const requests = dispatcher.services.metrics?.requests;
   app.use('/assets', (req, res, next) => {
     // A pipelined file answer whose connection closes before its turn must not keep its file open.
     releaseOnClose(req.socket, res);
-    if (logAssets) res.once('finish', () => res.statusCode < 400 && dispatcher.logRequest(req, res.statusCode));
+    (req as TimedRequest).route = ASSETS_ROUTE;
+    if (logAssets || requests) {
+      res.once('finish', () => {
+        if (res.statusCode >= 400) return;
+        if (logAssets) dispatcher.logRequest(req, res.statusCode);
+        const started = (req as TimedRequest).startedAt;
+        const bytes = req.method === 'HEAD' ? 0 : Number(res.getHeader('Content-Length') ?? 0);
+        if (requests && started !== undefined) requests.record(ASSETS_ROUTE, res.statusCode, bytes, started);
+      });
+    }
     next();
   });
   // The viewers' library files: public (no key), long-cached; the worker is loaded with `?v=...`, which static ignores.
@@ -71,10 +83,10 @@ export function createListener(config: Config, catalog: Catalog, log: Logger, se
   const dispatcher = new Dispatcher(config, catalog, log, services);
   const app = createApp(dispatcher, routes);
   const hot = routes.filter((r) => r.hot);
-  const logRequests = config.server.requestLog;
+  const stamp = config.server.requestLog || services.metrics !== undefined;
   return (req, res) => {
-    // Every answer goes out through dispatcher.send (or the static files' hook), which logs it with this stamp.
-    if (logRequests) (req as TimedRequest).startedAt = performance.now();
+    // Every answer goes out through dispatcher.send (or the static files' hook), which logs and counts it with this stamp.
+    if (stamp) (req as TimedRequest).startedAt = performance.now();
     if (Buffer.byteLength(req.url ?? '/') > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return dispatcher.send(req, res, textReply(405, 'Method not allowed: this API is read-only (GET, HEAD)', { Allow: 'GET, HEAD' }));
@@ -121,10 +133,13 @@ export interface RunningServer {
   close(graceMs?: number): Promise<boolean>;
 }
 
-/** Starts serving on the configured host and port (port 0 picks a free one). */
-export function listen(config: Config, catalog: Catalog, log: Logger, services: Services = {}): Promise<RunningServer> {
+/**
+ * Starts serving on the configured host and port (port 0 picks a free one). `checks`: what else readiness
+ * depends on (the scheduler, wired by `serve`), besides the stores.
+ */
+export function listen(config: Config, catalog: Catalog, log: Logger, services: Services = {}, checks?: ExtraChecks): Promise<RunningServer> {
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const listener = createListener(config, catalog, log, services);
+  const listener = createListener(config, catalog, log, { ...services, readiness: () => readiness(catalog, checks) });
   const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
     drain.mark(res);
     admit(req, res, () => listener(req, res));

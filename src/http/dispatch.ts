@@ -5,6 +5,7 @@ import type { Catalog } from '../store/catalog';
 import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
+import { NO_ROUTE } from './metrics';
 import { HttpError, textReply, type Reply } from './reply';
 import type { RawParams, RequestContext, Route, Services } from './route-table';
 
@@ -19,7 +20,7 @@ export class Dispatcher {
 
   private readonly requestLog: boolean;
 
-  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, private readonly services: Services = {}) {
+  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, readonly services: Services = {}) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
     this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
@@ -27,6 +28,7 @@ export class Dispatcher {
   }
 
   run(route: Route, params: RawParams | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
+    (req as TimedRequest).route = route.pattern;
     let query: URLSearchParams | undefined;
     const key = keyParam(rawQuery);
     let cors = ANY_ORIGIN;
@@ -77,6 +79,9 @@ export class Dispatcher {
       get clientAddress() {
         return proxies.clientAddress(req);
       },
+      get trustedProxy() {
+        return proxies.trusts(req);
+      },
       ...this.services,
     };
     // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache
@@ -101,15 +106,24 @@ export class Dispatcher {
   /** Expected errors answer with their status; anything else is logged and answered 500 without details. */
   errorReply(err: unknown, req: IncomingMessage): Reply {
     if (err instanceof HttpError) return textReply(err.status, err.message, err.headers);
+    this.services.metrics?.failures.handler.inc();
     this.log.error({ err, url: redactKey(req.url ?? '') }, 'handler failed');
     return textReply(500, 'Internal error');
   }
 
   send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>): void {
     if (res.headersSent || res.destroyed) return;
-    const failed = sendReply(req, res, reply, this.policy, extra);
+    const sent = sendReply(req, res, reply, this.policy, extra);
+    const failed = typeof sent === 'number' ? undefined : sent;
     // sendReply answered 500 (or dropped the connection) itself; say why once, for this request.
-    if (failed) this.log.error({ err: failed, url: redactKey(req.url ?? '') }, 'reply could not be written');
+    if (failed) {
+      this.services.metrics?.failures.handler.inc();
+      this.log.error({ err: failed, url: redactKey(req.url ?? '') }, 'reply could not be written');
+    }
+    const requests = this.services.metrics?.requests;
+    const timed = req as TimedRequest;
+    // The status written (a 304 for a matching ETag), the route's pattern, never the URL.
+    if (requests && timed.startedAt !== undefined) requests.record(timed.route ?? NO_ROUTE, res.statusCode, typeof sent === 'number' ? sent : 0, timed.startedAt);
     if (this.requestLog) this.logRequest(req, failed ? 500 : reply.status);
   }
 
@@ -128,7 +142,8 @@ function closedBeforeFinish(res: ServerResponse): AbortSignal {
   return ac.signal;
 }
 
-export type TimedRequest = IncomingMessage & { startedAt?: number };
+/** A request as the listener stamps it: when it arrived (for the log and metrics) and, once matched, its route's pattern. */
+export type TimedRequest = IncomingMessage & { startedAt?: number; route?: string };
 
 const ANY_ORIGIN: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
 

@@ -37,7 +37,8 @@ const MIN_COMPRESS = 512;
  * Writes a Reply: Content-Type, Cache-Control, ETag (304 on If-None-Match), gzip negotiation, HEAD.
  * One function for the Express app and the fast tile path, so both answer alike. It never throws: a reply that
  * cannot be written as described (e.g. a header value Node refuses) answers a plain 500, or ends the connection
- * when the headers are already out; the error is returned for the caller to log.
+ * when the headers are already out; the error is returned for the caller to log. Otherwise returns the bytes of
+ * the body written (0 for HEAD, 204, 304), for the metrics.
  */
 export function sendReply(
   req: IncomingMessage,
@@ -45,10 +46,9 @@ export function sendReply(
   reply: Reply,
   policy: CachePolicy,
   extraHeaders?: Record<string, string>,
-): Error | undefined {
+): Error | number {
   try {
-    writeReply(req, res, reply, policy, extraHeaders);
-    return undefined;
+    return writeReply(req, res, reply, policy, extraHeaders);
   } catch (err) {
     if (!res.headersSent) {
       res.removeHeader('Content-Encoding');
@@ -62,7 +62,7 @@ export function sendReply(
   }
 }
 
-function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, policy: CachePolicy, extraHeaders?: Record<string, string>): void {
+function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, policy: CachePolicy, extraHeaders?: Record<string, string>): number {
   let body = reply.body;
   const gzipOk = acceptsGzip(req.headers['accept-encoding']);
   let encoded = false;
@@ -89,16 +89,21 @@ function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, pol
   if ((reply.status === 200 || reply.status === 204) && matchesEtag(req.headers['if-none-match'], tag)) {
     res.writeHead(304, headers);
     res.end();
-    return;
+    return 0;
   }
   if (reply.type) headers['Content-Type'] = reply.type;
   if (encoded) headers['Content-Encoding'] = 'gzip';
   if (reply.status === 204 || reply.status === 304 || !body) {
     res.writeHead(reply.status, headers);
     res.end();
-    return;
+    return 0;
   }
   headers['Content-Length'] = body.length;
   res.writeHead(reply.status, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  if (req.method === 'HEAD') {
+    res.end();
+    return 0;
+  }
+  res.end(body);
+  return body.length;
 }

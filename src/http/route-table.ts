@@ -7,6 +7,8 @@ import type { GeocodingService } from '../services/geocoding/service';
 import type { GeolocationService } from '../services/geolocation/service';
 import type { JobStatusSource } from '../store/job-state';
 import type { ElevationService } from '../services/elevation';
+import type { Readiness } from './health';
+import type { ServerMetrics } from './metrics';
 import { badRequest, type Reply } from './reply';
 
 /** What a handler knows about the request, after the key was checked. */
@@ -30,6 +32,8 @@ export interface RequestContext {
    * X-Forwarded-For (`server.trustProxy` and `server.trustedProxies`). '' when the connection is already gone.
    */
   clientAddress: string;
+  /** The peer is a trusted proxy (`server.trustProxy` and `server.trustedProxies`): its X-Forwarded-* are believed. */
+  trustedProxy: boolean;
   /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
   jobStatus?: JobStatusSource;
   /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
@@ -40,10 +44,14 @@ export interface RequestContext {
   geocoding?: GeocodingService;
   /** `/geolocation/ip.json` (absent: it answers 503). */
   geolocation?: GeolocationService;
+  /** The server's metrics (absent: `metrics.enabled` is false and `/metrics` answers 404). */
+  metrics?: ServerMetrics;
+  /** Whether this instance should get traffic, and why not (absent: `/health/ready` answers as `/health/live`). */
+  readiness?: () => Readiness;
 }
 
 /** The services handlers reach through their context, wired by `serve` (each optional). */
-export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding' | 'geolocation'>;
+export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding' | 'geolocation' | 'metrics' | 'readiness'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),

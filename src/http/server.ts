@@ -1,9 +1,14 @@
+import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
 import type { JobStatusSource } from '../store/job-state';
 import { MirroredLabels } from '../services/geocoding/labels-source';
 import { listen, type RunningServer } from './app';
+import type { ExtraChecks } from './health';
+import { createServerMetrics } from './metrics';
+import { workerScrape } from './metrics-cluster';
+import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-sources';
 import { limitConnections } from './connection-limit';
 import type { Services } from './route-table';
 
@@ -20,7 +25,9 @@ export interface ServerOptions {
    * Builds the other services handlers use (wired by `serve`), over the catalog opened here and the labels of its
    * vector tile sets (the geocoder's LabelSource, indexed in the background once the server listens).
    */
-  services?: (catalog: Catalog, labels: MirroredLabels) => Omit<Services, 'jobStatus'>;
+  services?: (catalog: Catalog, labels: MirroredLabels) => Omit<Services, 'jobStatus' | 'metrics' | 'readiness'>;
+  /** What readiness depends on besides the stores (wired by `serve`: the scheduler), read on every probe. */
+  checks?: ExtraChecks;
 }
 
 /**
@@ -50,16 +57,31 @@ export function createLogger(config: Config): Logger {
 
 /** Opens the catalog of the data directory and serves it until `close()`. */
 export async function startServer(config: Config, log: Logger = createLogger(config), opts: ServerOptions = {}): Promise<HttpServer> {
+  // Before the catalog: its first scan already reports stores that cannot be opened.
+  const metrics = config.metrics.enabled ? createServerMetrics() : undefined;
+  // A `serve --workers` worker answers a scrape with every worker's metrics, gathered by the primary.
+  if (metrics && cluster.isWorker) metrics.scrape = workerScrape(metrics.registry);
   const catalog = new Catalog(config.data, {
-    onError: (file, err) => log.warn({ file, err: err.message }, 'store skipped'),
+    onError: (file, err) => {
+      metrics?.failures.storeOpen.inc();
+      log.warn({ file, err: err.message }, 'store skipped');
+    },
     onScanError: (dirs, err) => log.error({ dirs, err: err.message }, 'data folder cannot be listed: its open stores keep serving'),
-    onDamagedTile: (file, tile, err) => log.error({ file, tile, err: err.message }, 'damaged tile: answered 500'),
+    onDamagedTile: (file, tile, err) => {
+      metrics?.failures.damagedTiles.inc();
+      log.error({ file, tile, err: err.message }, 'damaged tile: answered 500');
+    },
     tileCacheBytes: config.cache.memoryMb * 1024 * 1024,
   }).watch();
+  if (metrics) {
+    registerStoreMetrics(metrics.registry, catalog);
+    registerStaticMapMetrics(metrics.registry);
+    if (opts.jobStatus) registerMirrorMetrics(metrics.registry, opts.jobStatus);
+  }
   const labels = new MirroredLabels(catalog, { log });
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, { ...opts.services?.(catalog, labels), jobStatus: opts.jobStatus });
+    running = await listen(config, catalog, log, { ...opts.services?.(catalog, labels), jobStatus: opts.jobStatus, metrics }, opts.checks);
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
     labels.close();

@@ -131,6 +131,7 @@ export function recordRunEnd(status: StatusStore, name: string, record: RunRecor
     st.runs++;
     if (record.result === 'published') st.lastSuccessAt = record.endedAt;
     else if (record.result === 'failed') st.failures++;
+    else st.interrupted = (st.interrupted ?? 0) + 1;
     if (!schedule) return;
     if (schedule.nextRun) st.nextRun = schedule.nextRun;
     else delete st.nextRun;

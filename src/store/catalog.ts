@@ -13,6 +13,41 @@ export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS
 
 type AnyStore = MbtilesStore | DocumentStore;
 
+/** One open store as operators see it: which version of which file is served (for /metrics). */
+export interface ServedVersion {
+  kind: StoreKind;
+  id: string;
+  /** The content version (the ETag base of its documents): changes whenever the file is republished. */
+  version: string;
+  /** When the served file was last modified (its publication, for a store published by rename), ms since the epoch. */
+  publishedMs: number;
+}
+
+/** What the catalog can say about its own state (for /health/ready and /metrics). */
+export interface CatalogState {
+  /** Open stores. */
+  open: number;
+  /** Store files that failed to open (skipped; the others serve). */
+  failed: number;
+  /** Folders of the data directory that could not be listed at the last scan (their open stores keep serving). */
+  unreadableDirs: string[];
+  /** When the last scan ran (ms since the epoch). */
+  lastScanMs: number;
+}
+
+/** The tile memory cache's counters (absent when `cache.memoryMb` is 0). */
+export interface TileCacheStats {
+  hits: number;
+  misses: number;
+  bytes: number;
+  maxBytes: number;
+}
+
+/** The modification time (ms) in a signature made by signatureOf (`ino:size:mtimeNs`). */
+function mtimeMsOf(signature: string): number {
+  return Number(BigInt(signature.slice(signature.lastIndexOf(':') + 1)) / 1_000_000n);
+}
+
 /** Identifies one version of a file (inode, size, mtime); `gone` when it no longer exists, `error` when stat fails otherwise. */
 function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
   try {
@@ -241,6 +276,27 @@ export class Catalog {
       .map((s) => s.info)
       .filter((i) => !kind || i.kind === kind);
     return infos.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
+  }
+
+  /** Every open store's served version, by kind then id: as many entries as stores. */
+  versions(): ServedVersion[] {
+    const out: ServedVersion[] = [];
+    for (const s of this.stores.values()) {
+      const kind = s instanceof MbtilesStore ? s.info.kind : s.kind;
+      const id = s instanceof MbtilesStore ? s.info.id : s.id;
+      const version = s instanceof MbtilesStore ? s.info.version : s.version;
+      out.push({ kind, id, version, publishedMs: mtimeMsOf(s.signature) });
+    }
+    return out.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
+  }
+
+  state(): CatalogState {
+    return { open: this.stores.size, failed: this.failed.size, unreadableDirs: [...this.unreadable.keys()], lastScanMs: this.lastScan };
+  }
+
+  tileCacheStats(): TileCacheStats | undefined {
+    const c = this.tileCache;
+    return c && { hits: c.hits, misses: c.misses, bytes: c.size, maxBytes: c.capacity };
   }
 
   close(): void {

@@ -79,6 +79,8 @@ export interface JobState {
   nextRun?: string;
   runs: number;
   failures: number;
+  /** Runs interrupted (shutdown); absent in state written before it was counted. */
+  interrupted?: number;
   /** Firings skipped because the previous run was still going. */
   skipped: number;
   lastSkipped?: { at: string; reason: string };

@@ -14,6 +14,9 @@ export class Lru<V> {
   private cost = 0;
   /** Entries (re)inserted so far: an entry's tick says how many came after it. */
   private tick = 0;
+  /** Lookups answered from the cache, and lookups that missed, since it was made (read by /metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly maxCost: number,
@@ -22,7 +25,11 @@ export class Lru<V> {
 
   get(key: string): V | undefined {
     const e = this.items.get(key);
-    if (e === undefined) return undefined;
+    if (e === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     if (this.tick - e.tick > this.items.size >> 2) {
       this.items.delete(key);
       e.tick = ++this.tick;
@@ -58,6 +65,11 @@ export class Lru<V> {
   /** The summed cost of what is held (bytes for a ByteLru). */
   get size(): number {
     return this.cost;
+  }
+
+  /** The bound on the summed cost (bytes for a ByteLru). */
+  get capacity(): number {
+    return this.maxCost;
   }
 }
 

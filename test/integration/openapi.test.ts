@@ -68,6 +68,9 @@ const EXPECTED_PATHS = [
   '/admin/status.json',
   '/',
   '/health',
+  '/health/live',
+  '/health/ready',
+  '/metrics',
   '/openapi.json',
   '/docs',
 ];

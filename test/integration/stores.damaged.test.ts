@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { KEY, rawGet } from '../helpers/server';
+import { parseMetrics, total } from '../helpers/prometheus';
 import { waitFor } from '../helpers/wait';
 import { DAMAGED_GZIP, GZIP_TILE, PLAIN_TILE, writeDamagedVectorStore, writeGoodVectorStore } from '../fixtures/hand-made-stores';
 
@@ -65,4 +66,11 @@ test('logged once per damaged tile, not per request', async () => {
     ['data/tiles/bad-too.mbtiles', 'main/0/0/0'],
   ]);
   expect(srv.child.exitCode).toBeNull();
+});
+
+test('/metrics counts each damaged tile once and every 500 answered for one', async () => {
+  const metrics = parseMetrics((await rawGet(`${srv.url}/metrics`)).body.toString('utf8'));
+  expect(total(metrics, 'tilemirror_damaged_tiles_total')).toBe(2);
+  // The tests above: 5 + 3 requests for `bad`, 1 for `bad-too`, none with gzip.
+  expect(total(metrics, 'tilemirror_http_requests_total', { route: '/tiles/:tilesId/:z/:x/:y([^/.@]+)[.:ext]', code: '500' })).toBe(9);
 });

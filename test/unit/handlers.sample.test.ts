@@ -16,7 +16,7 @@ afterAll(() => catalog.close());
 const config = parseConfig({ data: SAMPLE_DIR, keys: [{ key: 'demo', plan: 'paid' }], logLevel: 'silent' }, 'test', process.cwd(), {});
 
 function context(path: string, query = 'key=demo'): RequestContext {
-  return { catalog, config, key: 'demo', plan: 'paid', baseUrl: 'https://maps.example.org', query: new URLSearchParams(query), headers: {}, path, signal: new AbortController().signal, clientAddress: '203.0.113.9' };
+  return { catalog, config, key: 'demo', plan: 'paid', baseUrl: 'https://maps.example.org', query: new URLSearchParams(query), headers: {}, path, signal: new AbortController().signal, clientAddress: '203.0.113.9', trustedProxy: false };
 }
 
 /** What the dispatcher does after the key check: match the route, validate its parameters, run its handler. */

@@ -4,7 +4,9 @@ import { routes } from '../../src/http/routes';
 import { dataFeatures } from '../../src/http/routes/data';
 import { imageJson, mapStyle, mapTileJson, mapTileset, mapViewer, tilesTileJson } from '../../src/http/routes/tileset-documents';
 import { fontGlyphs } from '../../src/http/routes/fonts';
+import { healthReady } from '../../src/http/routes/health';
 import { health, home } from '../../src/http/routes/home';
+import { metrics } from '../../src/http/routes/metrics';
 import { mapTile } from '../../src/http/routes/maps';
 import { ogcConformance, ogcLanding, ogcMapTile, ogcVectorTile } from '../../src/http/routes/ogc';
 import { apiDocs, openApiDocument } from '../../src/http/routes/openapi';
@@ -66,6 +68,9 @@ describe('route patterns', () => {
       ['/wmts', wmtsService],
       ['/', home],
       ['/health', health],
+      ['/health/live', health],
+      ['/health/ready', healthReady],
+      ['/metrics', metrics],
       ['/openapi.json', openApiDocument],
       ['/docs', apiDocs],
     ];

@@ -24,8 +24,10 @@ import { elevation, elevationParams } from './elevation';
 import { fontGlyphs, fontGlyphsParams } from './fonts';
 import { batchParams, byIdParams, forwardParams, geocodingBatch, geocodingById, geocodingForward, geocodingReverse, reverseParams } from './geocoding';
 import { geolocationIp, geolocationParams } from './geolocation';
+import { healthReady } from './health';
 import { health, home } from './home';
 import { mapTile, mapTileParams } from './maps';
+import { metrics } from './metrics';
 import {
   collectionParams,
   ogcCollection,
@@ -134,7 +136,10 @@ export const routes: Route[] = [
   // This server: index, health, and the API's own description (public: it names no data, and a client following
   // the landing page's service-desc may not have a key to hand)
   route('/', NO_PARAMS, home, doc('Server', 'Index of everything served', HTML)),
-  route('/health', NO_PARAMS, health, doc('Server', 'Liveness', ['text/plain']), { public: true }),
+  route('/health', NO_PARAMS, health, doc('Server', 'Liveness (the same as /health/live)', ['text/plain']), { public: true }),
+  route('/health/live', NO_PARAMS, health, doc('Server', 'Liveness: the process answers (no I/O)', ['text/plain']), { public: true }),
+  route('/health/ready', NO_PARAMS, healthReady, doc('Server', 'Readiness: stores open, scheduler started, not shutting down (503 with the failed checks)', JSON_TYPE, [503]), { public: true }),
+  route('/metrics', NO_PARAMS, metrics, doc('Server', 'Prometheus metrics (from metrics.allow addresses, default loopback, or with an admin key)', ['text/plain'], [403, 404, 503]), { public: true }),
   route('/openapi.json', NO_PARAMS, openApiDocument, doc('Server', 'This OpenAPI 3.1 definition', ['application/vnd.oai.openapi+json;version=3.1']), { public: true }),
   route('/docs', NO_PARAMS, apiDocs, doc('Server', 'The API documentation, rendered from the OpenAPI definition', HTML), { public: true }),
 ];
