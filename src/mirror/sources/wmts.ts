@@ -14,7 +14,8 @@ import { XMLParser } from 'fast-xml-parser';
 import { MAX_LAT, ORIGIN_SHIFT, scaleDenominator, tileBoundsLonLat, WORLD_BOUNDS, type TileRange } from '../../geo/mercator';
 import type { Bounds } from '../../geo/bounds';
 import type { TileFormat } from '../../store/types';
-import { decodeBody, stripKey, type UpstreamClient } from '../client';
+import { stripKey, type UpstreamClient } from '../client';
+import { fetchXml } from './fetch-xml';
 import { UpstreamError } from '../errors';
 import type { DiscoverContext, Discovered } from '../discoverers/types';
 import type { ZoomLimits } from '../plan';
@@ -313,21 +314,7 @@ export function wmtsLayerSource(caps: Node, docUrl: string, layerId: string, mat
 // Discovery
 
 export async function fetchCapabilities(client: UpstreamClient, url: string, signal?: AbortSignal): Promise<{ caps: Node; url: string }> {
-  const docUrl = client.resolve(url);
-  const xml = await client.request<string>(
-    docUrl,
-    (res) => {
-      if (res.status !== 200) return { ok: false, outcome: { kind: 'status', status: res.status } };
-      const declared = res.headers['content-length'];
-      if (declared !== undefined && Number(declared) !== res.body.length) return { ok: false, outcome: { kind: 'invalid', message: `body of ${res.body.length} bytes, Content-Length says ${declared}` } };
-      try {
-        return { ok: true, value: decodeBody(res).toString('utf8') };
-      } catch (err) {
-        return { ok: false, outcome: { kind: 'invalid', message: (err as Error).message } };
-      }
-    },
-    signal,
-  );
+  const { xml, url: docUrl } = await fetchXml(client, url, signal);
   try {
     return { caps: parseCapabilitiesXml(xml), url: docUrl };
   } catch (err) {
