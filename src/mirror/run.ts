@@ -339,6 +339,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
 
     if (fatal) {
       result.problems.push(fatal);
+      if (result.failedPermanently > 0) result.problems.push(failedLine(result.failed, result.failedPermanently));
       log(`${resource}: stopped: ${fatal}`);
     } else if (opts.signal?.aborted) {
       result.status = 'interrupted';

@@ -110,13 +110,13 @@ export function planWms(caps: WmsCapabilities, source: WmsSource, zoom: [number,
   if (lo === Infinity) throw new UsageError(`the WMS draws ${names.join(', ')} at no zoom level (scale ranges: ${layers.map((l) => `${l.name} ${fmtScale(l.minScale)} to ${fmtScale(l.maxScale)}`).join(', ')})`);
   const ranged = layers.some((l) => l.minScale !== undefined || l.maxScale !== undefined);
   if (hi === undefined && !zoom) throw new UsageError(`the WMS layer${names.length > 1 ? 's' : ''} ${names.join(', ')} ${ranged ? 'have no smallest scale' : 'have no scale range'}: give --zoom MIN-MAX (a job: zoom: [MIN, MAX])`);
-  const minzoom = zoom ? Math.max(lo, zoom[0]) : lo;
-  const maxzoom = zoom ? Math.min(hi ?? zoom[1], zoom[1]) : hi!;
+  // The source's zooms: its scale range, an open end closed by the request (planDiscovered narrows to the request, and says so).
+  const minzoom = lo;
+  const maxzoom = hi ?? zoom![1];
   if (ranged) {
     const range = layers.map((l) => `${l.name} ${fmtScale(l.minScale)} to ${fmtScale(l.maxScale)}`).join(', ');
-    if (minzoom > maxzoom) throw new UsageError(`zooms ${zoom![0]}-${zoom![1]} requested, but the WMS draws ${names.join(', ')} only at z${lo}-${hi ?? ''} (scale range ${range}, ${tileSize} px tiles)`);
-    if (zoom && (minzoom > zoom[0] || maxzoom < zoom[1])) notes.push(`zooms ${zoom[0]}-${zoom[1]} requested, the layers' scale range (${range}) draws them at z${lo}-${hi ?? ''}: mirrored z${minzoom}-${maxzoom}`);
-    else if (!zoom) notes.push(`zooms z${minzoom}-${maxzoom} from the layers' scale range (${range}, ${tileSize} px tiles)`);
+    if (zoom && (zoom[1] < minzoom || zoom[0] > maxzoom)) throw new UsageError(`zooms ${zoom[0]}-${zoom[1]} requested, but the WMS draws ${names.join(', ')} only at z${lo}-${hi ?? ''} (scale range ${range}, ${tileSize} px tiles)`);
+    notes.push(`the layers' scale range (${range}) draws them at z${lo}-${hi ?? ''} (${tileSize} px tiles)${zoom ? '' : `: mirrored z${minzoom}-${maxzoom}`}`);
   }
 
   // Bounds: the union of the layers' (the world when one has none).
