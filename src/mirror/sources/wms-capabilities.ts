@@ -2,12 +2,12 @@
 // GetMap formats, and for every named layer its bounds in degrees, CRSs, scale range and attribution, with what
 // layers inherit from their parents (bounds, scale range and attribution replace, CRSs add up). Pure.
 
-import { XMLParser } from 'fast-xml-parser';
 import type { Bounds } from '../../geo/bounds';
 import { MAX_LAT, scaleDenominator, STANDARD_PIXEL_SIZE } from '../../geo/mercator';
 import { UpstreamError } from '../errors';
+import { arr, parseXml, txt, type XmlNode } from './xml';
 
-type Node = Record<string, unknown>;
+type Node = XmlNode;
 
 export interface WmsLayer {
   name: string;
@@ -31,18 +31,12 @@ export interface WmsCapabilities {
 }
 
 const ARRAYS = new Set(['Layer', 'Format', 'SRS', 'CRS', 'Style', 'BoundingBox', 'ServiceException']);
-const arr = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
 
-function txt(v: unknown): string | undefined {
-  if (Array.isArray(v)) return txt(v[0]);
-  if (typeof v === 'string') return v.trim() || undefined;
-  if (typeof v === 'number') return String(v);
-  if (v && typeof v === 'object' && '#text' in v) return txt((v as Node)['#text']);
-  return undefined;
-}
+/** An element's text, undefined when empty. */
+const text = (v: unknown): string | undefined => txt(v) || undefined;
 
 const num = (v: unknown): number | undefined => {
-  const s = txt(v);
+  const s = text(v);
   const n = s === undefined ? NaN : Number(s);
   return Number.isFinite(n) ? n : undefined;
 };
@@ -83,28 +77,19 @@ function ownScales(layer: Node): { minScale?: number; maxScale?: number } | unde
 }
 
 export function parseWmsCapabilities(xml: string): WmsCapabilities {
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    isArray: (name) => ARRAYS.has(name),
-  });
   let doc: Node;
   try {
-    doc = parser.parse(xml) as Node;
+    doc = parseXml(xml, ARRAYS);
   } catch (err) {
     throw new UpstreamError(`the WMS capabilities are not XML: ${(err as Error).message}`);
   }
   const report = doc.ServiceExceptionReport as Node | undefined;
-  if (report) throw new UpstreamError(`the WMS answered GetCapabilities with an exception: ${arr(report.ServiceException).map(txt).filter(Boolean).join('; ') || '(no text)'}`);
+  if (report) throw new UpstreamError(`the WMS answered GetCapabilities with an exception: ${arr(report.ServiceException).map(text).filter(Boolean).join('; ') || '(no text)'}`);
   const caps = (doc.WMS_Capabilities ?? doc.WMT_MS_Capabilities) as Node | undefined;
   if (!caps || typeof caps !== 'object') throw new UpstreamError('not WMS capabilities (no WMS_Capabilities or WMT_MS_Capabilities element)');
   const capability = (caps.Capability ?? {}) as Node;
   const getMap = ((capability.Request ?? {}) as Node).GetMap as Node | undefined;
-  const formats = arr(getMap?.Format).map(txt).filter((f): f is string => !!f);
+  const formats = arr(getMap?.Format).map(text).filter((f): f is string => !!f);
   const layers = new Map<string, WmsLayer>();
   interface Inherited {
     bounds?: Bounds;
@@ -113,21 +98,21 @@ export function parseWmsCapabilities(xml: string): WmsCapabilities {
     attribution?: string;
   }
   const walk = (node: Node, up: Inherited): void => {
-    const crs = [...up.crs, ...arr(node.CRS).map(txt), ...arr(node.SRS).flatMap((s) => (txt(s) ?? '').split(/\s+/))].filter((c): c is string => !!c);
+    const crs = [...up.crs, ...arr(node.CRS).map(text), ...arr(node.SRS).flatMap((s) => (text(s) ?? '').split(/\s+/))].filter((c): c is string => !!c);
     const here: Inherited = {
       bounds: ownBounds(node) ?? up.bounds,
       crs: [...new Set(crs.map((c) => c.toUpperCase()))],
       scales: ownScales(node) ?? up.scales,
-      attribution: txt((node.Attribution as Node | undefined)?.Title) ?? up.attribution,
+      attribution: text((node.Attribution as Node | undefined)?.Title) ?? up.attribution,
     };
-    const name = txt(node.Name);
+    const name = text(node.Name);
     if (name && !layers.has(name)) {
-      layers.set(name, { name, title: txt(node.Title), abstract: txt(node.Abstract), bounds: here.bounds, crs: here.crs, ...here.scales, attribution: here.attribution });
+      layers.set(name, { name, title: text(node.Title), abstract: text(node.Abstract), bounds: here.bounds, crs: here.crs, ...here.scales, attribution: here.attribution });
     }
     for (const child of arr(node.Layer) as Node[]) walk(child, here);
   };
   for (const top of arr(capability.Layer) as Node[]) walk(top, { crs: [] });
-  return { version: String(caps['@_version'] ?? ''), title: txt((caps.Service as Node | undefined)?.Title), formats, layers };
+  return { version: String(caps['@_version'] ?? ''), title: text((caps.Service as Node | undefined)?.Title), formats, layers };
 }
 
 /** The Web Mercator code the layer is offered in (EPSG:3857, else the older EPSG:900913), or undefined. */
