@@ -14,8 +14,9 @@ import path from 'node:path';
 import { UsageError } from '../../src/mirror/errors';
 import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
 import { sourceBase, type GenericSource } from '../../src/mirror/sources';
+import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
-import { decodeRGBA, expectSamePixels, fetchJson, fetchOk, gdalinfo, gdalTranslateTile, isUniform, makeTempDir, REPO_ROOT, tileBounds3857 } from './helpers';
+import { decodeRGBA, expectSamePixels, fetchJson, fetchOk, gdalinfo, gdalTranslateTile, isUniform, makeTempDir, tileBounds3857 } from './helpers';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, storedTileSize, type MapProxy } from './mapproxy';
 
 const clientTest = mapproxyTest('MapProxy XYZ and WMS as upstream');
@@ -224,7 +225,7 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
   }, 120_000);
 
   clientTest('the CLI: exit 2 with the layers named for a bad layer, exit 1 and the exception in the summary for a ServiceException', () => {
-    const cli = (args: string[]) => spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli.js'), 'mirror', '-d', data, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const cli = (args: string[]) => spawnSync(process.execPath, [built('cli.js'), 'mirror', '-d', data, ...args], { encoding: 'utf8', timeout: 60_000 });
     const bad = cli(['--source-wms', `${mapproxy.url}/service`, '--layers', 'nope', '--id', 'cli-bad', '-z', '0-1']);
     expect({ code: bad.status, err: bad.stderr }).toEqual({ code: 2, err: expect.stringContaining('the WMS has no layer "nope" (its layers: sample, sample512, scaled, broken)') });
     const gif = cli(['--source-wms', `${mapproxy.url}/service`, '--layers', 'sample', '--format', 'image/gif', '--id', 'cli-gif', '-z', '0-1']);
