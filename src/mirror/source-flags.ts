@@ -33,6 +33,7 @@ export function sourceFromFlags(flags: Flags, explicit: (name: keyof Flags) => b
   if (given.length === 0) {
     const stray = [...extras(), ...(explicit('wmsVersion') ? ['--wms-version goes with --source-wms'] : [])];
     if (explicit('id')) stray.push('--id goes with a --source-* option');
+    if (flags.format && !Array.isArray(flags.format)) stray.push(`--format ${flags.format.mime} (a MIME type) goes with --source-wms; for maps give formats, e.g. png,webp`);
     if (stray.length) throw new UsageError(stray.join('; '));
     return undefined;
   }

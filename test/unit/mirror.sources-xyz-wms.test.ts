@@ -215,6 +215,8 @@ describe('the --source-* flags and the job form', () => {
     expect(() => sourceFromFlags(flags({ sourceWms: 'http://w', layers: 'a', format: ['png'] }), given('sourceWms', 'layers', 'format'))).toThrow(/--format is the GetMap MIME type/);
     expect(() => sourceFromFlags(flags({ sourceXyz: 'http://t/{z}/{x}/{y}', format: { mime: 'image/png' } }), given('sourceXyz', 'format'))).toThrow(/goes with --source-wms/);
     expect(() => sourceFromFlags(flags({ scheme: 'tms' }), given('scheme'))).toThrow('--scheme goes with --source-xyz');
+    expect(() => sourceFromFlags(flags({ format: { mime: 'image/png' } }), given('format'))).toThrow(/--format image\/png \(a MIME type\) goes with --source-wms/);
+    expect(sourceFromFlags(flags({ format: ['png', 'webp'] }), given('format'))).toBeUndefined();
   });
   test('source: {xyz: ...} and {wms: ...} in a job', () => {
     const config = parseConfig(
