@@ -110,13 +110,33 @@ export const mirrorJobSchema = z
     /** GeoJSON files (Polygon, MultiPolygon, Feature, FeatureCollection; lon/lat), relative to the config file: more areas. */
     areas: z.array(z.string().min(1)).default([]),
     /**
-     * A generic source instead of the upstream's own resources: any TileJSON URL, or a layer of any WMTS
-     * capabilities URL, mirrored into the job's one resource `tiles/ID`. A `key=` in the URL is its key.
+     * A generic source instead of the upstream's own resources: any TileJSON URL, a layer of any WMTS
+     * capabilities URL, an XYZ template or WMS layers, mirrored into the job's one resource `tiles/ID`. A `key=`
+     * in the URL is its key.
      */
     source: z
       .union([
         z.object({ tilejson: z.url({ protocol: /^https?$/ }) }).strict(),
         z.object({ wmts: z.url({ protocol: /^https?$/ }), layer: z.string().min(1), matrixSet: z.string().min(1).optional() }).strict(),
+        /** An XYZ template ({z}/{x}/{y}, {-y}, {s} with subdomains); the job's zoom is required. */
+        z
+          .object({
+            xyz: z.string().regex(/^https?:\/\/\S+$/i, 'an http(s) URL template with {z}, {x} and {y}'),
+            subdomains: z.array(z.string().regex(/^[A-Za-z0-9.-]+$/, 'a host name part')).min(1).optional(),
+            scheme: z.enum(['xyz', 'tms']).optional(),
+          })
+          .strict(),
+        /** WMS layers as tiles: one GetMap per tile in EPSG:3857. */
+        z
+          .object({
+            wms: z.url({ protocol: /^https?$/ }),
+            layers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+            styles: z.union([z.string(), z.array(z.string())]).optional(),
+            format: z.string().regex(/^[a-z]+\/[\w.+-]+(;.*)?$/i, 'a MIME type, e.g. image/png').optional(),
+            version: z.enum(['1.1.1', '1.3.0']).optional(),
+            tileSize: z.union([z.literal(256), z.literal(512)]).optional(),
+          })
+          .strict(),
       ])
       .optional(),
     /** Cron expression (node-cron; seconds optional); without one the job only runs from `tilemirror mirror --config`. */

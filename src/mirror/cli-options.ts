@@ -28,14 +28,23 @@ export interface Flags {
   sample?: number;
   withDependencies?: boolean;
   scale?: number[];
-  format?: TileFormat[];
+  /** Maps: tile formats; with --source-wms: its GetMap MIME type (image/png). */
+  format?: TileFormat[] | { mime: string };
   area: PolygonArea[];
   sourceTilejson?: string;
   sourceWmts?: string;
+  sourceXyz?: string;
+  sourceWms?: string;
   layer?: string;
+  layers?: string;
+  styles?: string;
   matrixSet?: string;
+  subdomains?: string[];
+  scheme?: 'xyz' | 'tms';
+  wmsVersion?: '1.1.1' | '1.3.0';
+  tileSize?: 256 | 512;
   id?: string;
-  /** Set from --source-tilejson / --source-wmts (key-free). */
+  /** Set from --source-tilejson / --source-wmts / --source-xyz / --source-wms (key-free). */
   source?: GenericSource;
 }
 
@@ -79,7 +88,15 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--source-wmts <url>', 'mirror a layer (--layer) of any WMTS capabilities URL into tiles/ID given by --id')
     .option('--layer <id>', 'with --source-wmts: the layer identifier')
     .option('--matrix-set <id>', "with --source-wmts: the TileMatrixSet (default: the layer's first Web Mercator one)")
-    .option('--id <id>', 'with --source-tilejson/--source-wmts: the tileset id the source is mirrored into (tiles/ID)')
+    .option('--source-xyz <template>', 'mirror an XYZ tile URL template ({z}/{x}/{y}, {-y}, {s}) into tiles/ID given by --id; needs --zoom')
+    .option('--subdomains <list>', 'with --source-xyz: what {s} stands for, e.g. a,b,c', wrap(parseSubdomains))
+    .addOption(new Option('--scheme <scheme>', 'with --source-xyz: tms when rows count from the south (as {-y})').choices(['xyz', 'tms']))
+    .option('--source-wms <url>', 'mirror WMS layers (--layers) as tiles, one GetMap per tile in EPSG:3857, into tiles/ID given by --id')
+    .option('--layers <list>', 'with --source-wms: the layer names, comma-separated')
+    .option('--styles <list>', "with --source-wms: the styles, comma-separated (default: the layers' default)")
+    .addOption(new Option('--wms-version <version>', 'with --source-wms: the WMS version of GetMap').choices(['1.1.1', '1.3.0']).default('1.3.0'))
+    .addOption(new Option('--tile-size <px>', 'with --source-wms: the tile size asked for').choices(['256', '512']).argParser((v) => Number(v) as 256 | 512))
+    .option('--id <id>', 'with a --source-* option: the tileset id the source is mirrored into (tiles/ID)')
     .option('-c, --concurrency <n>', 'requests in flight', positiveInt(256), 8)
     .option('-r, --rate <req/s>', 'requests per second sent to the upstream (default: unlimited)', positiveNumber)
     .addOption(new Option('-k, --key <key>', 'upstream key (default: $TILEMIRROR_UPSTREAM_KEY)').env('TILEMIRROR_UPSTREAM_KEY'))
@@ -88,7 +105,7 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--max-age <seconds>', 'stored tiles older than this are revalidated with conditional requests (0: all; default 7 days)', nonNegativeInt)
     .option('--with-dependencies', "maps: also mirror the fonts and the sprite the map's style uses")
     .option('--scale <list>', 'maps: pixel ratios to mirror, e.g. 1,2 adds @2x pyramids (default 1)', wrap(parseScales))
-    .option('--format <list>', "maps: tile formats to mirror, e.g. png,webp (default: the upstream's)", wrap(parseFormats))
+    .option('--format <list>', "maps: tile formats to mirror, e.g. png,webp (default: the upstream's); --source-wms: the GetMap format, e.g. image/png (the default)", wrap(parseFormatOption))
     .exitOverride((err) => {
       // Usage errors exit with 2 (help and version with 0), as documented for `mirror`.
       process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
@@ -99,6 +116,17 @@ function parseScales(v: string): number[] {
   const list = v.split(',').map((s) => Number(s.trim()));
   if (list.length === 0 || list.some((n) => n !== 1 && n !== 2)) throw new Error('a comma-separated list of 1 and 2');
   return list;
+}
+
+function parseSubdomains(v: string): string[] {
+  const list = v.split(',').map((s) => s.trim());
+  if (list.some((s) => !/^[A-Za-z0-9.-]+$/.test(s))) throw new Error('a comma-separated list of host name parts, e.g. a,b,c');
+  return list;
+}
+
+/** A MIME type (with a "/": a WMS GetMap format) or a list of tile formats (maps). */
+function parseFormatOption(v: string): TileFormat[] | { mime: string } {
+  return v.includes('/') ? { mime: v.trim() } : parseFormats(v);
 }
 
 function parseFormats(v: string): TileFormat[] {
@@ -124,7 +152,7 @@ export function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: stri
     maxAge: flags.maxAge,
     withDependencies: flags.withDependencies,
     scales: flags.scale,
-    formats: flags.format,
+    formats: Array.isArray(flags.format) ? flags.format : undefined,
     log,
   };
 }

@@ -19,6 +19,7 @@ import { createRedactor } from './redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
 import { runMirror, type MirrorResult } from './run';
 import { runJob } from './schedule';
+import { sourceFromFlags } from './source-flags';
 import { sourceBase, splitSourceKey, type GenericSource } from './sources';
 
 function parseResources(list: string[]): ResourceRef[] {
@@ -28,7 +29,7 @@ function parseResources(list: string[]): ResourceRef[] {
 /** `--config` mode: the configuration (with `--data` applied when given) and the selected jobs; exits 2 on errors. */
 function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config; jobs: MirrorJob[] } {
   // The job's own fields decide these; a flag that would be ignored is refused instead.
-  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'rate', 'timeout', 'failureBudget', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'layer', 'matrixSet', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'rate', 'timeout', 'failureBudget', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
   if (ignored.length > 0) {
     process.stderr.write(`error: with --config the jobs' fields apply; set ${ignored.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} in the file (mirror or mirror.jobs[])\n`);
     process.exit(EXIT.usage);
@@ -49,27 +50,27 @@ function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config
 }
 
 /**
- * `--source-tilejson URL` / `--source-wmts URL --layer ID [--matrix-set ID]` with `--id ID`: the resource is
- * `tiles/ID`, the upstream is the URL's origin and a `key=` in the URL is the key (it wins over --key and the
- * environment). Returns the secrets to redact; undefined without a source flag. Exits 2 on misuse.
+ * `--source-tilejson URL`, `--source-wmts URL --layer ID`, `--source-xyz TEMPLATE` or `--source-wms URL --layers L`
+ * with `--id ID`: the resource is `tiles/ID`, the upstream is the URL's origin and a `key=` in the URL is the key
+ * (it wins over --key and the environment). Returns the secrets to redact; undefined without a source flag.
+ * Exits 2 on misuse.
  */
-function adHocSource(flags: Flags, resources: string[]): { ref: ResourceRef; secrets: (string | undefined)[] } | undefined {
-  if (!flags.sourceTilejson && !flags.sourceWmts) {
-    if (flags.layer || flags.matrixSet || flags.id) usage('--layer, --matrix-set and --id go with --source-tilejson or --source-wmts');
-    return undefined;
+function adHocSource(flags: Flags, resources: string[], cmd: Command): { ref: ResourceRef; secrets: (string | undefined)[] } | undefined {
+  let raw: GenericSource | undefined;
+  try {
+    raw = sourceFromFlags(flags, (name) => cmd.getOptionValueSource(name) === 'cli');
+  } catch (e) {
+    return usage(createRedactor(flags.key)((e as Error).message));
   }
-  if (flags.sourceTilejson && flags.sourceWmts) usage('give either --source-tilejson or --source-wmts, not both');
+  if (!raw) return undefined;
   if (resources.length > 0) usage(`with a source, no RESOURCE arguments: it is mirrored into tiles/ID given by --id (got ${resources.join(' ')})`);
   if (!flags.id) usage('a source needs --id ID: it is mirrored into tiles/ID');
-  if (flags.sourceWmts && !flags.layer) usage('--source-wmts needs --layer ID');
-  if (flags.sourceTilejson && (flags.layer || flags.matrixSet)) usage('--layer and --matrix-set go with --source-wmts');
   let ref: ResourceRef;
   try {
     ref = parseResource(`tiles/${flags.id}`);
   } catch (e) {
     return usage((e as Error).message);
   }
-  const raw: GenericSource = flags.sourceTilejson ? { type: 'tilejson', url: flags.sourceTilejson } : { type: 'wmts', url: flags.sourceWmts!, layer: flags.layer!, ...(flags.matrixSet && { matrixSet: flags.matrixSet }) };
   const { source, key } = splitSourceKey(raw);
   const secrets = [flags.key, key];
   try {
@@ -184,7 +185,7 @@ export function registerMirrorCommands(program: Command): void {
   addSharedOptions(program.command('mirror').description('mirror resources of an upstream into the data directory (staged, verified, published atomically)')).action(
     async (resources: string[], flags: Flags, cmd: Command) => {
       if (flags.config) return mirrorJobs(resources, flags, cmd);
-      const generic = adHocSource(flags, resources);
+      const generic = adHocSource(flags, resources, cmd);
       if (!generic) requireAdHoc(flags, resources);
       const redact = createRedactor(flags.key, ...(generic?.secrets ?? []));
       const err = (l: string): void => void process.stderr.write(`${redact(l)}\n`);
@@ -228,7 +229,7 @@ export function registerMirrorCommands(program: Command): void {
     .option('-s, --sample <n>', 'tiles fetched to estimate the size (0: none)', nonNegativeInt, 20)
     .action(async (resources: string[], flags: Flags, cmd: Command) => {
       if (flags.config) return planJobs(resources, flags, cmd);
-      const generic = adHocSource(flags, resources);
+      const generic = adHocSource(flags, resources, cmd);
       if (!generic) requireAdHoc(flags, resources);
       const redact = createRedactor(flags.key, ...(generic?.secrets ?? []));
       let refs: ResourceRef[];

@@ -9,7 +9,7 @@ import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
-import { DEFAULT_RETRY, decideRetry, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
+import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
 import { UpstreamError } from './errors';
 
@@ -20,6 +20,8 @@ export interface ClientOptions {
   /** Upstream base URL without key, e.g. https://api.maptiler.com */
   base: string;
   key?: string;
+  /** Other origins the key goes to (an XYZ template's subdomain hosts): the base's origin always gets it. */
+  keyOrigins?: string[];
   /** Most connections open at once (also the runner's concurrency). */
   connections?: number;
   /** Requests per second (0 or Infinity: unlimited). */
@@ -102,7 +104,9 @@ export class UpstreamClient {
 
   /** The URL actually requested: with the key when it goes to the upstream's origin (never to a third party). */
   private withKey(url: string): string {
-    if (!this.opts.key || originOf(url) !== originOf(this.base)) return url;
+    if (!this.opts.key) return url;
+    const origin = originOf(url);
+    if (origin !== originOf(this.base) && !(this.opts.keyOrigins ?? []).some((o) => originOf(o) === origin)) return url;
     return `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(this.opts.key)}`;
   }
 
@@ -195,7 +199,11 @@ export class UpstreamClient {
       const reason = describeOutcome(outcome);
       const decision = decideRetry(attempt, outcome, this.retry);
       if (!decision.retry) {
-        throw new UpstreamError(this.opts.redact(`${url}: ${reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}`), outcome.kind === 'status' ? outcome.status : undefined);
+        throw new UpstreamError(
+          this.opts.redact(`${url}: ${reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}`),
+          outcome.kind === 'status' ? outcome.status : undefined,
+          !isRetryable(outcome),
+        );
       }
       this.stats.retries++;
       if (outcome.kind === 'status' && (outcome.status === 429 || outcome.status === 503)) {

@@ -4,9 +4,12 @@
 /** The request cannot be mirrored as asked (a bad resource, zoom range, area or flag): exit code 2. */
 export class UsageError extends Error {}
 
-/** The upstream answered with an error (its HTTP status when there was one), after the retries. */
+/**
+ * The upstream answered with an error (its HTTP status when there was one), after the retries; `permanent` when
+ * asking again cannot help (the upstream answers the same: a 404 page, an OGC exception, another image format).
+ */
 export class UpstreamError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(message: string, readonly status?: number, readonly permanent = false) {
     super(message);
   }
 }

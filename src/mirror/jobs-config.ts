@@ -67,10 +67,13 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
     let source: GenericSource | undefined;
     let upstream = j.upstream ?? m.upstream;
     if (j.source) {
-      const raw: GenericSource = 'tilejson' in j.source ? { type: 'tilejson', url: j.source.tilejson } : { type: 'wmts', url: j.source.wmts, layer: j.source.layer, ...(j.source.matrixSet && { matrixSet: j.source.matrixSet }) };
-      const split = splitSourceKey(raw);
+      const split = splitSourceKey(configuredSource(j.source));
       source = split.source;
-      upstream = sourceBase(source);
+      try {
+        upstream = sourceBase(source);
+      } catch (err) {
+        throw new ConfigError(`invalid configuration: mirror.jobs[${i}].source: ${(err as Error).message}`);
+      }
       // The key in the source's URL is the source's own; it wins over the upstream key.
       if (split.key) [key, keySource] = [split.key, `mirror.jobs[${i}].source URL`];
     }
@@ -96,6 +99,25 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
       timezone: j.timezone ?? m.timezone,
     };
   });
+}
+
+type JobSource = NonNullable<Config['mirror']['jobs'][number]['source']>;
+
+/** A job's `source:` as a GenericSource (lists of layers and styles joined as WMS wants them). */
+export function configuredSource(s: JobSource): GenericSource {
+  const joined = (v: string | string[]): string => (Array.isArray(v) ? v.join(',') : v);
+  if ('tilejson' in s) return { type: 'tilejson', url: s.tilejson };
+  if ('wmts' in s) return { type: 'wmts', url: s.wmts, layer: s.layer, ...(s.matrixSet && { matrixSet: s.matrixSet }) };
+  if ('xyz' in s) return { type: 'xyz', url: s.xyz, ...(s.subdomains && { subdomains: s.subdomains }), ...(s.scheme && { scheme: s.scheme }) };
+  return {
+    type: 'wms',
+    url: s.wms,
+    layers: joined(s.layers),
+    ...(s.styles !== undefined && { styles: joined(s.styles) }),
+    ...(s.format && { format: s.format }),
+    ...(s.version && { version: s.version }),
+    ...(s.tileSize && { tileSize: s.tileSize }),
+  };
 }
 
 /** The named jobs in the order given (all, in config order, when none is named); unknown names are a UsageError. */

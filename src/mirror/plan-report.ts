@@ -4,7 +4,7 @@
 import { tileAt } from '../geo/tile-bands';
 import { isDocumentKind, type TileFormat } from '../store/types';
 import { documentPlanNote } from './discoverers';
-import { tileUrl } from './discoverers/common';
+import { sourceTileUrl } from './discoverers/common';
 import { createRedactor } from './redact';
 import { judgeTile } from './refresh';
 import { createClient, discoverAndPlan, refOf, type MirrorOptions } from './run';
@@ -53,7 +53,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
           const sizes = await Promise.all(
             picks.map((t) =>
               client
-                .request(tileUrl(source.template, zp.z, t.x, t.y, source.matrixIds?.[zp.z]), judgeTile(source.pyramid.format), opts.signal)
+                .request(sourceTileUrl(source, zp.z, t.x, t.y), judgeTile(source.pyramid.format), opts.signal)
                 .then(({ verdict: v }) => (v.kind === 'tile' ? v.data.length : 0))
                 .catch(() => undefined),
             ),

@@ -55,6 +55,7 @@ export function emptyResult(resource: string): MirrorResult {
     notModified: 0,
     writes: 0,
     failed: 0,
+    failedPermanently: 0,
     failures: [],
     requests: 0,
     retries: 0,

@@ -12,7 +12,7 @@ import { isDocumentKind, type TileFormat } from '../store/types';
 import type { PolygonArea } from './area';
 import { UpstreamClient } from './client';
 import { discover, mirrorDocuments, parseResource, type ResourceRef } from './discoverers';
-import { tileUrl } from './discoverers/common';
+import { sourceTileUrl } from './discoverers/common';
 import { dependencyLine } from './document-run';
 import { RunStopped, UpstreamError, UsageError } from './errors';
 import { fingerprintOf, planDiscovered, planSignature, type Planned } from './plan';
@@ -22,7 +22,7 @@ import { conditionalHeaders, judgeTile, refreshAction, refreshCutoff } from './r
 import type { RetryPolicy } from './retry';
 import { assertNoSecret } from './rewrite';
 import { beginRun, endRun, recordRunError } from './run-start';
-import { discoverSource, sourceBase, type GenericSource } from './sources';
+import { discoverSource, sourceBase, sourceOrigins, type GenericSource } from './sources';
 
 export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
@@ -97,6 +97,8 @@ export interface MirrorResult {
   /** Tile rows written by this run (new tiles, changed tiles, tiles that became or stopped being empty). */
   writes: number;
   failed: number;
+  /** Of the failed tiles, those the upstream answers the same every time (an OGC exception, another format): a rerun will not help. */
+  failedPermanently: number;
   failures: string[];
   /** What the store holds once published: each pyramid's zooms and bounds (narrowed by --zoom, --bbox, areas). */
   mirrored?: { pyramid: string; minzoom: number; maxzoom: number; bounds: Bounds }[];
@@ -120,6 +122,7 @@ export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamCli
     // A generic source's origin is its upstream: the key goes there and nowhere else.
     base: opts.source ? sourceBase(opts.source) : opts.upstream,
     key: opts.key,
+    keyOrigins: opts.source ? sourceOrigins(opts.source) : undefined,
     connections: opts.concurrency ?? 8,
     rate: opts.rate,
     timeoutMs: opts.timeoutMs,
@@ -136,7 +139,15 @@ export async function discoverAndPlan(
   opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats'>,
 ): Promise<Planned> {
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
-  const ctx = { client, signal: opts.signal, knownFormat: storedFormat([paths.staging, paths.published]), scales: opts.scales, formats: opts.formats };
+  const ctx = {
+    client,
+    signal: opts.signal,
+    knownFormat: storedFormat([paths.staging, paths.published]),
+    scales: opts.scales,
+    formats: opts.formats,
+    zoom: opts.zoom,
+    bboxes: [...(opts.bboxes ?? []), ...(opts.areas ?? []).map((a) => a.bbox)],
+  };
   const discovered = opts.source ? await discoverSource(ref.kind, ref.id, opts.source, ctx) : await discover(ref, ctx);
   return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes, opts.areas) };
 }
@@ -163,6 +174,13 @@ export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
     }
   }
   return result;
+}
+
+/** What the failed tiles mean for a rerun: retried ones may succeed, permanent ones are answered the same again. */
+export function failedLine(failed: number, permanent: number): string {
+  if (permanent === 0) return `${failed} tiles failed; run the same command again to retry them`;
+  if (permanent === failed) return `${failed} tiles failed permanently (the upstream answers them the same every time): a rerun will not help, see the failures`;
+  return `${failed} tiles failed, ${permanent} of them permanently (a rerun will not help those); run the same command again to retry the other ${failed - permanent}`;
 }
 
 /** One run of a tiled resource (tiles, maps, images); `wanted` receives what to mirror after it (withDependencies). */
@@ -260,7 +278,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
           continue;
         }
         const source = formats.get(task.pyramid)!;
-        const url = tileUrl(source.template, task.z, task.x, task.y, source.matrixIds?.[task.z]);
+        const url = sourceTileUrl(source, task.z, task.x, task.y);
         const revalidating = known.kind !== 'absent';
         const headers = revalidating ? conditionalHeaders(known) : undefined;
         try {
@@ -302,6 +320,7 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
         } catch (err) {
           if (err instanceof RunStopped || hard.signal.aborted) return;
           result.failed++;
+          if (err instanceof UpstreamError && err.permanent) result.failedPermanently++;
           const msg = redact(err instanceof Error ? err.message : String(err));
           if (result.failures.length < 20) result.failures.push(`${task.pyramid} ${task.z}/${task.x}/${task.y}: ${msg}`);
           opts.onTile?.(task, 'failed');
@@ -320,13 +339,14 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
 
     if (fatal) {
       result.problems.push(fatal);
+      if (result.failedPermanently > 0) result.problems.push(failedLine(result.failed, result.failedPermanently));
       log(`${resource}: stopped: ${fatal}`);
     } else if (opts.signal?.aborted) {
       result.status = 'interrupted';
       result.exitCode = 3;
       log(`${resource}: interrupted; progress is kept, run the same command again to resume`);
     } else if (result.failed > 0) {
-      result.problems.push(`${result.failed} tiles failed; run the same command again to retry them`);
+      result.problems.push(failedLine(result.failed, result.failedPermanently));
     } else {
       const v = verifyStaging(st, plans);
       if (v.ok) {

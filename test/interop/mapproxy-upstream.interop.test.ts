@@ -3,18 +3,16 @@
 // tile source (a tilemirror serving the sample, at 256 and 512 px) and its WMTS is mirrored with --source-wmts.
 // Every mirrored tile must be byte-identical to MapProxy's own GetTile answer (fetched by the test, the oracle);
 // the mirror is then served by tilemirror and read through GDAL's WMTS driver at the right tile size.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { runMirror, type MirrorOptions } from '../../src/mirror/run';
 import { sourceBase, type GenericSource } from '../../src/mirror/sources';
 import { startServer, type TestServer } from '../helpers/server';
-import { GDAL_CHECK, SYSTEM_PYTHON, expectSamePixels, fetchOk, gatedTest, gdalTranslateTile, makeTempDir, REPO_ROOT, type ClientCheck } from './helpers';
+import { expectSamePixels, fetchOk, gdalTranslateTile, makeTempDir } from './helpers';
+import { mapproxyTest, metadata, startMapProxy, storedTiles, type MapProxy } from './mapproxy';
 
-const MAPPROXY_CHECK: ClientCheck = { pythonModules: ['mapproxy.wsgiapp'], packages: ['python3-mapproxy'] };
-const clientTest = gatedTest('MapProxy as upstream', { ...GDAL_CHECK, ...MAPPROXY_CHECK, packages: ['gdal-bin', 'python3-mapproxy'] });
+const clientTest = mapproxyTest('MapProxy as upstream');
 
 const WORLD_3857 = 20037508.342789244;
 
@@ -44,44 +42,10 @@ function mapproxyConfig(upstream: string, dir: string): string {
   });
 }
 
-/** Starts MapProxy (test/fixtures/mapproxy_serve.py) and resolves with its base URL once it listens. */
-function startMapProxy(config: string): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(SYSTEM_PYTHON, [path.join(REPO_ROOT, 'test/fixtures/mapproxy_serve.py'), config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`MapProxy exited (${code}) before listening:\n${stderr}`)));
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      const m = /^listening (\d+)$/.exec(line);
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, proc });
-    });
-  });
-}
-
-/** Every tile of a store's main pyramid, as XYZ addresses with their bytes. */
-function storedTiles(file: string): { z: number; x: number; y: number; data: Buffer }[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    const rows = db.prepare('SELECT zoom_level z, tile_column x, tile_row r, tile_data data FROM tiles').all() as { z: number; x: number; r: number; data: Buffer }[];
-    return rows.map((t) => ({ z: t.z, x: t.x, y: 2 ** t.z - 1 - t.r, data: t.data }));
-  } finally {
-    db.close();
-  }
-}
-
-function metadata(file: string): Record<string, string> {
-  const db = new Database(file, { readonly: true });
-  try {
-    return Object.fromEntries((db.prepare('SELECT name, value FROM metadata').all() as { name: string; value: string }[]).map((r) => [r.name, r.value]));
-  } finally {
-    db.close();
-  }
-}
-
 describe('MapProxy 1.15 WMTS mirrored (RESTful and KVP)', () => {
   let upstream: TestServer;
   let served: TestServer;
-  let mapproxy: { url: string; proc: ChildProcess };
+  let mapproxy: MapProxy;
   let tmp: { dir: string; cleanup: () => void };
   let data: string;
 

@@ -2,12 +2,12 @@
 
 import type { Bounds } from '../../geo/bounds';
 import type { Pyramid, TileFormat, VectorLayer } from '../../store/types';
-import { WORLD_BOUNDS } from '../../geo/mercator';
+import { tileBoundsMeters, WORLD_BOUNDS } from '../../geo/mercator';
 import { stripKey, type UpstreamClient } from '../client';
 import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
 import type { StoreHeader } from '../../store/writer';
-import type { StoredDoc } from './types';
+import type { PyramidSource, StoredDoc } from './types';
 
 /** The fields of an upstream TileJSON the mirror uses (MapTiler's and tilemirror's have these). */
 export interface UpstreamTileJson {
@@ -70,13 +70,28 @@ export function tileTemplate(tj: UpstreamTileJson, docUrl: string): string {
   return stripKey(docUrl.replace(/[?#].*$/, '').replace(/[^/]*$/, '') + t);
 }
 
-/** The URL of one tile from a template ({z}/{x}/{y}, or {-y} for TMS rows); `zValue` replaces {z} when given (a WMTS TileMatrix identifier). */
+/**
+ * The URL of one tile from a template ({z}/{x}/{y}, or {-y} for TMS rows; {bbox-epsg-3857}, as MapLibre names
+ * it, the tile's box in metres for a WMS GetMap); `zValue` replaces {z} when given (a WMTS TileMatrix identifier).
+ */
 export function tileUrl(template: string, z: number, x: number, y: number, zValue?: string): string {
-  return template
+  const url = template
     .replace('{z}', zValue ?? String(z))
     .replace('{x}', String(x))
     .replace('{y}', String(y))
     .replace('{-y}', String(2 ** z - 1 - y));
+  return url.includes('{bbox-epsg-3857}') ? url.replace('{bbox-epsg-3857}', tileBoundsMeters(z, x, y).join(',')) : url;
+}
+
+/** The subdomain of a tile ({s}): the same for a tile every time, spread over the list as Leaflet does ((x + y) mod n). */
+export function subdomainOf(subdomains: readonly string[], x: number, y: number): string {
+  return subdomains[(x + y) % subdomains.length];
+}
+
+/** The URL of one tile of a source: its template with its TileMatrix identifiers and its subdomains ({s}). */
+export function sourceTileUrl(source: Pick<PyramidSource, 'template' | 'matrixIds' | 'subdomains'>, z: number, x: number, y: number): string {
+  const template = source.subdomains?.length ? source.template.replace('{s}', subdomainOf(source.subdomains, x, y)) : source.template;
+  return tileUrl(template, z, x, y, source.matrixIds?.[z]);
 }
 
 export function pyramidFromTileJson(name: string, tj: UpstreamTileJson, defaultTileSize?: number): Pyramid {

@@ -1,3 +1,4 @@
+import type { Bounds } from '../../geo/bounds';
 import type { StoreHeader } from '../../store/writer';
 import type { Pyramid, ResourceKind, StoreKind, TileFormat } from '../../store/types';
 import type { UpstreamClient } from '../client';
@@ -23,6 +24,8 @@ export interface PyramidSource {
   matrixIds?: Record<number, string>;
   /** The upstream's own tile limits per zoom (WMTS TileMatrixSetLimits): the plan stays inside them. */
   limits?: ZoomLimits;
+  /** What `{s}` in the template stands for, one per tile (an XYZ template's hosts a, b, c). */
+  subdomains?: string[];
 }
 
 /** A document to store beside the tiles, already rewritten to local URLs. */
@@ -57,4 +60,8 @@ export interface DiscoverContext {
   scales?: number[];
   /** Maps: tile formats to mirror; default the upstream TileJSON's format only. */
   formats?: TileFormat[];
+  /** The zooms asked for (--zoom): sources that do not say their own zooms (XYZ templates, WMS) need them. */
+  zoom?: [number, number];
+  /** The areas asked for (--bbox, areas' boxes): where sources without bounds of their own probe a first tile. */
+  bboxes?: Bounds[];
 }

@@ -9,8 +9,8 @@ import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
 import { stripKey, type UpstreamClient } from '../client';
 import { UpstreamError } from '../errors';
-import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, tileUrl, toTileFormat, type UpstreamTileJson } from '../discoverers/common';
-import type { DiscoverContext, Discovered, StoredDoc } from '../discoverers/types';
+import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, sourceTileUrl, tileTemplate, toTileFormat, type UpstreamTileJson } from '../discoverers/common';
+import type { DiscoverContext, Discovered, PyramidSource, StoredDoc } from '../discoverers/types';
 import type { TileTask } from '../../geo/tile-bands';
 import { withoutKeys } from '../rewrite';
 import { decodeTransport, validateTile } from '../validate';
@@ -30,14 +30,13 @@ export function sniffTileFormat(data: Buffer, contentType?: string): TileFormat 
  */
 export async function probeFormat(
   client: UpstreamClient,
-  template: string,
+  source: Pick<PyramidSource, 'template' | 'matrixIds' | 'subdomains'>,
   candidates: TileTask[],
   signal?: AbortSignal,
-  matrixIds?: Record<number, string>,
 ): Promise<{ format: TileFormat; prefetched: { task: TileTask; data: Buffer }[] }> {
   const tried: string[] = [];
   for (const task of candidates) {
-    const url = tileUrl(template, task.z, task.x, task.y, matrixIds?.[task.z]);
+    const url = sourceTileUrl(source, task.z, task.x, task.y);
     const res = await client.request(
       url,
       (r) => (r.status === 200 || r.status === 204 || r.status === 404 ? { ok: true, value: r } : { ok: false, outcome: { kind: 'status', status: r.status } }),
@@ -112,7 +111,7 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
   // bytes say the format and the tile size, which documents get wrong (a 512 px source without `tileSize` would
   // be published as 256, and GDAL then refuses every block). The tile is kept and stored, not fetched again.
   if (format !== 'pbf') {
-    const probed = await probeFormat(client, template, probeCandidates(base.bounds, base.minzoom, base.maxzoom, center(tj.center)), signal);
+    const probed = await probeFormat(client, { template }, probeCandidates(base.bounds, base.minzoom, base.maxzoom, center(tj.center)), signal);
     if (format && probed.format !== format) notes.push(`the TileJSON says ${format} but the tiles are ${probed.format}: mirrored as ${probed.format}`);
     format = probed.format;
     prefetched = probed.prefetched;

@@ -10,11 +10,12 @@
 // - TileMatrixSetLimits bound the plan per zoom; when a layer has them its zooms are those they list. Bounds from
 //   the WGS84BoundingBox (else the limits, else the world).
 
-import { XMLParser } from 'fast-xml-parser';
 import { MAX_LAT, ORIGIN_SHIFT, scaleDenominator, tileBoundsLonLat, WORLD_BOUNDS, type TileRange } from '../../geo/mercator';
 import type { Bounds } from '../../geo/bounds';
 import type { TileFormat } from '../../store/types';
-import { decodeBody, stripKey, type UpstreamClient } from '../client';
+import { stripKey, type UpstreamClient } from '../client';
+import { fetchXml } from './fetch-xml';
+import { arr, parseXml, txt, type XmlNode } from './xml';
 import { UpstreamError } from '../errors';
 import type { DiscoverContext, Discovered } from '../discoverers/types';
 import type { ZoomLimits } from '../plan';
@@ -22,37 +23,17 @@ import type { ZoomLimits } from '../plan';
 // ---------------------------------------------------------------------------------------------------------
 // Parsing (pure)
 
-type Node = Record<string, unknown>;
+type Node = XmlNode;
 
+// TileMatrixSet is both a Contents element (array) and the link's child text: keep both as arrays, read the first.
 const ARRAYS = new Set(['Layer', 'TileMatrixSet', 'TileMatrix', 'TileMatrixSetLink', 'TileMatrixLimits', 'ResourceURL', 'Style', 'Format', 'Operation', 'Get', 'Constraint', 'Value', 'Dimension', 'WGS84BoundingBox', 'BoundingBox']);
 
 /** The capabilities as plain objects: namespaces dropped, attributes as `@_name`, every value a string. */
 export function parseCapabilitiesXml(xml: string): Node {
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    // TileMatrixSet is both a Contents element (array) and the link's child text: keep both as arrays, read the first.
-    isArray: (name) => ARRAYS.has(name),
-  });
-  const doc = parser.parse(xml) as Node;
+  const doc = parseXml(xml, ARRAYS);
   const caps = doc.Capabilities as Node | undefined;
   if (!caps || typeof caps !== 'object') throw new UpstreamError('not a WMTS capabilities document (no Capabilities element)');
   return caps;
-}
-
-const arr = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
-
-/** Text of an element: a string, or the #text of an element with attributes. */
-function txt(v: unknown): string | undefined {
-  if (Array.isArray(v)) return txt(v[0]);
-  if (typeof v === 'string') return v.trim();
-  if (typeof v === 'number') return String(v);
-  if (v && typeof v === 'object' && '#text' in v) return txt((v as Node)['#text']);
-  return undefined;
 }
 
 const nums = (s: string | undefined): number[] => (s ?? '').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -313,21 +294,7 @@ export function wmtsLayerSource(caps: Node, docUrl: string, layerId: string, mat
 // Discovery
 
 export async function fetchCapabilities(client: UpstreamClient, url: string, signal?: AbortSignal): Promise<{ caps: Node; url: string }> {
-  const docUrl = client.resolve(url);
-  const xml = await client.request<string>(
-    docUrl,
-    (res) => {
-      if (res.status !== 200) return { ok: false, outcome: { kind: 'status', status: res.status } };
-      const declared = res.headers['content-length'];
-      if (declared !== undefined && Number(declared) !== res.body.length) return { ok: false, outcome: { kind: 'invalid', message: `body of ${res.body.length} bytes, Content-Length says ${declared}` } };
-      try {
-        return { ok: true, value: decodeBody(res).toString('utf8') };
-      } catch (err) {
-        return { ok: false, outcome: { kind: 'invalid', message: (err as Error).message } };
-      }
-    },
-    signal,
-  );
+  const { xml, url: docUrl } = await fetchXml(client, url, signal);
   try {
     return { caps: parseCapabilitiesXml(xml), url: docUrl };
   } catch (err) {
