@@ -76,6 +76,7 @@ export class PmtilesStore implements TileStore {
     this.fd = openSync(file, 'r');
     try {
       this.size = fstatSync(this.fd).size;
+      if (this.size < HEADER_BYTES) throw new PmtilesFormatError(`not a PMTiles archive (${this.size} bytes, less than a header)`);
       this.header = readHeader(this.read(0, HEADER_BYTES, 'header'));
       const h = this.header;
       this.checkSections(h);
@@ -223,7 +224,7 @@ export class PmtilesStore implements TileStore {
     } catch (err) {
       // The file changed under the descriptor (truncated in place) or a leaf is damaged: absent, reported once.
       if (!(err instanceof PmtilesFormatError)) throw err;
-      this.plainTiles.reportDamaged(`${z}/${x}/${y}`, err);
+      this.plainTiles.reportDamaged(`${pyramid}/${z}/${x}/${y}`, err);
       return undefined;
     }
     this.cache?.set(key, data ?? ABSENT);
