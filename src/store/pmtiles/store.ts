@@ -37,6 +37,7 @@ export const TILE_SIZE_KEY = 'tilemirror:tile_size';
 /** Decoded leaf directories kept per archive (a leaf holds thousands of entries). */
 const LEAF_CACHE_ENTRIES = 64;
 const ABSENT = Buffer.alloc(0);
+const MERCATOR_LAT = 85.0511287798066;
 
 export interface PmtilesStoreOptions {
   cache?: ByteLru;
@@ -155,7 +156,9 @@ export class PmtilesStore implements TileStore {
 
   private describe(id: string, format: TileFormat, meta: Metadata): TilesetInfo {
     const h = this.header;
-    const bounds: Bounds = [h.minLon, h.minLat, h.maxLon, h.maxLat];
+    // The header keeps degrees to 1e-7: the world's ±85.0511287798 reads back as ±85.0511288, past the limit.
+    const lat = (v: number): number => Math.max(-MERCATOR_LAT, Math.min(MERCATOR_LAT, v));
+    const bounds: Bounds = [h.minLon, lat(h.minLat), h.maxLon, lat(h.maxLat)];
     const size = Number(meta[TILE_SIZE_KEY]);
     const pyramid: Pyramid = {
       name: PMTILES_PYRAMID,
