@@ -2,8 +2,9 @@
 // directory, taking the store's lock, building the archive's metadata from the store's TileJSON, reporting.
 // src/cli.ts calls these from `export --format pmtiles` and `import --mbtiles`.
 
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LockError } from './mirror/errors';
 import { acquireLock } from './mirror/lock';
 import { buildTileJson } from './ogc/tilejson';
 import { MbtilesStore } from './store/mbtiles';
@@ -87,11 +88,13 @@ export function importMbtilesCommand(opts: ImportMbtilesOptions): string[] {
   const { kind, id } = parseResource(opts.as, ['tiles', 'maps']);
   const data = resolve(opts.data);
   const paths = storePaths(data, kind, id);
+  mkdirSync(paths.dir, { recursive: true });
   let lock;
   try {
     lock = acquireLock(paths.lock);
   } catch (err) {
-    throw new InterchangeError(`${kind}/${id} is busy: ${(err as Error).message}`);
+    if (err instanceof LockError) throw new InterchangeError(`${kind}/${id} is busy: ${err.message}`);
+    throw err;
   }
   try {
     const done = importMbtiles(resolve(opts.file), data, kind, id);
