@@ -189,3 +189,11 @@ test('a file truncated under an open store: its tiles answer absent and are repo
     store.close();
   }
 });
+
+test('a closed store never reads through its old descriptor number (another file may hold it now)', () => {
+  const file = put(join(dir, 'closed', 'closed.pmtiles'), handArchive(spec('closed')));
+  const store = new PmtilesStore(file, 'closed', 'sig');
+  store.close();
+  store.close();
+  expect(() => store.tile('main', 0, 0, 0)).toThrow(/is closed/);
+});

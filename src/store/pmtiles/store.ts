@@ -65,6 +65,7 @@ export class PmtilesStore implements TileStore {
   private readonly leaves = new Lru<Entry[]>(LEAF_CACHE_ENTRIES);
   private readonly cache?: ByteLru;
   private readonly plainTiles: PlainTiles;
+  private closed = false;
 
   constructor(
     readonly file: string,
@@ -122,6 +123,8 @@ export class PmtilesStore implements TileStore {
   }
 
   private read(position: number, length: number, what: string): Buffer {
+    // After close the descriptor number may belong to another file: never read through it (as SQLite refuses too).
+    if (this.closed) throw new Error(`${this.file} is closed`);
     const buf = Buffer.allocUnsafe(length);
     let got = 0;
     while (got < length) {
@@ -244,10 +247,8 @@ export class PmtilesStore implements TileStore {
   }
 
   close(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // Already closed.
-    }
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
   }
 }

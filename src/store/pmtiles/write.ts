@@ -127,6 +127,12 @@ export function writePmtiles(out: string, tiles: Iterable<IdTile>, desc: Archive
   const seen = new Map<string, { offset: number; length: number }>();
   let addressed = 0;
   const dataFd = openSync(dataFile, 'w');
+  // Closed exactly once: a second close could hit a descriptor number another part of the process reopened.
+  let dataOpen = true;
+  const closeData = (): void => {
+    if (dataOpen) closeSync(dataFd);
+    dataOpen = false;
+  };
   try {
     const data = new Appender(dataFd);
     let lastId = -1;
@@ -152,7 +158,7 @@ export function writePmtiles(out: string, tiles: Iterable<IdTile>, desc: Archive
     fsyncSync(dataFd);
     if (entries.length === 0) throw new Error('the store holds no tiles to write');
     const tileDataLength = data.written;
-    closeSync(dataFd);
+    closeData();
 
     const dirs = buildDirectories(entries);
     const meta = compressInternal(Buffer.from(JSON.stringify(metadata)));
@@ -202,11 +208,7 @@ export function writePmtiles(out: string, tiles: Iterable<IdTile>, desc: Archive
     rmSync(tmp, { force: true });
     throw err;
   } finally {
-    try {
-      closeSync(dataFd);
-    } catch {
-      // Closed on the way.
-    }
+    closeData();
     rmSync(dataFile, { force: true });
   }
 }
