@@ -12,7 +12,7 @@ import { gdalRasterMbtiles, openMapTilesStyle, sampleVector, type VectorSource }
 import { mbtilesRows } from '../helpers/pmtiles';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
-import { waitForStatus } from '../helpers/wait';
+import { waitFor, waitForStatus } from '../helpers/wait';
 
 let dir: string;
 let data: string;
@@ -86,6 +86,17 @@ test('a plain tiles table without zooms, bounds or format in its metadata: zooms
   const doc = await getJson('/tiles/bare/tiles.json');
   expect(doc).toMatchObject({ format: 'pbf', minzoom: 0, maxzoom: Math.max(...vector.rows.map((r) => r.z)) });
   expect(doc.bounds).toEqual([-180, -85.0511287798066, 180, 85.0511287798066]);
+});
+
+test('importing onto a served store republishes it: the running server moves to the new version', async () => {
+  importMbtilesCommand({ data, file: gdalFile, as: 'tiles/swap' });
+  expect((await getJson('/tiles/swap/tiles.json')).format).toBe('png');
+  importMbtilesCommand({ data, file: openMapTilesStyle(join(dir, 'swap.mbtiles'), vector), as: 'tiles/swap' });
+  await waitFor('tiles/swap served as the vector import', async () => {
+    const r = await rawGet(`${base}/tiles/swap/tiles.json?key=demo`);
+    return r.status === 200 && (JSON.parse(r.body.toString('utf8')) as { format: string }).format === 'pbf';
+  });
+  expect(readdirSync(join(data, 'tiles')).filter((f) => f.includes('swap'))).toEqual(['swap.mbtiles']);
 });
 
 describe('bad metadata is refused, naming the field; nothing is published', () => {

@@ -76,6 +76,8 @@ describe('an archive made by hand from the spec', () => {
       expect(store.tile('main', 3, 0, 0)?.toString()).toBe('a run');
       expect(store.tile('main', 4, 0, 0)).toBeUndefined();
       expect(store.tile('256', 0, 0, 0)).toBeUndefined();
+      expect(store.tile('main', 1, 2, 0)).toBeUndefined();
+      expect(store.tile('main', 1, 0, -1)).toBeUndefined();
       expect(store.info).toMatchObject({
         kind: 'tiles',
         id: 'hand',

@@ -220,6 +220,8 @@ export class PmtilesStore implements TileStore {
 
   tile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
     if (pyramid !== PMTILES_PYRAMID || z < this.header.minZoom || z > this.header.maxZoom) return undefined;
+    const n = 2 ** z;
+    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= n || y >= n) return undefined;
     const key = this.cache ? `${this.info.version}/${z}/${x}/${y}` : '';
     const cached = this.cache?.get(key);
     if (cached) return cached.length === 0 ? undefined : cached;
