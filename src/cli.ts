@@ -139,12 +139,12 @@ program
 
 // Issue 13, PMTiles and existing MBTiles (h13pmtiles): `export --format pmtiles` and `import --mbtiles`. The
 // bundle export/import of the same commands (h13bundle) is merged around these branches.
-async function interchange(run: () => string[]): Promise<void> {
-  const { InterchangeError } = await import('./interchange-cli.js');
+async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[]): Promise<void> {
+  const cli = await import('./interchange-cli.js');
   try {
-    for (const line of run()) console.log(line);
+    for (const line of run(cli)) console.log(line);
   } catch (err) {
-    if (!(err instanceof InterchangeError)) throw err;
+    if (!(err instanceof cli.InterchangeError)) throw err;
     console.error(err.message);
     process.exitCode = 1;
   }
@@ -157,12 +157,13 @@ program
   .option('-d, --data <dir>', 'data directory', 'mirror')
   .option('-o, --out <file>', 'file to write')
   .option('--format <format>', 'pmtiles: one store as a PMTiles v3 archive')
-  .action(async (resources: string[], opts: { data: string; out?: string; format?: string }) => {
-    const { exportPmtilesCommand } = await import('./interchange-cli.js');
-    if (opts.format !== 'pmtiles') throw new InvalidArgumentError(`--format ${opts.format ?? '(none)'}: only pmtiles is known here`);
-    if (resources.length !== 1 || !opts.out) throw new InvalidArgumentError('export --format pmtiles takes one RESOURCE and --out FILE');
-    await interchange(() => exportPmtilesCommand({ data: opts.data, resource: resources[0], out: opts.out as string }));
-  });
+  .action((resources: string[], opts: { data: string; out?: string; format?: string }) =>
+    interchange((cli) => {
+      if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format ?? '(none)'}: only pmtiles is known here`);
+      if (resources.length !== 1 || !opts.out) throw new cli.InterchangeError('usage: export --format pmtiles RESOURCE --out FILE');
+      return cli.exportPmtilesCommand({ data: opts.data, resource: resources[0], out: opts.out });
+    }),
+  );
 
 program
   .command('import')
@@ -170,11 +171,12 @@ program
   .option('-d, --data <dir>', 'data directory', 'mirror')
   .option('--mbtiles <file>', 'an MBTiles file (GDAL, OpenMapTiles, mbutil, tippecanoe ...) to import')
   .option('--as <resource>', 'the store it becomes: tiles/ID or maps/ID')
-  .action(async (opts: { data: string; mbtiles?: string; as?: string }) => {
-    const { importMbtilesCommand } = await import('./interchange-cli.js');
-    if (!opts.mbtiles || !opts.as) throw new InvalidArgumentError('import --mbtiles FILE --as tiles/ID|maps/ID');
-    await interchange(() => importMbtilesCommand({ data: opts.data, file: opts.mbtiles as string, as: opts.as as string }));
-  });
+  .action((opts: { data: string; mbtiles?: string; as?: string }) =>
+    interchange((cli) => {
+      if (!opts.mbtiles || !opts.as) throw new cli.InterchangeError('usage: import --mbtiles FILE --as tiles/ID|maps/ID');
+      return cli.importMbtilesCommand({ data: opts.data, file: opts.mbtiles, as: opts.as });
+    }),
+  );
 
 registerMirrorCommands(program);
 
