@@ -10,7 +10,7 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { MAX_ZOOM } from '../geo/mercator';
 import type { Bounds } from '../geo/bounds';
-import { isGzip, sniffImageFormat } from './formats';
+import { imageWidth, isGzip, sniffImageFormat } from './formats';
 import { fsyncPath } from './publish';
 import { StoreWriter, type StoreHeader } from './writer';
 import type { Pyramid, ResourceKind, TileFormat, VectorLayer } from './types';
@@ -90,26 +90,6 @@ function tileFormat(meta: Map<string, string>, first: Buffer): TileFormat {
   const sniffed = sniffImageFormat(first) ?? (isGzip(first) ? 'pbf' : undefined);
   if (!sniffed) throw new MbtilesImportError('format', 'missing, and the first tile is neither an image nor gzipped vector data');
   return sniffed;
-}
-
-/** Width of a PNG, JPEG or WebP (VP8/VP8L) tile from its header; undefined when it cannot be read there. */
-export function imageWidth(data: Buffer): number | undefined {
-  const f = sniffImageFormat(data);
-  if (f === 'png' && data.length >= 24) return data.readUInt32BE(16);
-  if (f === 'webp' && data.length >= 30) {
-    const chunk = data.toString('latin1', 12, 16);
-    if (chunk === 'VP8 ') return data.readUInt16LE(26) & 0x3fff;
-    if (chunk === 'VP8L') return 1 + (((data[22] & 0x3f) << 8) | data[21]);
-  }
-  if (f === 'jpg') {
-    for (let i = 2; i + 9 < data.length; ) {
-      if (data[i] !== 0xff) return undefined;
-      const marker = data[i + 1];
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return data.readUInt16BE(i + 7);
-      i += 2 + data.readUInt16BE(i + 2);
-    }
-  }
-  return undefined;
 }
 
 export interface MbtilesImportPlan {

@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { Catalog } from '../../src/store/catalog';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import { handArchive, type HandArchive, type HandTile } from '../fixtures/pmtiles-hand';
@@ -198,4 +199,24 @@ test('a closed store never reads through its old descriptor number (another file
   store.close();
   store.close();
   expect(() => store.tile('main', 0, 0, 0)).toThrow(/is closed/);
+});
+
+describe('tile size', () => {
+  const sizeOf = (name: string, a: HandArchive): number => {
+    const store = new PmtilesStore(put(join(dir, 'size', `${name}.pmtiles`), handArchive(a)), name, 'sig');
+    try {
+      return store.info.pyramids[0].tileSize;
+    } finally {
+      store.close();
+    }
+  };
+  test('from the metadata (ours, or tileSize as QGIS writes it), else the first image tile, else 512 for vector', async () => {
+    const png512 = await sharp({ create: { width: 512, height: 512, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    const one = (data: Buffer): HandTile[] => [{ z: 0, x: 0, y: 0, data }];
+    expect(sizeOf('qgis', spec('q', { metadata: { tileSize: '512' } }))).toBe(512);
+    expect(sizeOf('ours', spec('o', { metadata: { 'tilemirror:tile_size': 1024 } }))).toBe(1024);
+    expect(sizeOf('sniffed', spec('s', { tiles: one(png512), maxZoom: 0, metadata: {} }))).toBe(512);
+    expect(sizeOf('unknown', spec('u', { metadata: {} }))).toBe(256);
+    expect(sizeOf('vector', spec('v', { tileType: 1, metadata: {} }))).toBe(512);
+  });
 });

@@ -9,6 +9,7 @@ import { MAX_ZOOM } from '../../geo/mercator';
 import type { Bounds } from '../../geo/bounds';
 import type { StoredDocument } from '../document-store';
 import { digestTag } from '../etag';
+import { imageWidth } from '../formats';
 import { Lru, type ByteLru } from '../lru';
 import { PlainTiles } from '../plain-tiles';
 import type { TileStore } from '../tile-source';
@@ -52,6 +53,8 @@ interface Metadata {
   vector_layers?: unknown;
   encoding?: unknown;
   [TILE_SIZE_KEY]?: unknown;
+  tileSize?: unknown;
+  tilesize?: unknown;
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -94,8 +97,9 @@ export class PmtilesStore implements TileStore {
         throw new PmtilesFormatError(`tile compression ${Compression[h.tileCompression] ?? h.tileCompression} is not served for ${format} tiles`);
       }
       this.root = this.directory(h.rootDirectoryOffset, h.rootDirectoryLength, 'root directory');
+      if (this.root.length === 0) throw new PmtilesFormatError('the archive holds no tiles');
       const meta = this.metadata(h);
-      this.info = this.describe(id, format, meta);
+      this.info = this.describe(id, format, meta, this.tileSize(format, meta));
       const problem = pyramidProblem(this.info.pyramids[0]);
       if (problem) throw new PmtilesFormatError(`the archive ${problem}`);
     } catch (err) {
@@ -157,15 +161,29 @@ export class PmtilesStore implements TileStore {
     return parsed as Metadata;
   }
 
-  private describe(id: string, format: TileFormat, meta: Metadata): TilesetInfo {
+  /**
+   * The tile size in CSS pixels: from the metadata (ours, or `tileSize` as QGIS and tippecanoe write it), else
+   * an image tile's width (the first tile's), else 512 for vector tiles (what MapLibre draws them at).
+   */
+  private tileSize(format: TileFormat, meta: Metadata): number {
+    for (const v of [meta[TILE_SIZE_KEY], meta.tileSize, meta.tilesize]) {
+      const n = Number(v);
+      if (v !== undefined && v !== '' && Number.isInteger(n) && n > 0) return n;
+    }
+    if (format === 'pbf') return 512;
+    const first = this.entry(this.root[0].tileId);
+    const width = first && imageWidth(this.read(this.header.tileDataOffset + first.offset, first.length, 'first tile'));
+    return width && width <= 4096 ? width : 256;
+  }
+
+  private describe(id: string, format: TileFormat, meta: Metadata, tileSize: number): TilesetInfo {
     const h = this.header;
     // The header keeps degrees to 1e-7: the world's ±85.0511287798 reads back as ±85.0511288, past the limit.
     const lat = (v: number): number => Math.max(-MERCATOR_LAT, Math.min(MERCATOR_LAT, v));
     const bounds: Bounds = [h.minLon, lat(h.minLat), h.maxLon, lat(h.maxLat)];
-    const size = Number(meta[TILE_SIZE_KEY]);
     const pyramid: Pyramid = {
       name: PMTILES_PYRAMID,
-      tileSize: Number.isInteger(size) && size > 0 ? size : 256,
+      tileSize,
       scale: 1,
       format,
       minzoom: h.minZoom,
