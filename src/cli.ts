@@ -140,6 +140,47 @@ program
     for (const b of INDEX_BUILDERS) await b.build(dir, { log: (m) => console.log(m), force: opts.force });
   });
 
+// Issue 13, PMTiles and existing MBTiles (h13pmtiles): `export --format pmtiles` and `import --mbtiles`. The
+// bundle export/import of the same commands (h13bundle) is merged around these branches.
+async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[]): Promise<void> {
+  const cli = await import('./interchange-cli.js');
+  try {
+    for (const line of run(cli)) console.log(line);
+  } catch (err) {
+    if (!(err instanceof cli.InterchangeError)) throw err;
+    console.error(err.message);
+    process.exitCode = 1;
+  }
+}
+
+program
+  .command('export')
+  .description('write stores out of the data directory: --format pmtiles writes one store as a PMTiles v3 archive')
+  .argument('[resources...]', 'the stores to write (tiles/ID, maps/ID, images/ID)')
+  .option('-d, --data <dir>', 'data directory', 'mirror')
+  .option('-o, --out <file>', 'file to write')
+  .option('--format <format>', 'pmtiles: one store as a PMTiles v3 archive')
+  .action((resources: string[], opts: { data: string; out?: string; format?: string }) =>
+    interchange((cli) => {
+      if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format ?? '(none)'}: only pmtiles is known here`);
+      if (resources.length !== 1 || !opts.out) throw new cli.InterchangeError('usage: export --format pmtiles RESOURCE --out FILE');
+      return cli.exportPmtilesCommand({ data: opts.data, resource: resources[0], out: opts.out });
+    }),
+  );
+
+program
+  .command('import')
+  .description('bring data into the data directory: --mbtiles FILE --as tiles/ID|maps/ID imports an MBTiles file made elsewhere')
+  .option('-d, --data <dir>', 'data directory', 'mirror')
+  .option('--mbtiles <file>', 'an MBTiles file (GDAL, OpenMapTiles, mbutil, tippecanoe ...) to import')
+  .option('--as <resource>', 'the store it becomes: tiles/ID or maps/ID')
+  .action((opts: { data: string; mbtiles?: string; as?: string }) =>
+    interchange((cli) => {
+      if (!opts.mbtiles || !opts.as) throw new cli.InterchangeError('usage: import --mbtiles FILE --as tiles/ID|maps/ID');
+      return cli.importMbtilesCommand({ data: opts.data, file: opts.mbtiles, as: opts.as });
+    }),
+  );
+
 registerMirrorCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -3,15 +3,25 @@ import { join } from 'node:path';
 import { DocumentStore } from './document-store';
 import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
+import { PmtilesStore } from './pmtiles/store';
+import type { TileStore } from './tile-source';
 import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
 export const TILE_KINDS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
 export const DOCUMENT_KINDS: readonly DocumentKind[] = DOCUMENT_KIND_LIST;
 export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS];
+/** Kinds whose folder may also hold PMTiles archives (`{id}.pmtiles`, served as tile sets). */
+const PMTILES_KINDS: readonly StoreKind[] = ['tiles'];
 
+type AnyStore = TileStore | DocumentStore;
 
-type AnyStore = MbtilesStore | DocumentStore;
+/** The id of a store file of `kind` (`{id}.mbtiles`, or `{id}.pmtiles` where PMTiles are served); undefined for other names. */
+function storeFileId(kind: StoreKind, name: string): { id: string; pmtiles: boolean } | undefined {
+  if (name.endsWith('.mbtiles')) return { id: name.slice(0, -'.mbtiles'.length), pmtiles: false };
+  if (PMTILES_KINDS.includes(kind) && name.endsWith('.pmtiles')) return { id: name.slice(0, -'.pmtiles'.length), pmtiles: true };
+  return undefined;
+}
 
 /** One open store as operators see it: which version of which file is served (for /metrics). */
 export interface ServedVersion {
@@ -178,10 +188,13 @@ export class Catalog {
         this.unreadable.set(dir, code);
         continue;
       }
+      const listed = new Set(names);
       for (const name of names) {
-        if (!name.endsWith('.mbtiles')) continue;
-        const id = name.slice(0, -'.mbtiles'.length);
-        if (!isStoreId(id)) continue;
+        const named = storeFileId(kind, name);
+        if (!named || !isStoreId(named.id)) continue;
+        const id = named.id;
+        // An MBTiles store and a PMTiles archive of the same id: the MBTiles store is served.
+        if (named.pmtiles && listed.has(`${id}.mbtiles`)) continue;
         const key = `${kind}/${id}`;
         const file = join(dir, name);
         const found = signatureOf(file);
@@ -219,12 +232,15 @@ export class Catalog {
     const failure = this.failed.get(key);
     if (failure?.signature === signature && !failure.transient) return false;
     try {
+      const tileOptions = {
+        cache: this.tileCache,
+        onDamagedTile: this.options.onDamagedTile && ((tile: string, err: Error) => this.options.onDamagedTile?.(file, tile, err)),
+      };
       const store = isDocumentKind(kind)
         ? new DocumentStore(file, kind, id, signature)
-        : new MbtilesStore(file, kind, id, signature, {
-            cache: this.tileCache,
-            onDamagedTile: this.options.onDamagedTile && ((tile, err) => this.options.onDamagedTile?.(file, tile, err)),
-          });
+        : file.endsWith('.pmtiles')
+          ? new PmtilesStore(file, id, signature, tileOptions)
+          : new MbtilesStore(file, kind, id, signature, tileOptions);
       this.stores.set(key, store);
       this.failed.delete(key);
       current?.close();
@@ -250,9 +266,9 @@ export class Catalog {
   }
 
   /** A map, tile set or image store. */
-  get(kind: ResourceKind, id: string): MbtilesStore | undefined {
+  get(kind: ResourceKind, id: string): TileStore | undefined {
     const s = this.lookup(kind, id);
-    return s instanceof MbtilesStore ? s : undefined;
+    return s instanceof DocumentStore ? undefined : s;
   }
 
   /** A document store: a font, a sprite, a dataset, the weather catalog, the OGC provenance. */
@@ -272,7 +288,7 @@ export class Catalog {
   /** Descriptions of the tiled resources (maps, tile sets, images), by kind then id. */
   list(kind?: ResourceKind): TilesetInfo[] {
     const infos = [...this.stores.values()]
-      .filter((s): s is MbtilesStore => s instanceof MbtilesStore)
+      .filter((s): s is TileStore => !(s instanceof DocumentStore))
       .map((s) => s.info)
       .filter((i) => !kind || i.kind === kind);
     return infos.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
@@ -282,9 +298,9 @@ export class Catalog {
   versions(): ServedVersion[] {
     const out: ServedVersion[] = [];
     for (const s of this.stores.values()) {
-      const kind = s instanceof MbtilesStore ? s.info.kind : s.kind;
-      const id = s instanceof MbtilesStore ? s.info.id : s.id;
-      const version = s instanceof MbtilesStore ? s.info.version : s.version;
+      const kind = s instanceof DocumentStore ? s.kind : s.info.kind;
+      const id = s instanceof DocumentStore ? s.id : s.info.id;
+      const version = s instanceof DocumentStore ? s.version : s.info.version;
       out.push({ kind, id, version, publishedMs: mtimeMsOf(s.signature) });
     }
     return out.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));

@@ -28,3 +28,23 @@ export function sniffImageFormat(data: Buffer): 'png' | 'jpg' | 'webp' | undefin
   if (data.length >= 12 && data.toString('latin1', 0, 4) === 'RIFF' && data.toString('latin1', 8, 12) === 'WEBP') return 'webp';
   return undefined;
 }
+
+/** Width of a PNG, JPEG or WebP (VP8/VP8L) tile from its header; undefined when it cannot be read there. */
+export function imageWidth(data: Buffer): number | undefined {
+  const f = sniffImageFormat(data);
+  if (f === 'png' && data.length >= 24) return data.readUInt32BE(16);
+  if (f === 'webp' && data.length >= 30) {
+    const chunk = data.toString('latin1', 12, 16);
+    if (chunk === 'VP8 ') return data.readUInt16LE(26) & 0x3fff;
+    if (chunk === 'VP8L') return 1 + (((data[22] & 0x3f) << 8) | data[21]);
+  }
+  if (f === 'jpg') {
+    for (let i = 2; i + 9 < data.length; ) {
+      if (data[i] !== 0xff) return undefined;
+      const marker = data[i + 1];
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return data.readUInt16BE(i + 7);
+      i += 2 + data.readUInt16BE(i + 2);
+    }
+  }
+  return undefined;
+}

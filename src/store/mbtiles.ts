@@ -1,26 +1,19 @@
 import Database from 'better-sqlite3';
-import { gunzipSync } from 'node:zlib';
 import { MAX_ZOOM } from '../geo/mercator';
 import type { StoredDocument } from './document-store';
 import { digestTag } from './etag';
-import { isGzip } from './formats';
 import { ByteLru } from './lru';
+import { PlainTiles } from './plain-tiles';
 import { META } from './schema';
 import type { Bounds } from '../geo/bounds';
-import type { TileSource } from './tile-source';
+import type { TileStore } from './tile-source';
 import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
 const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
-/** Largest decompressed tile: beyond it the stored gzip is treated as damaged (a decompression bomb, not a tile). */
-export const MAX_PLAIN_TILE_BYTES = 32 * 1024 * 1024;
-/** Damaged tiles remembered (and logged) per store version; beyond it they still fail, unlogged. */
-const MAX_DAMAGED_REMEMBERED = 4096;
-
-/** A stored tile whose gzip cannot be decompressed: the store's own data is damaged (the edge answers 500). */
-export class DamagedTileError extends Error {}
+export { DamagedTileError, MAX_PLAIN_TILE_BYTES } from './plain-tiles';
 
 export interface MbtilesStoreOptions {
   /** Tile bytes shared by all stores, keyed by store version: a replaced store never answers from the old file. */
@@ -61,7 +54,7 @@ export function pyramidProblem(p: Pyramid): string | undefined {
  * A read-only view of one store file. Every read is a prepared statement on a read-only connection:
  * better-sqlite3 answers synchronously, so a read never interleaves with a close.
  */
-export class MbtilesStore implements TileSource {
+export class MbtilesStore implements TileStore {
   readonly info: TilesetInfo;
   private readonly db: Database.Database;
   private readonly mainPyramid: string;
@@ -69,7 +62,7 @@ export class MbtilesStore implements TileSource {
   private readonly extraTile?: Database.Statement<[string, number, number, number], { tile_data: Buffer | null }>;
   private readonly documentStmt?: Database.Statement<[string], { content_type: string; data: Buffer }>;
   private readonly cache?: ByteLru;
-  private readonly damaged = new Set<string>();
+  private readonly plainTiles: PlainTiles;
 
   constructor(
     readonly file: string,
@@ -77,9 +70,10 @@ export class MbtilesStore implements TileSource {
     id: string,
     /** Identifies this version of the file (inode, size, mtime): part of every ETag. */
     readonly signature: string,
-    private readonly options: MbtilesStoreOptions = {},
+    options: MbtilesStoreOptions = {},
   ) {
     this.cache = options.cache;
+    this.plainTiles = new PlainTiles(options.cache, options.onDamagedTile);
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const tables = new Set(
@@ -219,25 +213,7 @@ export class MbtilesStore implements TileSource {
    * cannot be decompressed throws DamagedTileError and is reported once per store version.
    */
   plainTile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
-    const data = this.tile(pyramid, z, x, y);
-    if (!data || !isGzip(data)) return data;
-    const tile = `${pyramid}/${z}/${x}/${y}`;
-    const key = `plain/${this.info.version}/${tile}`;
-    const cached = this.cache?.get(key);
-    if (cached) return cached;
-    if (this.damaged.has(tile)) throw new DamagedTileError(`damaged tile ${tile}`);
-    let plain: Buffer;
-    try {
-      plain = gunzipSync(data, { maxOutputLength: MAX_PLAIN_TILE_BYTES });
-    } catch (err) {
-      if (this.damaged.size < MAX_DAMAGED_REMEMBERED) {
-        this.damaged.add(tile);
-        this.options.onDamagedTile?.(tile, err as Error);
-      }
-      throw new DamagedTileError(`damaged tile ${tile}: ${(err as Error).message}`);
-    }
-    this.cache?.set(key, plain);
-    return plain;
+    return this.plainTiles.plain(this.info.version, `${pyramid}/${z}/${x}/${y}`, this.tile(pyramid, z, x, y));
   }
 
   document(path: string): StoredDocument | undefined {

@@ -11,7 +11,7 @@ import {
   tileset,
   tilesetList,
 } from '../../ogc/ogcapi-tiles';
-import type { MbtilesStore } from '../../store/mbtiles';
+import type { TileStore } from '../../store/tile-source';
 import { z } from 'zod';
 import { id, tileAddress } from '../params';
 import { jsonReply, notFound, type Reply } from '../reply';
@@ -41,7 +41,7 @@ export function ogcTileMatrixSetById(ctx: RequestContext, p: z.output<typeof tms
 }
 
 /** The store of a collection id; `dataType` must match the path (`/map/tiles` raster, `/tiles` vector). */
-function collectionStore(ctx: RequestContext, cid: string, dataType?: 'map' | 'vector'): MbtilesStore {
+function collectionStore(ctx: RequestContext, cid: string, dataType?: 'map' | 'vector'): TileStore {
   const parsed = parseCollectionId(cid);
   const store = parsed && ctx.catalog.get(parsed.kind, parsed.id);
   if (!store) throw notFound(`Unknown collection: ${cid}`);

@@ -1,6 +1,6 @@
 import { localSpriteId } from '../../ogc/style';
 import { withKey } from '../../ogc/urls';
-import type { MbtilesStore } from '../../store/mbtiles';
+import type { TileStore } from '../../store/tile-source';
 import { z } from 'zod';
 import { id } from '../params';
 import { documentReply, notFound, type Reply } from '../reply';
@@ -45,9 +45,9 @@ export function sprite(ctx: RequestContext, p: z.output<typeof spriteParams>): R
 }
 
 /** The sprite id of a map's stored style, read once per store version. */
-const styleSprites = new WeakMap<MbtilesStore, string | null>();
+const styleSprites = new WeakMap<TileStore, string | null>();
 
-function mapSpriteId(store: MbtilesStore): string | undefined {
+function mapSpriteId(store: TileStore): string | undefined {
   let id = styleSprites.get(store);
   if (id === undefined) {
     id = null;

@@ -1,6 +1,7 @@
 import { digestTag } from '../../store/etag';
 import { isGzip, mediaType } from '../../store/formats';
-import { DamagedTileError, type MbtilesStore } from '../../store/mbtiles';
+import { DamagedTileError } from '../../store/plain-tiles';
+import type { TileStore } from '../../store/tile-source';
 import type { TileFormat } from '../../store/types';
 import { acceptsGzip } from '../headers';
 import type { TileAddress } from '../params';
@@ -35,7 +36,7 @@ export function tileReply(data: Buffer | undefined, format: TileFormat): Reply {
  * and store version: the store caches the copy). A tile whose gzip is damaged answers 500 "Damaged tile" (the
  * store reports it once); the process serves on.
  */
-export function storedTileReply(ctx: RequestContext, store: MbtilesStore, pyramid: string, a: TileAddress, format: TileFormat): Reply {
+export function storedTileReply(ctx: RequestContext, store: TileStore, pyramid: string, a: TileAddress, format: TileFormat): Reply {
   const reply = tileReply(store.tile(pyramid, a.z, a.x, a.y), format);
   if (!reply.gzipped || acceptsGzip(ctx.headers['accept-encoding'])) return reply;
   try {

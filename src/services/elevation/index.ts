@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { MAX_LAT } from '../../geo/mercator';
 import type { Catalog } from '../../store/catalog';
 import { Lru } from '../../store/lru';
-import type { MbtilesStore } from '../../store/mbtiles';
+import type { TileStore } from '../../store/tile-source';
 import { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bilinear';
 import { decoder, encodingOf, type TerrainEncoding } from './encoding';
 import { chooseTerrain, isTerrain } from './select';
@@ -85,7 +85,7 @@ export class ElevationService {
   }
 
   /** The terrain store read now; throws NoTerrainError when there is none. */
-  terrain(): MbtilesStore {
+  terrain(): TileStore {
     const configured = this.options.tileset;
     if (configured !== undefined) {
       const store = this.catalog.get('tiles', configured);
@@ -129,7 +129,7 @@ export class ElevationService {
   };
 
   /** Bilinear at the deepest zoom with a tile under the point; undefined when no zoom has one (with data). */
-  private async sample(store: MbtilesStore, encoding: TerrainEncoding, lon: number, lat: number): Promise<number | undefined> {
+  private async sample(store: TileStore, encoding: TerrainEncoding, lon: number, lat: number): Promise<number | undefined> {
     const { minzoom, maxzoom, tileSize, scale } = store.info.pyramids[0];
     const expected = tileSize * scale;
     for (let z = maxzoom; z >= minzoom; z--) {
@@ -150,7 +150,7 @@ export class ElevationService {
   }
 
   /** The adjacent tiles (across the antimeridian too) that taps with weight read, by `dx,dy`. */
-  private neighbours(store: MbtilesStore, encoding: TerrainEncoding, z: number, cx: number, cy: number, points: readonly Tap[]): Map<string, Promise<HeightGrid | undefined>> {
+  private neighbours(store: TileStore, encoding: TerrainEncoding, z: number, cx: number, cy: number, points: readonly Tap[]): Map<string, Promise<HeightGrid | undefined>> {
     const n = 2 ** z;
     const out = new Map<string, Promise<HeightGrid | undefined>>();
     for (const t of points) {
@@ -166,7 +166,7 @@ export class ElevationService {
   }
 
   /** The decoded tile z/x/y of the store's main pyramid; undefined when absent or undecodable. */
-  private async grid(store: MbtilesStore, encoding: TerrainEncoding, z: number, x: number, y: number): Promise<HeightGrid | undefined> {
+  private async grid(store: TileStore, encoding: TerrainEncoding, z: number, x: number, y: number): Promise<HeightGrid | undefined> {
     const key = `${store.info.version}/${encoding}/${z}/${x}/${y}`;
     const cached = this.grids.get(key);
     if (cached) return cached === UNDECODABLE ? undefined : cached;

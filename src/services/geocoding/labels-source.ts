@@ -11,6 +11,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../../store/catalog';
+import { MbtilesStore } from '../../store/mbtiles';
 import type { TilesetInfo } from '../../store/types';
 import type { LabelHit, LabelSearchOptions, LabelSource, LabelType } from './labels';
 import { buildLabelIndex, LABEL_INDEX_FORMAT, type LabelIndexSource, type LabelIndexStats } from './labels-build';
@@ -147,7 +148,8 @@ export class MirroredLabels implements LabelSource {
     for (const info of this.catalog.list('tiles')) {
       if (!mayHoldLabels(info)) continue;
       const store = this.catalog.get('tiles', info.id);
-      if (store) out.set(info.id, { id: info.id, file: store.file, version: info.version, attribution: info.attribution });
+      // Labels are read from MBTiles stores with SQL; a PMTiles archive is not indexed.
+      if (store instanceof MbtilesStore) out.set(info.id, { id: info.id, file: store.file, version: info.version, attribution: info.attribution });
     }
     return out;
   }

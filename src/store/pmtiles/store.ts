@@ -1,0 +1,274 @@
+// A PMTiles v3 archive served as a tile set: a TileStore over one local file, read with synchronous positioned
+// reads (readSync on a descriptor held open: a republished file is a new inode, the old one keeps serving until
+// the catalog closes it). Everything is checked at open (header, section bounds against the file size, root
+// directory, metadata), so a damaged or truncated archive is refused there; leaf directories are read on demand
+// and kept in a small cache; a tile beyond the file (truncated in place) is reported once and served as absent.
+
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { MAX_ZOOM } from '../../geo/mercator';
+import type { Bounds } from '../../geo/bounds';
+import type { StoredDocument } from '../document-store';
+import { digestTag } from '../etag';
+import { imageWidth } from '../formats';
+import { Lru, type ByteLru } from '../lru';
+import { PlainTiles } from '../plain-tiles';
+import type { TileStore } from '../tile-source';
+import type { Pyramid, TileFormat, TilesetInfo, VectorLayer } from '../types';
+import { pyramidProblem } from '../mbtiles';
+import {
+  Compression,
+  HEADER_BYTES,
+  MAX_DIRECTORY_DEPTH,
+  PmtilesFormatError,
+  canDecompress,
+  decodeDirectory,
+  decompress,
+  findTile,
+  readHeader,
+  tileFormatOf,
+  zxyToTileId,
+  type Entry,
+  type Header,
+} from './format';
+
+/** The name of the one pyramid an archive holds. */
+export const PMTILES_PYRAMID = 'main';
+/** Metadata key the writer records the tile size under (PMTiles has no field for it). */
+export const TILE_SIZE_KEY = 'tilemirror:tile_size';
+/** Decoded leaf directories kept per archive (a leaf holds thousands of entries). */
+const LEAF_CACHE_ENTRIES = 64;
+const ABSENT = Buffer.alloc(0);
+const MERCATOR_LAT = 85.0511287798066;
+
+export interface PmtilesStoreOptions {
+  cache?: ByteLru;
+  onDamagedTile?: (tile: string, error: Error) => void;
+}
+
+interface Metadata {
+  name?: unknown;
+  description?: unknown;
+  attribution?: unknown;
+  type?: unknown;
+  vector_layers?: unknown;
+  encoding?: unknown;
+  [TILE_SIZE_KEY]?: unknown;
+  tileSize?: unknown;
+  tilesize?: unknown;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+export class PmtilesStore implements TileStore {
+  readonly info: TilesetInfo;
+  readonly header: Header;
+  private readonly fd: number;
+  private readonly size: number;
+  private readonly root: Entry[];
+  private readonly leaves = new Lru<Entry[]>(LEAF_CACHE_ENTRIES);
+  private readonly cache?: ByteLru;
+  private readonly plainTiles: PlainTiles;
+  private closed = false;
+
+  constructor(
+    readonly file: string,
+    id: string,
+    readonly signature: string,
+    options: PmtilesStoreOptions = {},
+  ) {
+    this.cache = options.cache;
+    this.plainTiles = new PlainTiles(options.cache, options.onDamagedTile);
+    this.fd = openSync(file, 'r');
+    try {
+      this.size = fstatSync(this.fd).size;
+      if (this.size < HEADER_BYTES) throw new PmtilesFormatError(`not a PMTiles archive (${this.size} bytes, less than a header)`);
+      this.header = readHeader(this.read(0, HEADER_BYTES, 'header'));
+      const h = this.header;
+      this.checkSections(h);
+      if (!canDecompress(h.internalCompression)) {
+        throw new PmtilesFormatError(`internal compression ${Compression[h.internalCompression] ?? h.internalCompression} is not supported`);
+      }
+      const format = tileFormatOf(h.tileType);
+      if (!format) throw new PmtilesFormatError(`tile type ${h.tileType} is not served (mvt, png, jpeg or webp)`);
+      // Served bytes are the stored ones: vector tiles as stored (gzip is sent as Content-Encoding), images plain.
+      const tileCompressionOk =
+        h.tileCompression === Compression.None || (format === 'pbf' && h.tileCompression === Compression.Gzip);
+      if (!tileCompressionOk) {
+        throw new PmtilesFormatError(`tile compression ${Compression[h.tileCompression] ?? h.tileCompression} is not served for ${format} tiles`);
+      }
+      this.root = this.directory(h.rootDirectoryOffset, h.rootDirectoryLength, 'root directory');
+      if (this.root.length === 0) throw new PmtilesFormatError('the archive holds no tiles');
+      const meta = this.metadata(h);
+      this.info = this.describe(id, format, meta, this.tileSize(format, meta));
+      const problem = pyramidProblem(this.info.pyramids[0]);
+      if (problem) throw new PmtilesFormatError(`the archive ${problem}`);
+    } catch (err) {
+      closeSync(this.fd);
+      if (err instanceof PmtilesFormatError) throw new PmtilesFormatError(`${file}: ${err.message}`);
+      throw err;
+    }
+  }
+
+  /** Every section must lie inside the file: a truncated archive is refused here, not tile by tile. */
+  private checkSections(h: Header): void {
+    const sections: [string, number, number][] = [
+      ['root directory', h.rootDirectoryOffset, h.rootDirectoryLength],
+      ['metadata', h.jsonMetadataOffset, h.jsonMetadataLength],
+      ['leaf directories', h.leafDirectoryOffset, h.leafDirectoryLength ?? 0],
+      ['tile data', h.tileDataOffset, h.tileDataLength ?? 0],
+    ];
+    for (const [what, offset, length] of sections) {
+      if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset + length > this.size) {
+        throw new PmtilesFormatError(`${what} (${length} bytes at ${offset}) lies beyond the end of the file (${this.size} bytes): truncated?`);
+      }
+    }
+    if (h.rootDirectoryLength === 0) throw new PmtilesFormatError('the root directory is empty');
+    if (h.minZoom > h.maxZoom || h.maxZoom > MAX_ZOOM) throw new PmtilesFormatError(`zoom range ${h.minZoom}-${h.maxZoom}`);
+  }
+
+  private read(position: number, length: number, what: string): Buffer {
+    // After close the descriptor number may belong to another file: never read through it (as SQLite refuses too).
+    if (this.closed) throw new Error(`${this.file} is closed`);
+    const buf = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.fd, buf, got, length - got, position + got);
+      if (n === 0) throw new PmtilesFormatError(`${what}: the file ends ${length - got} bytes early`);
+      got += n;
+    }
+    return buf;
+  }
+
+  private directory(offset: number, length: number, what: string): Entry[] {
+    const bytes = decompress(this.read(offset, length, what), this.header.internalCompression, what);
+    const entries = decodeDirectory(bytes);
+    for (const e of entries) {
+      if (e.runLength > 0 && e.length === 0) throw new PmtilesFormatError(`${what}: tile ${e.tileId} has no bytes`);
+    }
+    return entries;
+  }
+
+  private metadata(h: Header): Metadata {
+    if (h.jsonMetadataLength === 0) return {};
+    const bytes = decompress(this.read(h.jsonMetadataOffset, h.jsonMetadataLength, 'metadata'), h.internalCompression, 'metadata');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8'));
+    } catch (err) {
+      throw new PmtilesFormatError(`metadata is not JSON: ${(err as Error).message}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PmtilesFormatError('metadata is not a JSON object');
+    return parsed as Metadata;
+  }
+
+  /**
+   * The tile size in CSS pixels: from the metadata (ours, or `tileSize` as QGIS and tippecanoe write it), else
+   * an image tile's width (the first tile's), else 512 for vector tiles (what MapLibre draws them at).
+   */
+  private tileSize(format: TileFormat, meta: Metadata): number {
+    for (const v of [meta[TILE_SIZE_KEY], meta.tileSize, meta.tilesize]) {
+      const n = Number(v);
+      if (v !== undefined && v !== '' && Number.isInteger(n) && n > 0) return n;
+    }
+    if (format === 'pbf') return 512;
+    const first = this.entry(this.root[0].tileId);
+    const width = first && imageWidth(this.read(this.header.tileDataOffset + first.offset, first.length, 'first tile'));
+    return width && width <= 4096 ? width : 256;
+  }
+
+  private describe(id: string, format: TileFormat, meta: Metadata, tileSize: number): TilesetInfo {
+    const h = this.header;
+    // The header keeps degrees to 1e-7: the world's ±85.0511287798 reads back as ±85.0511288, past the limit.
+    const lat = (v: number): number => Math.max(-MERCATOR_LAT, Math.min(MERCATOR_LAT, v));
+    const bounds: Bounds = [h.minLon, lat(h.minLat), h.maxLon, lat(h.maxLat)];
+    const pyramid: Pyramid = {
+      name: PMTILES_PYRAMID,
+      tileSize,
+      scale: 1,
+      format,
+      minzoom: h.minZoom,
+      maxzoom: h.maxZoom,
+      bounds,
+    };
+    const layers = meta.vector_layers;
+    const vectorLayers = Array.isArray(layers) ? (layers as VectorLayer[]) : undefined;
+    const encoding = meta.encoding;
+    const centerZoom = Math.min(h.maxZoom, Math.max(h.minZoom, h.centerZoom));
+    return {
+      kind: 'tiles',
+      id,
+      name: text(meta.name) || id,
+      description: text(meta.description) ?? '',
+      attribution: text(meta.attribution) ?? '',
+      type: text(meta.type) || 'baselayer',
+      format,
+      minzoom: h.minZoom,
+      maxzoom: h.maxZoom,
+      bounds,
+      center: [h.centerLon, h.centerLat, centerZoom],
+      pyramids: [pyramid],
+      vectorLayers,
+      ...((encoding === 'mapbox' || encoding === 'terrarium') && { encoding }),
+      version: digestTag(this.signature),
+    };
+  }
+
+  pyramid(name: string): Pyramid | undefined {
+    return this.info.pyramids.find((p) => p.name === name);
+  }
+
+  /** The entry of a tile id, walking leaf directories from the root; undefined when the archive has none. */
+  private entry(tileId: number): Entry | undefined {
+    let dir = this.root;
+    for (let depth = 0; depth < MAX_DIRECTORY_DEPTH; depth++) {
+      const e = findTile(dir, tileId);
+      if (!e) return undefined;
+      if (e.runLength > 0) return e;
+      const offset = this.header.leafDirectoryOffset + e.offset;
+      const key = `${offset}/${e.length}`;
+      let leaf = this.leaves.get(key);
+      if (!leaf) {
+        leaf = this.directory(offset, e.length, `leaf directory at ${offset}`);
+        this.leaves.set(key, leaf);
+      }
+      dir = leaf;
+    }
+    throw new PmtilesFormatError(`directories nest deeper than ${MAX_DIRECTORY_DEPTH}`);
+  }
+
+  tile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
+    if (pyramid !== PMTILES_PYRAMID || z < this.header.minZoom || z > this.header.maxZoom) return undefined;
+    const n = 2 ** z;
+    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= n || y >= n) return undefined;
+    const key = this.cache ? `${this.info.version}/${z}/${x}/${y}` : '';
+    const cached = this.cache?.get(key);
+    if (cached) return cached.length === 0 ? undefined : cached;
+    let data: Buffer | undefined;
+    try {
+      const e = this.entry(zxyToTileId(z, x, y));
+      if (e) data = this.read(this.header.tileDataOffset + e.offset, e.length, `tile ${z}/${x}/${y}`);
+    } catch (err) {
+      // The file changed under the descriptor (truncated in place) or a leaf is damaged: absent, reported once.
+      if (!(err instanceof PmtilesFormatError)) throw err;
+      this.plainTiles.reportDamaged(`${pyramid}/${z}/${x}/${y}`, err);
+      return undefined;
+    }
+    this.cache?.set(key, data ?? ABSENT);
+    return data;
+  }
+
+  plainTile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
+    return this.plainTiles.plain(this.info.version, `${pyramid}/${z}/${x}/${y}`, this.tile(pyramid, z, x, y));
+  }
+
+  /** An archive holds tiles and metadata only: no documents. */
+  document(_path: string): StoredDocument | undefined {
+    return undefined;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+}
