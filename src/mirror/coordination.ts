@@ -129,10 +129,15 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
+    // QUIT only over a working connection; otherwise (reconnecting after an outage) stop reconnecting at once.
+    if (this.redis.status === 'ready') {
+      try {
+        await this.redis.quit();
+        return;
+      } catch {
+        /* disconnect below */
+      }
     }
+    this.redis.disconnect();
   }
 }
