@@ -4,9 +4,7 @@
 // sharing a data directory record the loser's skip; an unreachable Redis skips the firing (fail closed); the
 // password is in no log line, error or state file. Config and key naming without a server.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -18,28 +16,11 @@ import { coordinationUrl, Scheduler, SKIPPED_ELSEWHERE, SKIPPED_NO_COORDINATION,
 import { runRecord } from '../../src/mirror/job-status';
 import { readStatusFile } from '../../src/store/job-state';
 import { gatedTest } from '../helpers/clients';
+import { freePort, REDIS_SERVER, startRedis, type TestRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait';
 
-const REDIS = existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : 'redis-server';
-const redisTest = gatedTest('redis-server', { bins: [REDIS], packages: ['redis-server'] });
+const redisTest = gatedTest('redis-server', { bins: [REDIS_SERVER], packages: ['redis-server'] });
 const PASSWORD = 'sched-Redis-pw-3f9d71';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-const tcpOpen = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -89,23 +70,17 @@ describe('configuration and naming (no server)', () => {
 });
 
 describe('against redis-server', () => {
-  let server: ChildProcess | undefined;
+  let redis: TestRedis | undefined;
   let url = '';
   const lines: string[] = [];
   const log = pino({ level: 'debug', base: undefined }, { write: (s: string) => void lines.push(s) });
 
   beforeAll(async () => {
-    const port = await freePort();
-    server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], { stdio: 'ignore' });
-    await waitFor('redis to listen', () => tcpOpen(port));
-    url = `redis://:${PASSWORD}@127.0.0.1:${port}`;
+    redis = await startRedis(PASSWORD);
+    url = redis.url;
   });
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise<void>((r) => server!.once('exit', () => r()));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await redis?.stop();
     expect(lines.join('')).not.toContain(PASSWORD);
   });
 

@@ -12,7 +12,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, openSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
-import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -20,13 +19,13 @@ import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/sched
 import { readStatusFile } from '../../src/store/job-state';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { gatedTest } from '../helpers/clients';
+import { freePort, REDIS_SERVER, startRedis, tcpOpen, type TestRedis } from '../helpers/redis';
 import { ROOT } from '../helpers/dist';
 import { KEY, rawGet } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
-const REDIS = existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : 'redis-server';
-const topologyTest = gatedTest('nginx and redis-server', { bins: [NGINX, REDIS], packages: ['nginx-light', 'redis-server'] });
+const topologyTest = gatedTest('nginx and redis-server', { bins: [NGINX, REDIS_SERVER], packages: ['nginx-light', 'redis-server'] });
 
 const REDIS_PASSWORD = 'tm-redis-Pw-7c1e9a04';
 const KEY_ENV = 'TM_TOPOLOGY_UPSTREAM_KEY';
@@ -38,14 +37,6 @@ const tempDir = (prefix: string): string => {
   dirs.push(d);
   return d;
 };
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 interface Proc {
   child: ChildProcess;
@@ -71,15 +62,6 @@ async function stopProc(p: Proc | undefined): Promise<void> {
   await exited;
 }
 
-const tcpOpen = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-
 /** Sets the description of a store's metadata: the mark of one generation of the upstream's data. */
 function markGeneration(source: string, target: string, generation: number): void {
   const tmp = `${target}.tmp`;
@@ -91,7 +73,7 @@ function markGeneration(source: string, target: string, generation: number): voi
   renameSync(tmp, target);
 }
 
-let redis: Proc | undefined;
+let redis: TestRedis | undefined;
 let nginx: Proc | undefined;
 let upstream: ChildServer | undefined;
 /** Every instance ever started (a killed one keeps its logs here). */
@@ -104,14 +86,7 @@ let data = '';
 let startInstance: (port: number) => Promise<ChildServer>;
 
 async function startTopology(): Promise<void> {
-  const redisPort = await freePort();
-  redis = run(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD]);
-  const rds = redis;
-  await waitFor('redis to accept connections', () => {
-    if (rds.child.exitCode !== null) throw new Error(`redis-server exited with ${rds.child.exitCode}: ${rds.text()}`);
-    return tcpOpen(redisPort);
-  }, { limitMs: LONG });
-
+  redis = await startRedis(REDIS_PASSWORD, LONG);
   upstreamData = tempDir('tm-topo-upstream-');
   mkdirSync(join(upstreamData, 'tiles'));
   markGeneration(join(ROOT, 'mirror', `${STORE}.mbtiles`), join(upstreamData, `${STORE}.mbtiles`), 1);
@@ -124,7 +99,7 @@ async function startTopology(): Promise<void> {
       keyEnv: KEY_ENV,
       jobs: [{ name: 'vector', resources: [STORE], zoom: '0-1', schedule: '*/3 * * * * *', timezone: 'UTC', concurrency: 2 }],
     },
-    scheduler: { redis: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`, lockTtlSeconds: 6 },
+    scheduler: { redis: redis.url, lockTtlSeconds: 6 },
     // Tiles expire after 2 s, so nginx's revalidation shows; documents are not cached by nginx.
     cache: { tilesMaxAge: 2, documentsMaxAge: 0, memoryMb: 8 },
   };
@@ -157,7 +132,7 @@ async function stopTopology(): Promise<void> {
   await Promise.all(instances.map((s) => s.stop()));
   await upstream?.stop();
   await stopProc(nginx);
-  await stopProc(redis);
+  await redis?.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
