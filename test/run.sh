@@ -32,6 +32,8 @@ APT_PACKAGES=(
   python3-pyproj    # PROJ through /usr/bin/python3: the oracle of the coordinates tests
   proj-bin          # cs2cs, projinfo: PROJ's own command line, for the same
   proj-data         # BETA2007.gsb: a grid file for the coordinates.gridDir test
+  nginx-light       # /usr/sbin/nginx in front of two instances (docker/nginx.conf) in the topology test
+  redis-server      # the lock service of the scheduled jobs across instances, in the same test
 )
 CHECKS=(
   "gdal_translate|command -v gdal_translate"
@@ -45,6 +47,8 @@ CHECKS=(
   "cs2cs|command -v cs2cs"
   "PROJ grid BETA2007.gsb (proj-data)|test -f /usr/share/proj/BETA2007.gsb"
   "MapProxy under /usr/bin/python3|/usr/bin/python3 -c 'import mapproxy.wsgiapp'"
+  "nginx|test -x /usr/sbin/nginx || command -v nginx"
+  "redis-server|command -v redis-server"
   "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )

@@ -367,6 +367,24 @@ export const configSchema = z
       .default({}),
     /** Scheduled and on-demand mirror jobs (`tilemirror mirror --config`, `tilemirror serve`). */
     mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100, jobs: [] }),
+    /**
+     * Scheduled jobs across several `serve` instances sharing one data directory: with a Redis URL each firing runs on
+     * one instance only (Redis locks per job and firing, extended while the run lasts). Without, each server runs its
+     * own schedules (the store lock still keeps two runs of one store apart on one machine).
+     */
+    scheduler: z
+      .object({
+        /** `redis://[:password@]host:6379[/db]` (or `rediss://`); the password is never logged. */
+        redis: z.url({ protocol: /^rediss?$/ }).optional(),
+        /** Name of an environment variable holding the Redis URL instead (keeps the password out of the file). */
+        redisEnv: envName.optional(),
+        /** Lifetime of a job lock in seconds; it is extended every third of it while the run lasts. */
+        lockTtlSeconds: z.number().int().min(2).max(3600).default(30),
+        /** Prefix of the lock keys (several deployments on one Redis). */
+        keyPrefix: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'letters, digits, ":", ".", "_" or "-"').default('tilemirror'),
+      })
+      .strict()
+      .default({ lockTtlSeconds: 30, keyPrefix: 'tilemirror' }),
     /** Keys for the status endpoints `/admin/` and `/admin/status.json`; none: they answer 404. */
     admin: z
       .object({

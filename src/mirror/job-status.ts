@@ -1,6 +1,7 @@
 // What a job's runs add up to: the record of one run (from its resources' results), the view of every configured
 // job joined with its persisted state, and the status source the server reads when this process runs no schedules.
 
+import { hostname } from 'node:os';
 import { createTask } from 'node-cron';
 import type { Config } from '../config/schema';
 import { emptyJobState, pidAlive, readStatusFile, type JobProgress, type JobStatusSource, type StatusStore, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../store/job-state';
@@ -104,7 +105,7 @@ export const PERSIST_PROGRESS_MS = 5000;
 /** Records in the state file that a run of the job started in this process. */
 export function recordRunStart(status: StatusStore, name: string, trigger: Trigger, startedAt: Date): void {
   status.update(name, (st) => {
-    st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid };
+    st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid, host: hostname() };
   });
 }
 

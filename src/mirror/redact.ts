@@ -3,6 +3,8 @@
 
 /** Query parameters that carry credentials in the upstream's URLs (MapTiler uses `key`). */
 const SECRET_PARAMS = /([?&](?:key|access_token|api_key|apikey|token)=)[^&#\s"'<>]*/gi;
+/** The password of a URL's user info (`redis://:password@host`, `https://user:password@host`). */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)[^\s/?#@]+@/gi;
 
 export type Redactor = (text: string) => string;
 
@@ -20,7 +22,7 @@ export function createRedactor(...secrets: (string | undefined)[]): Redactor {
   // Longest first, so a secret that contains another is replaced whole.
   const sorted = [...literals].sort((a, b) => b.length - a.length);
   return (text: string): string => {
-    let out = text.replace(SECRET_PARAMS, '$1***');
+    let out = text.replace(SECRET_PARAMS, '$1***').replace(URL_PASSWORD, '$1***@');
     for (const s of sorted) if (s.length > 0) out = out.split(s).join('***');
     return out;
   };

@@ -1,8 +1,11 @@
 // Running configured jobs: `runJob` mirrors a job's resources one after another (the CLI's `mirror --config`
 // and the scheduler both use it); `Scheduler` fires jobs on their cron schedules with node-cron inside
 // `tilemirror serve`, one run per job at a time (a firing during a run is skipped and recorded), keeps the
-// job state file up to date and logs every run's start and end (pino, redacted).
+// job state file up to date and logs every run's start and end (pino, redacted). With `scheduler.redis` several
+// servers share the schedules: each firing runs on the instance that claims it first (coordination.ts); the
+// others record it as skipped.
 
+import { hostname } from 'node:os';
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
@@ -10,11 +13,14 @@ import { configuredJobs, jobMirrorOptions, type MirrorJob } from './jobs-config'
 import { UsageError } from './errors';
 import { tileRate, type ProgressSnapshot } from './progress';
 import { createRedactor, type Redactor } from './redact';
+import { RedisCoordinator, type Claim, type Coordinator } from './coordination';
 import { runMirror, type MirrorResult } from './run';
-import { StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../store/job-state';
+import { pidAlive, StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../store/job-state';
 import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
+export const SKIPPED_ELSEWHERE = 'skipped: running on another instance';
+export const SKIPPED_NO_COORDINATION = 'skipped: the lock service (redis) cannot be reached';
 
 export interface JobRunHooks {
   signal?: AbortSignal;
@@ -110,6 +116,23 @@ export interface SchedulerOptions {
   hooks?: Pick<JobRunHooks, 'run'>;
 }
 
+/** The Redis URL of `scheduler` (given, or read from `redisEnv`), if any. */
+export function coordinationUrl(config: Config, env: NodeJS.ProcessEnv): string | undefined {
+  const s = config.scheduler;
+  return s.redis ?? (s.redisEnv ? env[s.redisEnv] || undefined : undefined);
+}
+
+/** The URL's password, raw and decoded, for the redactor. */
+function urlSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const u = new URL(url);
+    return [u.password, decodeURIComponent(u.password), u.username && u.password ? u.username : ''].filter(Boolean);
+  } catch {
+    return [url];
+  }
+}
+
 interface Active {
   trigger: Trigger;
   startedAt: Date;
@@ -132,11 +155,15 @@ export class Scheduler implements JobStatusSource {
   private stopping = false;
   private readonly runner: JobRunner;
   private readonly redact: Redactor;
+  private readonly redisUrl?: string;
+  private coordinator?: Coordinator;
 
   constructor(private readonly opts: SchedulerOptions) {
-    this.jobs = configuredJobs(opts.config, opts.env ?? process.env);
-    this.redact = createRedactor(...this.jobs.map((j) => j.key));
-    this.status = new StatusStore(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'));
+    const env = opts.env ?? process.env;
+    this.jobs = configuredJobs(opts.config, env);
+    this.redisUrl = coordinationUrl(opts.config, env);
+    this.redact = createRedactor(...this.jobs.map((j) => j.key), ...urlSecrets(this.redisUrl));
+    this.status = new StatusStore(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'), !!this.redisUrl);
     this.runner = opts.runJob ?? runJob;
   }
 
@@ -148,8 +175,14 @@ export class Scheduler implements JobStatusSource {
   /** Starts a node-cron task per scheduled job; records each job's next run. */
   start(): this {
     const cronLog = this.opts.log.child({ component: 'node-cron' });
+    if (this.redisUrl && this.scheduled.length > 0) {
+      const { lockTtlSeconds, keyPrefix } = this.opts.config.scheduler;
+      this.coordinator = new RedisCoordinator({ url: this.redisUrl, ttlMs: lockTtlSeconds * 1000, prefix: keyPrefix, log: this.opts.log, redact: this.redact });
+    }
+    const coordination = this.coordinator ? { coordination: 'redis', redis: this.redact(this.redisUrl!) } : {};
     for (const job of this.scheduled) {
-      const task = createTask(job.schedule!, () => void this.fire(job.name, 'schedule'), {
+      // ctx.date is the scheduled time of the firing (whole seconds), the same on every instance.
+      const task = createTask(job.schedule!, (ctx) => void this.fire(job.name, 'schedule', ctx.date), {
         name: `tilemirror:${job.name}`,
         timezone: job.timezone,
         logger: {
@@ -163,11 +196,12 @@ export class Scheduler implements JobStatusSource {
       void task.start();
       const next = this.nextRun(job.name);
       this.status.update(job.name, (st) => {
-        // A run recorded by a process that is gone (this server before a restart): no longer running.
-        if (st.running && st.running.pid !== process.pid) delete st.running;
+        // A run recorded by a process that is gone (this server before a restart): no longer running. Coordinated,
+        // another live instance's run is left alone.
+        if (st.running && st.running.pid !== process.pid && (!this.coordinator || ((st.running.host ?? hostname()) === hostname() && !pidAlive(st.running.pid)))) delete st.running;
         if (next) st.nextRun = next.toISOString();
       });
-      this.opts.log.info({ job: job.name, schedule: job.schedule, timezone: job.timezone ?? 'system', nextRun: next?.toISOString() }, 'mirror job scheduled');
+      this.opts.log.info({ job: job.name, schedule: job.schedule, timezone: job.timezone ?? 'system', nextRun: next?.toISOString(), ...coordination }, 'mirror job scheduled');
     }
     return this;
   }
@@ -182,24 +216,27 @@ export class Scheduler implements JobStatusSource {
 
   /**
    * Starts a run of the job unless one is running (then the firing is skipped and recorded). Returns at once;
-   * `whenIdle` waits for the run.
+   * `whenIdle` waits for the run. With Redis coordination 'started' means this instance tries to claim the firing
+   * (`slot`, its scheduled time): the run starts once claimed, else the firing is recorded as skipped.
    */
-  fire(name: string, trigger: Trigger = 'manual'): FireOutcome {
+  fire(name: string, trigger: Trigger = 'manual', slot?: Date): FireOutcome {
     const job = this.jobs.find((j) => j.name === name);
     const outcome = decideFiring({ known: !!job, running: this.active.has(name), stopping: this.stopping });
-    if (outcome === 'skipped') {
-      const at = new Date().toISOString();
-      const next = this.nextRun(name)?.toISOString();
-      this.status.update(name, (st) => {
-        st.skipped++;
-        st.lastSkipped = { at, reason: SKIPPED_STILL_RUNNING };
-        if (next) st.nextRun = next;
-      });
-      this.opts.log.warn({ job: name, trigger, runningSince: this.active.get(name)!.startedAt.toISOString() }, `mirror job ${SKIPPED_STILL_RUNNING}`);
-    }
+    if (outcome === 'skipped') this.recordSkip(name, trigger, SKIPPED_STILL_RUNNING, { runningSince: this.active.get(name)!.startedAt.toISOString(), ...(slot && { firing: slot.toISOString() }) });
     if (outcome !== 'started') return outcome;
-    this.begin(job!, trigger);
+    this.begin(job!, trigger, slot);
     return outcome;
+  }
+
+  private recordSkip(name: string, trigger: Trigger, reason: string, fields: Record<string, unknown>): void {
+    const at = new Date().toISOString();
+    const next = this.nextRun(name)?.toISOString();
+    this.status.update(name, (st) => {
+      st.skipped++;
+      st.lastSkipped = { at, reason };
+      if (next) st.nextRun = next;
+    });
+    this.opts.log.warn({ job: name, trigger, ...fields }, `mirror job ${reason}`);
   }
 
   /** Resolves when the job's current run (if any) has ended. */
@@ -208,45 +245,82 @@ export class Scheduler implements JobStatusSource {
     await Promise.all(runs.map((a) => a?.done));
   }
 
-  private begin(job: MirrorJob, trigger: Trigger): void {
+  /** Claims the firing in Redis; undefined (and the skip recorded) when it is not this instance's. */
+  private async claim(job: MirrorJob, trigger: Trigger, slot: Date | undefined): Promise<Claim | undefined> {
+    if (!this.coordinator) throw new Error('claim() needs a coordinator');
+    const firing = slot && { firing: slot.toISOString() };
+    try {
+      const claim = await this.coordinator.claim(job.name, slot);
+      if (!claim) this.recordSkip(job.name, trigger, SKIPPED_ELSEWHERE, { ...firing });
+      return claim;
+    } catch (err) {
+      this.recordSkip(job.name, trigger, SKIPPED_NO_COORDINATION, { ...firing, err: this.redact(err instanceof Error ? err.message : String(err)) });
+      return undefined;
+    }
+  }
+
+  private begin(job: MirrorJob, trigger: Trigger, slot?: Date): void {
     const log = this.opts.log.child({ job: job.name });
     const abort = new AbortController();
-    const startedAt = new Date();
-    const active: Active = { trigger, startedAt, abort, done: Promise.resolve() };
+    const active: Active = { trigger, startedAt: new Date(), abort, done: Promise.resolve() };
     this.active.set(job.name, active);
-    recordRunStart(this.status, job.name, trigger, startedAt);
-    log.info({ trigger, resources: job.resources.map((r) => `${r.kind}/${r.id}`), upstream: this.redact(job.upstream) }, 'mirror job started');
-    const persist = progressPersister(this.status, job.name);
+    if (!this.coordinator) {
+      // This process alone decides: the run starts now.
+      active.done = this.execute(job, trigger, active, log, slot).finally(() => this.active.delete(job.name));
+      return;
+    }
+    // Held while the claim is decided, so a second firing meanwhile is skipped as still running.
     active.done = (async () => {
-      let run: JobRun | undefined;
-      try {
-        run = await this.runner(job, this.opts.config.data, trigger, {
-          ...this.opts.hooks,
-          signal: abort.signal,
-          log: (line, resource) => (line.startsWith('retrying ') ? log.debug({ resource }, this.redact(line)) : log.info({ resource }, this.redact(line))),
-          onProgress: (p) => {
-            active.progress = p;
-            persist(p);
-          },
-          onResult: (r) =>
-            log.info(
-              { resource: r.resource, status: r.status, planned: r.planned, fetched: r.fetched, stored: r.stored, empty: r.empty, skipped: r.skipped, failed: r.failed, bytes: r.bytes, ms: r.elapsedMs, problems: r.problems.map(this.redact) },
-              'mirror resource finished',
-            ),
-        });
-      } catch (err) {
-        // runJob never throws; a replacement runner might.
-        const message = this.redact(err instanceof Error ? err.message : String(err));
-        run = { record: runRecord(trigger, startedAt, new Date(), [], [message]), results: [], usageError: false };
+      const claim = await this.claim(job, trigger, slot);
+      if (!claim || abort.signal.aborted) {
+        this.active.delete(job.name);
+        await claim?.release();
+        return;
       }
-      const record = run.record;
-      const next = this.nextRun(job.name)?.toISOString();
-      recordRunEnd(this.status, job.name, record, { nextRun: next });
-      this.active.delete(job.name);
-      const fields = { trigger, result: record.result, tiles: record.tiles, bytes: record.bytes, errors: record.errors, ms: Date.parse(record.endedAt) - Date.parse(record.startedAt), nextRun: next };
-      if (record.result === 'published') log.info(fields, 'mirror job finished');
-      else log.warn({ ...fields, lastError: record.lastError && this.redact(record.lastError) }, 'mirror job finished');
+      claim.signal.addEventListener('abort', () => abort.abort(claim.signal.reason));
+      try {
+        await this.execute(job, trigger, active, log, slot);
+      } finally {
+        // Released before the job counts as idle here, so this instance's next firing finds the lock free.
+        await claim.release();
+        this.active.delete(job.name);
+      }
     })();
+  }
+
+  private async execute(job: MirrorJob, trigger: Trigger, active: Active, log: Logger, slot: Date | undefined): Promise<void> {
+    const { abort } = active;
+    const startedAt = (active.startedAt = new Date());
+    recordRunStart(this.status, job.name, trigger, startedAt);
+    log.info({ trigger, ...(slot && { firing: slot.toISOString() }), resources: job.resources.map((r) => `${r.kind}/${r.id}`), upstream: this.redact(job.upstream) }, 'mirror job started');
+    const persist = progressPersister(this.status, job.name);
+    let run: JobRun | undefined;
+    try {
+      run = await this.runner(job, this.opts.config.data, trigger, {
+        ...this.opts.hooks,
+        signal: abort.signal,
+        log: (line, resource) => (line.startsWith('retrying ') ? log.debug({ resource }, this.redact(line)) : log.info({ resource }, this.redact(line))),
+        onProgress: (p) => {
+          active.progress = p;
+          persist(p);
+        },
+        onResult: (r) =>
+          log.info(
+            { resource: r.resource, status: r.status, planned: r.planned, fetched: r.fetched, stored: r.stored, empty: r.empty, skipped: r.skipped, failed: r.failed, bytes: r.bytes, ms: r.elapsedMs, problems: r.problems.map(this.redact) },
+            'mirror resource finished',
+          ),
+      });
+    } catch (err) {
+      // runJob never throws; a replacement runner might.
+      const message = this.redact(err instanceof Error ? err.message : String(err));
+      run = { record: runRecord(trigger, startedAt, new Date(), [], [message]), results: [], usageError: false };
+    }
+    const record = run.record;
+    const next = this.nextRun(job.name)?.toISOString();
+    recordRunEnd(this.status, job.name, record, { nextRun: next });
+    const fields = { trigger, result: record.result, tiles: record.tiles, bytes: record.bytes, errors: record.errors, ms: Date.parse(record.endedAt) - Date.parse(record.startedAt), nextRun: next };
+    if (record.result === 'published') log.info(fields, 'mirror job finished');
+    else log.warn({ ...fields, lastError: record.lastError && this.redact(record.lastError) }, 'mirror job finished');
   }
 
   /** The configured jobs with their state, live progress of running ones and the next run of scheduled ones. */
@@ -268,9 +342,11 @@ export class Scheduler implements JobStatusSource {
     for (const task of this.tasks.values()) await task.destroy();
     this.tasks.clear();
     for (const a of this.active.values()) a.abort.abort();
-    if (this.active.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+    if (this.active.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    await this.coordinator?.close();
   }
 }

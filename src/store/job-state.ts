@@ -1,12 +1,17 @@
 // Persisted state of the configured mirror jobs: `{data}/.tilemirror-jobs.json`, one entry per job (last run,
 // result, tile counts, errors, next run, skipped firings). Written atomically (temporary file + rename) and
-// merged per job on every write, so the server and a `tilemirror mirror --config` process can share it.
+// merged per job on every write, so the server and a `tilemirror mirror --config` process can share it. Servers
+// that share their schedules (several instances, one data directory) also hold a kernel lock over each
+// read-change-write (a write transaction on `.tilemirror-jobs.lock`, a tiny SQLite file): the loser of a firing
+// records its skip at the instant the winner records its start, and neither may undo the other's change.
 // Every message stored here is redacted before it arrives; the upstream key is never part of a record.
 
+import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const STATUS_FILE = '.tilemirror-jobs.json';
+const LOCK_FILE = '.tilemirror-jobs.lock';
 
 export type Trigger = 'schedule' | 'manual';
 /** How a run of one resource, or of a whole job, ended. */
@@ -67,6 +72,8 @@ export interface RunningRecord {
   trigger: Trigger;
   startedAt: string;
   pid: number;
+  /** Host of the running process (several servers may share the data directory). */
+  host?: string;
   progress?: JobProgress;
 }
 
@@ -154,7 +161,12 @@ export function writeJsonAtomic(file: string, value: unknown): void {
 export class StatusStore {
   readonly file: string;
 
-  constructor(readonly dataDir: string, private readonly onError: (err: Error) => void = () => undefined) {
+  constructor(
+    readonly dataDir: string,
+    private readonly onError: (err: Error) => void = () => undefined,
+    /** Serialize updates across processes (several servers write this file at the same moments). */
+    private readonly shared = false,
+  ) {
     this.file = statusFilePath(dataDir);
   }
 
@@ -167,6 +179,30 @@ export class StatusStore {
   }
 
   update(name: string, change: (st: JobState) => void): JobState {
+    const lock = this.shared ? this.lock() : undefined;
+    try {
+      return this.change(name, change);
+    } finally {
+      lock?.close();
+    }
+  }
+
+  /** Waits (up to 5 s) for the other writers of this data directory; undefined when the lock cannot be made (read-only). */
+  private lock(): Database.Database | undefined {
+    let db: Database.Database | undefined;
+    try {
+      mkdirSync(this.dataDir, { recursive: true });
+      db = new Database(join(this.dataDir, LOCK_FILE), { timeout: 5000 });
+      db.exec('BEGIN IMMEDIATE');
+      return db;
+    } catch {
+      // The write below reports the real problem (a read-only or full disk); a lock timeout writes unlocked.
+      db?.close();
+      return undefined;
+    }
+  }
+
+  private change(name: string, change: (st: JobState) => void): JobState {
     const file = this.read();
     const st = file.jobs[name] ?? emptyJobState();
     change(st);

@@ -19,26 +19,34 @@ export interface ChildServer {
   logs: Record<string, unknown>[];
   /** Log lines whose `msg` contains the text. */
   logged(text: string): Record<string, unknown>[];
+  /** Everything written to stdout and stderr so far, as text. */
+  output(): string;
   stop(): Promise<void>;
 }
 
 /**
  * Starts `tilemirror serve` on a free loopback port over `dataDir` (key `demo`, request log off), with `server`
  * settings merged in; `wrap` runs it under another command (e.g. ['prlimit', '--nofile=64:64']); `args` are
- * added to `serve`'s (e.g. ['--workers', '2']).
+ * added to `serve`'s (e.g. ['--workers', '2']); `config` adds top-level sections (e.g. `mirror`, `scheduler`);
+ * `env` is added to the child's environment.
  */
-export async function startChildServer(dataDir: string, opts: { server?: Record<string, unknown>; wrap?: string[]; args?: string[] } = {}): Promise<ChildServer> {
+export async function startChildServer(
+  dataDir: string,
+  opts: { server?: Record<string, unknown>; wrap?: string[]; args?: string[]; config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+): Promise<ChildServer> {
   // The config goes to a folder of its own (never beside the data, which may be the repository's mirror/).
   const configDir = mkdtempSync(join(tmpdir(), 'tilemirror-child-'));
   const config = join(configDir, 'serve.json');
   const server = { host: '127.0.0.1', port: 0, requestLog: false, ...opts.server };
-  writeFileSync(config, JSON.stringify({ server, data: dataDir, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'info' }));
+  writeFileSync(config, JSON.stringify({ server, data: dataDir, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'info', ...opts.config }));
   const argv = [...(opts.wrap ?? []), process.execPath, built('cli.js'), 'serve', '--config', config, ...(opts.args ?? [])];
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
+  let stdout = '';
   let partial = '';
   child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
@@ -62,6 +70,7 @@ export async function startChildServer(dataDir: string, opts: { server?: Record<
     child,
     logs,
     logged,
+    output: () => stdout + stderr,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,0 +1,319 @@
+// The scale-out topology of docker/compose.yaml, without Docker: Debian's nginx (with docker/nginx.conf) in front
+// of two `tilemirror serve` instances sharing one data directory, and Redis coordinating their schedules. A third
+// tilemirror serves the sample's vector tiles as the upstream of a job firing every 3 seconds.
+//   (a) each firing runs on one instance only, over several firings (both instances' logs, the shared job state);
+//   (b) after a publish, both instances serve the new store (asked directly), without restart;
+//       nginx caches tiles and revalidates them with their ETag once their max-age is over;
+//   (c) SIGKILL of one instance under steady load through nginx loses no request;
+//   (d) the restarted instance gets requests from nginx again.
+// The Redis URL carries a password, which appears in no output of any process.
+// Every wait is for a condition (counts, log lines), never for a time.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, openSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, get } from 'node:http';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/schedule';
+import { readStatusFile } from '../../src/store/job-state';
+import { startChildServer, type ChildServer } from '../helpers/child-server';
+import { gatedTest } from '../helpers/clients';
+import { freePort, REDIS_SERVER, startRedis, tcpOpen, type TestRedis } from '../helpers/redis';
+import { ROOT } from '../helpers/dist';
+import { KEY, rawGet } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
+
+const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+const topologyTest = gatedTest('nginx and redis-server', { bins: [NGINX, REDIS_SERVER], packages: ['nginx-light', 'redis-server'] });
+
+const REDIS_PASSWORD = 'tm-redis-Pw-7c1e9a04';
+const KEY_ENV = 'TM_TOPOLOGY_UPSTREAM_KEY';
+const LONG = 100_000;
+const STORE = 'tiles/sample-vector';
+const dirs: string[] = [];
+const tempDir = (prefix: string): string => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+
+interface Proc {
+  child: ChildProcess;
+  out: string[];
+  text(): string;
+}
+
+/** Runs a program; its stdout goes to `stdoutFile` when given (nginx opens /dev/stdout, which a pipe of node's cannot be). */
+function run(bin: string, args: string[], stdoutFile?: string): Proc {
+  const fd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'w');
+  const child = spawn(bin, args, { stdio: ['ignore', fd ?? 'pipe', 'pipe'] });
+  if (fd !== undefined) closeSync(fd);
+  const out: string[] = [];
+  child.stdout?.on('data', (c: Buffer) => out.push(c.toString()));
+  child.stderr?.on('data', (c: Buffer) => out.push(c.toString()));
+  return { child, out, text: () => (stdoutFile === undefined ? '' : readFileSync(stdoutFile, 'utf8')) + out.join('') };
+}
+
+async function stopProc(p: Proc | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
+  p.child.kill('SIGTERM');
+  await exited;
+}
+
+/** Sets the description of a store's metadata: the mark of one generation of the upstream's data. */
+function markGeneration(source: string, target: string, generation: number): void {
+  const tmp = `${target}.tmp`;
+  copyFileSync(source, tmp);
+  const db = new Database(tmp);
+  db.prepare("DELETE FROM metadata WHERE name = 'description'").run();
+  db.prepare("INSERT INTO metadata (name, value) VALUES ('description', ?)").run(`generation ${generation}`);
+  db.close();
+  renameSync(tmp, target);
+}
+
+let redis: TestRedis | undefined;
+let nginx: Proc | undefined;
+let upstream: ChildServer | undefined;
+/** Every instance ever started (a killed one keeps its logs here). */
+const instances: ChildServer[] = [];
+let a: ChildServer;
+let b: ChildServer;
+let nginxUrl = '';
+let upstreamData = '';
+let data = '';
+let startInstance: (port: number) => Promise<ChildServer>;
+
+async function startTopology(): Promise<void> {
+  redis = await startRedis(REDIS_PASSWORD, LONG);
+  upstreamData = tempDir('tm-topo-upstream-');
+  mkdirSync(join(upstreamData, 'tiles'));
+  markGeneration(join(ROOT, 'mirror', `${STORE}.mbtiles`), join(upstreamData, `${STORE}.mbtiles`), 1);
+  upstream = await startChildServer(upstreamData);
+
+  data = tempDir('tm-topo-data-');
+  const config = {
+    mirror: {
+      upstream: upstream.url,
+      keyEnv: KEY_ENV,
+      jobs: [{ name: 'vector', resources: [STORE], zoom: '0-1', schedule: '*/3 * * * * *', timezone: 'UTC', concurrency: 2 }],
+    },
+    scheduler: { redis: redis.url, lockTtlSeconds: 6 },
+    // Tiles expire after 2 s, so nginx's revalidation shows; documents are not cached by nginx.
+    cache: { tilesMaxAge: 2, documentsMaxAge: 0, memoryMb: 8 },
+  };
+  startInstance = async (port) => {
+    const s = await startChildServer(data, { server: { port, requestLog: true, trustProxy: true }, config, env: { [KEY_ENV]: KEY } });
+    instances.push(s);
+    return s;
+  };
+  const [portA, portB, nginxPort] = [await freePort(), await freePort(), await freePort()];
+  [a, b] = await Promise.all([startInstance(portA), startInstance(portB)]);
+
+  const prefix = tempDir('tm-topo-nginx-');
+  copyFileSync(join(ROOT, 'docker', 'nginx.conf'), join(prefix, 'nginx.conf'));
+  // What compose's docker/compose/*.conf say, for these ports; a dead instance is tried again after 2 s.
+  const servers = [portA, portB].map((p) => `  server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n');
+  writeFileSync(join(prefix, 'tilemirror-upstream.conf'), `upstream tilemirror {\n${servers}\n  keepalive 16;\n}\n`);
+  writeFileSync(join(prefix, 'tilemirror-listen.conf'), `listen 127.0.0.1:${nginxPort};\n`);
+  // As the current user: under root nginx would hand its workers to `nobody`, who cannot enter this private folder.
+  const asUser = process.getuid?.() === 0 ? ` user ${userInfo().username};` : '';
+  nginx = run(NGINX, ['-p', `${prefix}/`, '-c', join(prefix, 'nginx.conf'), '-g', `daemon off;${asUser}`], join(prefix, 'access.log'));
+  nginxUrl = `http://127.0.0.1:${nginxPort}`;
+  const ngx = nginx;
+  await waitFor('nginx to listen', () => {
+    if (ngx.child.exitCode !== null) throw new Error(`nginx exited with ${ngx.child.exitCode}: ${ngx.text()}`);
+    return tcpOpen(nginxPort);
+  }, { limitMs: LONG });
+}
+
+async function stopTopology(): Promise<void> {
+  await Promise.all(instances.map((s) => s.stop()));
+  await upstream?.stop();
+  await stopProc(nginx);
+  await redis?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+interface Slot {
+  started: number;
+  elsewhere: number;
+  stillRunning: number;
+  /** Instances (by index in `instances`) that decided this firing. */
+  deciders: Set<number>;
+}
+
+/** What each instance decided for each firing of the job, from their logs. */
+function firings(): Map<string, Slot> {
+  const slots = new Map<string, Slot>();
+  instances.forEach((s, i) => {
+    for (const l of s.logs) {
+      if (l.job !== 'vector' || typeof l.firing !== 'string') continue;
+      const slot = slots.get(l.firing) ?? { started: 0, elsewhere: 0, stillRunning: 0, deciders: new Set<number>() };
+      slots.set(l.firing, slot);
+      if (l.msg === 'mirror job started') slot.started++;
+      else if (l.msg === `mirror job ${SKIPPED_ELSEWHERE}`) slot.elsewhere++;
+      else if (l.msg === `mirror job ${SKIPPED_STILL_RUNNING}`) slot.stillRunning++;
+      else continue;
+      slot.deciders.add(i);
+    }
+  });
+  return slots;
+}
+
+const countLogged = (msg: string): number => instances.reduce((n, s) => n + s.logs.filter((l) => l.job === 'vector' && l.msg === msg).length, 0);
+
+async function description(server: ChildServer): Promise<string | undefined> {
+  const r = await rawGet(`${server.url}/${STORE}/tiles.json?key=${KEY}`);
+  return r.status === 200 ? (JSON.parse(r.body.toString()) as { description?: string }).description : undefined;
+}
+
+describe('two instances behind nginx, one scheduler through redis', () => {
+  // Hooks of a block whose tests are all skipped (nginx or redis missing) do not run.
+  beforeAll(startTopology, 200_000);
+  afterAll(stopTopology);
+
+  topologyTest(
+    '(a) each firing runs on exactly one instance, over several firings',
+    async () => {
+      const decidedByBoth = (): [string, Slot][] => [...firings()].filter(([, s]) => s.deciders.size === 2);
+      await waitFor('4 firings that both instances decided, each run by one', () => decidedByBoth().filter(([, s]) => s.started === 1).length >= 4, { limitMs: LONG, intervalMs: 200 });
+      for (const [firing, slot] of firings()) {
+        // Never twice, whichever instances saw the firing.
+        expect({ firing, started: Math.min(slot.started, 1) }).toEqual({ firing, started: slot.started });
+      }
+      for (const [firing, slot] of decidedByBoth()) {
+        // One ran it and the other was told so; or a run was still going (then neither started another).
+        if (slot.started === 1) expect({ firing, skipped: slot.elsewhere + slot.stillRunning }).toEqual({ firing, skipped: 1 });
+        else expect({ firing, stillRunning: slot.stillRunning > 0 }).toEqual({ firing, stillRunning: true });
+      }
+      // The shared job state agrees with the logs of both (no update of one instance lost to the other's).
+      const state = await waitFor(
+        'a moment when every started run has finished and the state file counts them all',
+        () => {
+          const started = countLogged('mirror job started');
+          const finished = countLogged('mirror job finished');
+          const skipped = countLogged(`mirror job ${SKIPPED_ELSEWHERE}`) + countLogged(`mirror job ${SKIPPED_STILL_RUNNING}`);
+          const st = readStatusFile(data).jobs.vector;
+          return started === finished && st?.runs === finished && st.skipped === skipped ? st : undefined;
+        },
+        { limitMs: LONG, intervalMs: 100 },
+      );
+      expect(state.runs).toBeGreaterThanOrEqual(4);
+      expect(state.lastRun).toMatchObject({ trigger: 'schedule', result: 'published', errors: 0 });
+      expect(state.lastSkipped?.reason).toMatch(/^skipped: (running on another instance|still running)$/);
+      // Both instances were coordinated through redis, and said so without the password.
+      for (const s of [a, b]) expect(s.logged('mirror job scheduled')[0]).toMatchObject({ coordination: 'redis', redis: expect.stringMatching(/^redis:\/\/:\*\*\*@127\.0\.0\.1:\d+$/) });
+    },
+    120_000,
+  );
+
+  topologyTest(
+    '(b) after a publish both instances serve the new store; nginx caches tiles and revalidates them by ETag',
+    async () => {
+      for (const s of [a, b]) expect(await waitFor('generation 1 served', async () => (await description(s)) === 'generation 1', { limitMs: LONG })).toBe(true);
+      // The upstream's data changes; the next run (on either instance) publishes it; both serve it, unrestarted.
+      markGeneration(join(ROOT, 'mirror', `${STORE}.mbtiles`), join(upstreamData, `${STORE}.mbtiles`), 2);
+      const pids = [a.child.pid, b.child.pid];
+      for (const s of [a, b]) expect(await waitFor(`generation 2 served by ${s.url}`, async () => (await description(s)) === 'generation 2', { limitMs: LONG, intervalMs: 200 })).toBe(true);
+      expect([a.child.pid, b.child.pid]).toEqual(pids);
+      expect([a.child.exitCode, b.child.exitCode]).toEqual([null, null]);
+
+      const tile = `${nginxUrl}/${STORE}/0/0/0.pbf?key=${KEY}`;
+      const first = await rawGet(tile);
+      expect({ status: first.status, nginx: first.status === 200 ? '' : nginx!.text().slice(-3000) }).toEqual({ status: 200, nginx: '' });
+      expect(first.headers['cache-control']).toBe('public, max-age=2');
+      const again = await waitFor('a cache hit', async () => {
+        const r = await rawGet(tile);
+        return r.headers['x-cache-status'] === 'HIT' ? r : undefined;
+      });
+      expect(again.headers.etag).toBe(first.headers.etag);
+      expect(again.body.equals(first.body)).toBe(true);
+      // Once its 2 s are over, nginx asks an instance with If-None-Match, gets 304 and keeps the entry.
+      const revalidated = await waitFor('a revalidated entry', async () => {
+        const r = await rawGet(tile);
+        return r.headers['x-cache-status'] === 'REVALIDATED' ? r : undefined;
+      }, { limitMs: LONG, intervalMs: 250 });
+      expect(revalidated.status).toBe(200);
+      expect(revalidated.body.equals(first.body)).toBe(true);
+      // Conditional requests of clients are answered by nginx from the cache.
+      const notModified = await rawGet(tile, { 'If-None-Match': String(first.headers.etag) });
+      expect(notModified.status).toBe(304);
+      // Errors are never kept: a wrong key stays 403 and is answered by an instance each time.
+      for (let i = 0; i < 2; i++) {
+        const denied = await rawGet(`${nginxUrl}/${STORE}/0/0/0.pbf?key=wrong-key-1`);
+        expect(denied.status).toBe(403);
+        expect(denied.headers['x-cache-status']).toBe('MISS');
+      }
+    },
+    120_000,
+  );
+
+  topologyTest(
+    '(c) killing one instance under steady load loses no request; (d) the restarted instance rejoins',
+    async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      const paths = [`/${STORE}/tiles.json?key=${KEY}`, `/${STORE}/tiles?key=${KEY}`, `/${STORE}/tileMatrixSet?key=${KEY}`];
+      const tally = { ok: 0, bad: [] as string[] };
+      let running = true;
+      const request = (path: string): Promise<void> =>
+        new Promise((resolve) => {
+          get(`${nginxUrl}${path}`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) tally.ok++;
+              else tally.bad.push(`${res.statusCode} ${path}`);
+              resolve();
+            });
+            res.on('error', (err) => {
+              tally.bad.push(`${err.message} ${path}`);
+              resolve();
+            });
+          }).on('error', (err) => {
+            tally.bad.push(`${err.message} ${path}`);
+            resolve();
+          });
+        });
+      const loops = Array.from({ length: 8 }, async (_, i) => {
+        for (let n = i; running; n++) await request(paths[n % paths.length]);
+      });
+      try {
+        await waitFor('load through nginx', () => tally.ok >= 300, { limitMs: LONG });
+        const before = tally.ok;
+        const killedPort = b.port;
+        const exited = new Promise<void>((r) => b.child.once('exit', () => r()));
+        b.child.kill('SIGKILL');
+        await exited;
+        await waitFor('1000 answers after the kill', () => tally.ok >= before + 1000, { limitMs: LONG });
+        expect(tally.bad).toEqual([]);
+
+        // (d) The same instance, restarted on its port: nginx sends it requests again (its own request log).
+        b = await startInstance(killedPort);
+        await waitFor('requests answered by the restarted instance', () => b.logged('request').filter((l) => l.status === 200).length >= 20, { limitMs: LONG });
+        await waitFor('more load after the restart', () => tally.ok >= before + 1300, { limitMs: LONG });
+      } finally {
+        running = false;
+        await Promise.all(loops);
+        agent.destroy();
+      }
+      expect(tally.bad).toEqual([]);
+      expect(a.logged('request').length).toBeGreaterThan(0);
+      // nginx tried the killed instance and passed the request on (its log names both addresses).
+      const retried = nginx!
+        .text()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { upstream: string; status: number })
+        .filter((l) => l.upstream.includes(','));
+      expect(retried.length).toBeGreaterThan(0);
+      expect(retried.every((l) => l.status === 200)).toBe(true);
+
+      // The redis password never reached any output.
+      for (const s of instances) expect(s.output()).not.toContain(REDIS_PASSWORD);
+      expect(nginx!.text()).not.toContain(REDIS_PASSWORD);
+      expect(readFileSync(join(data, '.tilemirror-jobs.json'), 'utf8')).not.toContain(REDIS_PASSWORD);
+    },
+    180_000,
+  );
+});
