@@ -6,7 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
-import { openFds, rssBytes } from '../helpers/proc';
+import { openFds, rssBytes, serverConnections } from '../helpers/proc';
 import { requestBytes } from '../helpers/raw-http';
 import { rawGet } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
@@ -82,8 +82,13 @@ test(`${SOCKETS} sockets x ${PER_SOCKET} pipelined requests never read: bounded 
   // While those sockets hold the server's writes, anyone else is still answered.
   expect((await rawGet(`${srv.url}/health`)).status).toBe(200);
 
-  // The server gives up on the stalled connections (no byte moves for socketTimeoutSeconds) and closes them: its
-  // descriptors come back although the clients still hold their ends open.
+  // The server gives up on the stalled connections (no byte moves for socketTimeoutSeconds) and closes every one of
+  // them (asked of the kernel's connection table: the count of all descriptors could dip to its start while one
+  // is still open, when another descriptor, such as the warm-up's keep-alive connection, closes meanwhile); then
+  // its descriptors are back, although the clients still hold their ends open.
+  const ports = new Set(stalled.map((c) => c.socket.localPort as number));
+  expect(serverConnections(srv.port, ports)).toBeGreaterThan(0); // the table is read right: they are open now
+  await waitFor('the server to close every stalled connection', () => serverConnections(srv.port, ports) === 0);
   await waitFor(`the server's fds back to ${fdStart}`, () => openFds(pid) <= fdStart);
   clearInterval(sampler);
   const handled = srv.logged('request').length - handledBefore - 1; // minus the /health above
