@@ -14,7 +14,7 @@ export const KIND_DIRS: readonly StoreKind[] = [...TILE_KINDS, ...DOCUMENT_KINDS
 type AnyStore = MbtilesStore | DocumentStore;
 
 /** Identifies one version of a file (inode, size, mtime); `gone` when it no longer exists, `error` when stat fails otherwise. */
-function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
+export function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
   try {
     const s = statSync(file, { bigint: true });
     return { signature: `${s.ino}:${s.size}:${s.mtimeNs}` };
