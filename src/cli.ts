@@ -139,6 +139,100 @@ program
 
 registerMirrorCommands(program);
 
+// Air gap: bundles out of one data directory and into another (src/bundle/). Thin: parse, call, report.
+// A bundle error (bad input, a damaged or untrusted bundle, a base version that does not match) is one clear
+// line and exit 1; anything else keeps its stack.
+async function bundleAction(run: () => Promise<void> | void): Promise<void> {
+  const { BundleError } = await import('./bundle/manifest.js');
+  try {
+    await run();
+  } catch (err) {
+    if (!(err instanceof BundleError)) throw err;
+    console.error(`error: ${err.message}`);
+    process.exit(1);
+  }
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+program
+  .command('export')
+  .description('write stores of the data directory into a bundle (a file, or a folder of parts) to carry across an air gap: whole, or only what changed since the versions the other side has')
+  .argument('[resources...]', 'stores to export, as kind/id (tiles/ID, maps/ID, fonts/NAME ...); default all')
+  .requiredOption('-d, --data <dir>', 'data directory holding the stores')
+  .requiredOption('-o, --out <path>', 'bundle to write (a file; a folder with --part-size)')
+  .option('--since <versions>', 'versions the other side has: a file written there by `status --versions`, or KIND/ID=VERSION (repeatable)', collect, [])
+  .option('--part-size <size>', 'write a folder of parts of this size (e.g. 100M, 4G) instead of one file')
+  .option('--sign <keyfile>', 'sign the manifest with this Ed25519 private key (tilemirror keygen)')
+  // h13pmtiles: `--format pmtiles` goes here, dispatched first in the action to its own function.
+  .action((resources: string[], opts: { data: string; out: string; since: string[]; partSize?: string; sign?: string }) =>
+    bundleAction(async () => {
+      const { exportBundle } = await import('./bundle/export.js');
+      const { parseSince } = await import('./bundle/since.js');
+      const { parseSize } = await import('./bundle/parts.js');
+      const { BundleError } = await import('./bundle/manifest.js');
+      let partSize: number | null = null;
+      try {
+        partSize = opts.partSize === undefined ? null : parseSize(opts.partSize);
+      } catch (err) {
+        throw new BundleError(`--part-size: ${(err as Error).message}`);
+      }
+      const r = exportBundle({
+        dataDir: resolve(opts.data),
+        out: resolve(opts.out),
+        resources,
+        since: parseSince(opts.since),
+        partSize,
+        signKey: opts.sign,
+        log: (l) => console.error(l),
+      });
+      const m = r.manifest;
+      console.log(`${opts.out}: ${m.stores.length} stores (${r.unchanged.length} unchanged), ${m.payloadBytes} bytes in ${m.parts.length} part(s)${opts.sign ? ', signed' : ''}`);
+    }),
+  );
+
+program
+  .command('import')
+  .description('check a bundle (every part\'s SHA-256, the signature with --trust, the base versions) and publish its stores into the data directory; a running server picks them up without a restart')
+  .argument('[bundle]', 'bundle file or folder (export --out)')
+  .requiredOption('-d, --data <dir>', 'data directory to publish into')
+  .option('--trust <pubkey>', 'public key (PEM, tilemirror keygen) trusted to sign bundles; repeatable; also $TILEMIRROR_TRUST (comma-separated). With one, unsigned or otherwise signed bundles are refused', collect, [])
+  // h13pmtiles: `--mbtiles FILE --as KIND/ID` goes here, dispatched first in the action to its own function.
+  .action((bundle: string | undefined, opts: { data: string; trust: string[] }) =>
+    bundleAction(async () => {
+      const { importBundle } = await import('./bundle/import.js');
+      const { BundleError } = await import('./bundle/manifest.js');
+      if (!bundle) throw new BundleError('import needs a BUNDLE (a file or folder written by export)');
+      const trust = [...opts.trust, ...(process.env.TILEMIRROR_TRUST ?? '').split(',').filter((s) => s.trim() !== '')];
+      const pause = process.env.TILEMIRROR_IMPORT_PAUSE_AFTER;
+      const r = importBundle({
+        dataDir: resolve(opts.data),
+        bundle: resolve(bundle),
+        trust,
+        log: (l) => console.error(l),
+        // Test hook: block (so a test can SIGKILL at a known point) after N records.
+        pauseAfter: pause ? Number(pause) : undefined,
+        onPause: () => {
+          console.error(`paused after ${pause} records`);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+        },
+      });
+      console.log(`${r.applied.length} stores published, ${r.skipped.length} already current`);
+    }),
+  );
+
+program
+  .command('keygen')
+  .description('make an Ed25519 key pair for signing bundles: NAME.key (private, mode 0600) and NAME.pub')
+  .requiredOption('-o, --out <name>', 'path and name of the pair, without extension')
+  .action((opts: { out: string }) =>
+    bundleAction(async () => {
+      const { generateKeyPair } = await import('./bundle/sign.js');
+      const k = generateKeyPair(resolve(opts.out));
+      console.log(`${k.privateFile} (keep it on the exporting side), ${k.publicFile} (give it to importers: --trust), key ${k.keyId}`);
+    }),
+  );
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) console.error(err.message);
   else console.error(err instanceof Error ? err.stack ?? err.message : String(err));

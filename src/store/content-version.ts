@@ -165,10 +165,13 @@ function readCache(dataDir: string): VersionCache {
   }
 }
 
-/** Records the version of the store file as it is now (after a walk, or after an import published it). */
-export function rememberVersion(dataDir: string, ref: StoreRef, version: string): void {
+/**
+ * Records the version of the store file as it is now (after an import published it), or as it was when a walk
+ * began (`walked`): not at all when the file changed since.
+ */
+export function rememberVersion(dataDir: string, ref: StoreRef, version: string, walked?: string): void {
   const found = signatureOf(ref.file);
-  if (!('signature' in found)) return;
+  if (!('signature' in found) || (walked !== undefined && walked !== found.signature)) return;
   const cache = readCache(dataDir);
   cache[storeName(ref)] = { signature: found.signature, version };
   writeFileAtomic(cachePath(dataDir), JSON.stringify(cache, null, 1));
@@ -186,7 +189,7 @@ export function storeVersion(dataDir: string, ref: StoreRef): string {
   } finally {
     db.close();
   }
-  rememberVersion(dataDir, ref, version);
+  if ('signature' in found) rememberVersion(dataDir, ref, version, found.signature);
   return version;
 }
 
