@@ -205,7 +205,7 @@ program
       if (!bundle) throw new BundleError('import needs a BUNDLE (a file or folder written by export)');
       const trust = [...opts.trust, ...(process.env.TILEMIRROR_TRUST ?? '').split(',').filter((s) => s.trim() !== '')];
       const pause = process.env.TILEMIRROR_IMPORT_PAUSE_AFTER;
-      const r = importBundle({
+      const r = await importBundle({
         dataDir: resolve(opts.data),
         bundle: resolve(bundle),
         trust,

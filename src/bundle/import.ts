@@ -10,9 +10,10 @@ import { storeName, type StoreRef } from '../store/content';
 import { rememberVersion, storeVersion } from '../store/content-version';
 import { patchPaths, StorePatch } from '../store/patch';
 import { BundleError, type StoreEntry } from './manifest';
-import { openBundle, PayloadReader, verifyParts, type OpenedBundle } from './parts';
+import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
 import { signerOf, verifyManifest } from './sign';
+import { verifyParts } from './verify';
 
 export interface ImportOptions {
   dataDir: string;
@@ -57,7 +58,8 @@ function plan(dataDir: string, b: OpenedBundle): Step[] {
 function applyStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => void): void {
   const { entry, ref } = step;
   mkdirSync(join(dataDir, entry.kind), { recursive: true });
-  const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental');
+  const averageTileBytes = entry.counts.tilesPut > 0 ? entry.bytes / entry.counts.tilesPut : 0;
+  const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes });
   const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length);
   try {
     patch.setHeader(entry.header);
@@ -91,12 +93,12 @@ function applyStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => vo
   rememberVersion(dataDir, ref, entry.version);
 }
 
-export function importBundle(opts: ImportOptions): ImportResult {
+export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   const log = opts.log ?? (() => undefined);
   const b = openBundle(opts.bundle);
   if (opts.trust.length > 0) log(`signature: good, key ${verifyManifest(b.manifestBytes, b.signature, opts.trust)} is trusted`);
   else if (b.signature) log(`note: signed by key ${signerOf(b.signature)}, not checked (no trusted key given: --trust)`);
-  verifyParts(b);
+  await verifyParts(b);
   log(`parts: ${b.manifest.parts.length} checked (${b.manifest.payloadBytes} bytes, SHA-256)`);
   const steps = plan(opts.dataDir, b);
   let records = 0;

@@ -1,6 +1,7 @@
 // Where a bundle's bytes live. Two layouts of the same payload and manifest:
 //  - one file:  payload | manifest JSON | signature JSON (or nothing) | u32 manifest length, u32 signature length,
-//               8-byte magic "TMBUNDL1". The manifest's single part (name '') is the payload at offset 0.
+//               8-byte magic "TMBUNDL1". Its parts (name '') are consecutive 64 MB segments of the payload, each
+//               with its own SHA-256, so they are checked in parallel like the parts of a folder.
 //  - a folder:  part-000001, part-000002 ... of `partSize` bytes (the last one shorter), manifest.json and, when
 //               signed, manifest.sig. Fixed-size parts suit removable media and data diodes.
 // Either way the writer writes under a temporary name and renames at the end: a killed export leaves no bundle.
@@ -13,6 +14,7 @@ import { BundleError, parseManifest, type Manifest } from './manifest';
 const MAGIC = Buffer.from('TMBUNDL1');
 const TRAILER = 16;
 const FLUSH_BYTES = 4 * 1024 * 1024;
+const SEGMENT = 64 * 1024 * 1024;
 export const MANIFEST_FILE = 'manifest.json';
 export const SIGNATURE_FILE = 'manifest.sig';
 
@@ -44,10 +46,13 @@ export class PayloadWriter {
   private queued = 0;
   readonly parts: PartInfo[] = [];
   offset = 0;
+  /** Bytes hashed per part: the part size, or SEGMENT within one file. */
+  private readonly segment: number;
 
   constructor(readonly out: string, readonly partSize: number | null) {
     if (existsSync(out)) throw new BundleError(`${out} exists: choose a new name for the bundle`);
     this.tmp = `${out}.partial`;
+    this.segment = partSize ?? SEGMENT;
     rmSync(this.tmp, { recursive: true, force: true });
     if (partSize !== null) mkdirSync(this.tmp);
     this.fd = openSync(partSize === null ? this.tmp : join(this.tmp, partName(0)), 'w');
@@ -56,7 +61,7 @@ export class PayloadWriter {
   write(chunks: Buffer[]): void {
     for (let c of chunks) {
       while (c.length > 0) {
-        const room = this.partSize === null ? c.length : this.partSize - this.partBytes;
+        const room = this.segment - this.partBytes;
         const piece = c.length > room ? c.subarray(0, room) : c;
         this.queue.push(piece);
         this.queued += piece.length;
@@ -64,7 +69,7 @@ export class PayloadWriter {
         this.partBytes += piece.length;
         this.offset += piece.length;
         c = c.subarray(piece.length);
-        if (this.partSize !== null && this.partBytes === this.partSize) this.nextPart();
+        if (this.partBytes === this.segment) this.nextPart();
         else if (this.queued >= FLUSH_BYTES) this.flush();
       }
     }
@@ -92,20 +97,25 @@ export class PayloadWriter {
   }
 
   private nextPart(): void {
-    this.closePart();
+    if (this.partSize === null) {
+      // One file: only the hash starts over.
+      this.parts.push({ name: '', size: this.partBytes, sha256: this.hash.digest('hex') });
+    } else {
+      this.closePart();
+      this.fd = openSync(join(this.tmp, partName(this.part + 1)), 'w');
+    }
     this.part++;
     this.partBytes = 0;
     this.hash = createHash('sha256');
-    this.fd = openSync(join(this.tmp, partName(this.part)), 'w');
   }
 
   /** Closes the last part (an empty trailing part is dropped) and returns the parts. */
   endPayload(): PartInfo[] {
     this.closePart();
     const last = this.parts[this.parts.length - 1];
-    if (this.partSize !== null && last.size === 0 && this.parts.length > 1) {
+    if (last.size === 0 && this.parts.length > 1) {
       this.parts.pop();
-      rmSync(join(this.tmp, last.name));
+      if (last.name) rmSync(join(this.tmp, last.name));
     }
     return this.parts;
   }
@@ -194,13 +204,14 @@ export function openBundle(path: string): OpenedBundle {
   if (manifest.payloadBytes + mlen + slen + TRAILER !== size) {
     throw new BundleError(`${path}: ${size} bytes, the manifest says ${manifest.payloadBytes + mlen + slen + TRAILER}: truncated or damaged`);
   }
-  if (manifest.parts.length !== 1 || manifest.parts[0].name !== '') throw new BundleError(`${path}: a single-file bundle has one part`);
+  if (manifest.parts.some((p) => p.name !== '')) throw new BundleError(`${path}: a single-file bundle names no part files`);
+  let offset = 0;
   return {
     path,
     manifestBytes,
     manifest,
     signature: slen > 0 ? readAt(path, size - TRAILER - slen, slen) : undefined,
-    locations: [{ file: path, offset: 0 }],
+    locations: manifest.parts.map((p) => ({ file: path, offset: (offset += p.size) - p.size })),
   };
 }
 
@@ -211,38 +222,10 @@ function readFileBytes(file: string): Buffer {
 
 const CHUNK = 4 * 1024 * 1024;
 
-/** Checks the size and SHA-256 of every part; throws naming the first part that does not match. */
-export function verifyParts(b: OpenedBundle, onProgress?: (bytes: number) => void): void {
-  const buf = Buffer.allocUnsafe(CHUNK);
-  b.manifest.parts.forEach((p, i) => {
-    const { file, offset } = b.locations[i];
-    const label = p.name || b.path;
-    if (p.name) {
-      if (!existsSync(file)) throw new BundleError(`${label} is missing from ${b.path}`);
-      const size = statSync(file).size;
-      if (size !== p.size) throw new BundleError(`${label} is ${size} bytes, the manifest says ${p.size}: truncated or damaged`);
-    }
-    const hash = createHash('sha256');
-    const fd = openSync(file, 'r');
-    try {
-      for (let done = 0; done < p.size; ) {
-        const n = readSync(fd, buf, 0, Math.min(CHUNK, p.size - done), offset + done);
-        if (n === 0) throw new BundleError(`${label}: ends early`);
-        hash.update(buf.subarray(0, n));
-        done += n;
-        onProgress?.(n);
-      }
-    } finally {
-      closeSync(fd);
-    }
-    const got = hash.digest('hex');
-    if (got !== p.sha256) throw new BundleError(`${label}: SHA-256 ${got} does not match the manifest's ${p.sha256}: the part is damaged`);
-  });
-}
-
 /** Reads a byte range of the payload across parts, sequentially, through one buffer. */
 export class PayloadReader {
   private buf = Buffer.allocUnsafe(CHUNK);
+  private spare = Buffer.allocUnsafe(CHUNK);
   private start = 0;
   private end = 0;
   private pos: number;
@@ -258,7 +241,10 @@ export class PayloadReader {
     return this.pos >= this.stop && this.start === this.end;
   }
 
-  /** Exactly n bytes (a copy only when the buffer must be refilled across them). */
+  /**
+   * Exactly n bytes. The slice is valid until the next record is decoded: callers use a record (SQLite copies
+   * the bound data) before reading the next one.
+   */
   readonly read = (n: number): Buffer => {
     if (this.end - this.start >= n) {
       const out = this.buf.subarray(this.start, this.start + n);
@@ -275,8 +261,10 @@ export class PayloadReader {
       return out;
     }
     const have = this.end - this.start;
-    // The returned slice must stay valid while the caller uses it: a fresh buffer, not a shift of the old one.
-    const next = Buffer.allocUnsafe(CHUNK);
+    // Two buffers in turn: the slice returned before this refill (the previous record's data) stays valid until
+    // the refill after it, and no fresh memory is faulted in per chunk.
+    const next = this.spare;
+    this.spare = this.buf;
     this.buf.copy(next, 0, this.start, this.end);
     this.buf = next;
     this.start = 0;

@@ -31,10 +31,13 @@ export class StorePatch {
   private pending = 0;
 
   /** `base`: start from a copy of the published store (incremental); otherwise from an empty file (full). */
-  constructor(readonly paths: { published: string; staging: string }, base: boolean) {
+  constructor(readonly paths: { published: string; staging: string }, base: boolean, opts: { averageTileBytes?: number } = {}) {
     removeStaging(paths.staging);
     if (base) copyFileSync(paths.published, paths.staging);
     this.db = new Database(paths.staging);
+    // Big tiles (aerial imagery, terrain) fill fewer overflow pages with larger ones: a full import writes them
+    // faster. Only the file's layout changes, not its content; an incremental import keeps the base's pages.
+    if (!base && (opts.averageTileBytes ?? 0) >= 32 * 1024) this.db.pragma('page_size = 65536');
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma('cache_size = -65536');
