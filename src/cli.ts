@@ -140,8 +140,9 @@ program
     for (const b of INDEX_BUILDERS) await b.build(dir, { log: (m) => console.log(m), force: opts.force });
   });
 
-// Issue 13, PMTiles and existing MBTiles (h13pmtiles): `export --format pmtiles` and `import --mbtiles`. The
-// bundle export/import of the same commands (h13bundle) is merged around these branches.
+// Issue 13, data in and out. `export`/`import` carry bundles across an air gap (src/bundle/); `export --format
+// pmtiles` writes one store as a PMTiles archive and `import --mbtiles` brings in an MBTiles file made elsewhere
+// (src/interchange-cli.ts). Thin: parse, call, report; a known error is one clear line and exit 1.
 async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[]): Promise<void> {
   const cli = await import('./interchange-cli.js');
   try {
@@ -153,35 +154,113 @@ async function interchange(run: (cli: typeof import('./interchange-cli.js')) => 
   }
 }
 
+registerMirrorCommands(program);
+
+// Air gap: bundles out of one data directory and into another (src/bundle/). Thin: parse, call, report.
+// A bundle error (bad input, a damaged or untrusted bundle, a base version that does not match) is one clear
+// line and exit 1; anything else keeps its stack.
+async function bundleAction(run: () => Promise<void> | void): Promise<void> {
+  const { BundleError } = await import('./bundle/manifest.js');
+  try {
+    await run();
+  } catch (err) {
+    if (!(err instanceof BundleError)) throw err;
+    console.error(`error: ${err.message}`);
+    process.exit(1);
+  }
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 program
   .command('export')
-  .description('write stores out of the data directory: --format pmtiles writes one store as a PMTiles v3 archive')
-  .argument('[resources...]', 'the stores to write (tiles/ID, maps/ID, images/ID)')
-  .option('-d, --data <dir>', 'data directory', 'mirror')
-  .option('-o, --out <file>', 'file to write')
-  .option('--format <format>', 'pmtiles: one store as a PMTiles v3 archive')
-  .action((resources: string[], opts: { data: string; out?: string; format?: string }) =>
-    interchange((cli) => {
-      if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format ?? '(none)'}: only pmtiles is known here`);
-      if (resources.length !== 1 || !opts.out) throw new cli.InterchangeError('usage: export --format pmtiles RESOURCE --out FILE');
-      return cli.exportPmtilesCommand({ data: opts.data, resource: resources[0], out: opts.out });
-    }),
-  );
+  .description('write stores of the data directory into a bundle (a file, or a folder of parts) to carry across an air gap: whole, or only what changed since the versions the other side has; with --format pmtiles, one store as a PMTiles v3 archive')
+  .argument('[resources...]', 'stores to export, as kind/id (tiles/ID, maps/ID, fonts/NAME ...); default all')
+  .option('-d, --data <dir>', 'data directory holding the stores', 'mirror')
+  .requiredOption('-o, --out <path>', 'bundle to write (a file; a folder with --part-size), or the .pmtiles file')
+  .option('--format <format>', 'pmtiles: write the one store named as a PMTiles v3 archive (clustered, de-duplicated) instead of a bundle')
+  .option('--since <versions>', 'versions the other side has: a file written there by `status --versions`, or KIND/ID=VERSION (repeatable)', collect, [])
+  .option('--part-size <size>', 'write a folder of parts of this size (e.g. 100M, 4G) instead of one file')
+  .option('--sign <keyfile>', 'sign the manifest with this Ed25519 private key (tilemirror keygen)')
+  .action((resources: string[], opts: { data: string; out: string; since: string[]; partSize?: string; sign?: string; format?: string }) => {
+    if (opts.format !== undefined)
+      return interchange((cli) => {
+        if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format}: only pmtiles is known (without --format: a bundle)`);
+        if (resources.length !== 1) throw new cli.InterchangeError('usage: export --format pmtiles RESOURCE --out FILE');
+        return cli.exportPmtilesCommand({ data: opts.data, resource: resources[0], out: opts.out });
+      });
+    return bundleAction(async () => {
+      const { exportBundle } = await import('./bundle/export.js');
+      const { parseSince } = await import('./bundle/since.js');
+      const { parseSize } = await import('./bundle/parts.js');
+      const { BundleError } = await import('./bundle/manifest.js');
+      let partSize: number | null = null;
+      try {
+        partSize = opts.partSize === undefined ? null : parseSize(opts.partSize);
+      } catch (err) {
+        throw new BundleError(`--part-size: ${(err as Error).message}`);
+      }
+      const r = exportBundle({
+        dataDir: resolve(opts.data),
+        out: resolve(opts.out),
+        resources,
+        since: parseSince(opts.since),
+        partSize,
+        signKey: opts.sign,
+        log: (l) => console.error(l),
+      });
+      const m = r.manifest;
+      console.log(`${opts.out}: ${m.stores.length} stores (${r.unchanged.length} unchanged), ${m.payloadBytes} bytes in ${m.parts.length} part(s)${opts.sign ? ', signed' : ''}`);
+    });
+  });
 
 program
   .command('import')
-  .description('bring data into the data directory: --mbtiles FILE --as tiles/ID|maps/ID imports an MBTiles file made elsewhere')
-  .option('-d, --data <dir>', 'data directory', 'mirror')
-  .option('--mbtiles <file>', 'an MBTiles file (GDAL, OpenMapTiles, mbutil, tippecanoe ...) to import')
-  .option('--as <resource>', 'the store it becomes: tiles/ID or maps/ID')
-  .action((opts: { data: string; mbtiles?: string; as?: string }) =>
-    interchange((cli) => {
-      if (!opts.mbtiles || !opts.as) throw new cli.InterchangeError('usage: import --mbtiles FILE --as tiles/ID|maps/ID');
-      return cli.importMbtilesCommand({ data: opts.data, file: opts.mbtiles, as: opts.as });
+  .description('check a bundle (every part\'s SHA-256, the signature with --trust, the base versions) and publish its stores into the data directory; with --mbtiles FILE --as tiles/ID|maps/ID, import an MBTiles file made elsewhere; a running server picks them up without a restart')
+  .argument('[bundle]', 'bundle file or folder (export --out)')
+  .option('-d, --data <dir>', 'data directory to publish into', 'mirror')
+  .option('--mbtiles <file>', 'an MBTiles file (GDAL, OpenMapTiles, mbutil, tippecanoe ...) to import instead of a bundle')
+  .option('--as <resource>', 'with --mbtiles: the store it becomes, tiles/ID or maps/ID')
+  .option('--trust <pubkey>', 'public key (PEM, tilemirror keygen) trusted to sign bundles; repeatable; also $TILEMIRROR_TRUST (comma-separated). With one, unsigned or otherwise signed bundles are refused', collect, [])
+  .action((bundle: string | undefined, opts: { data: string; trust: string[]; mbtiles?: string; as?: string }) => {
+    if (opts.mbtiles !== undefined || opts.as !== undefined)
+      return interchange((cli) => {
+        if (!opts.mbtiles || !opts.as || bundle) throw new cli.InterchangeError('usage: import --mbtiles FILE --as tiles/ID|maps/ID (and no BUNDLE)');
+        return cli.importMbtilesCommand({ data: opts.data, file: opts.mbtiles, as: opts.as });
+      });
+    return bundleAction(async () => {
+      const { importBundle } = await import('./bundle/import.js');
+      const { BundleError } = await import('./bundle/manifest.js');
+      if (!bundle) throw new BundleError('import needs a BUNDLE (a file or folder written by export)');
+      const trust = [...opts.trust, ...(process.env.TILEMIRROR_TRUST ?? '').split(',').filter((s) => s.trim() !== '')];
+      const pause = process.env.TILEMIRROR_IMPORT_PAUSE_AFTER;
+      const r = await importBundle({
+        dataDir: resolve(opts.data),
+        bundle: resolve(bundle),
+        trust,
+        log: (l) => console.error(l),
+        // Test hook: block (so a test can SIGKILL at a known point) after N records.
+        pauseAfter: pause ? Number(pause) : undefined,
+        onPause: () => {
+          console.error(`paused after ${pause} records`);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+        },
+      });
+      console.log(`${r.applied.length} stores published, ${r.skipped.length} already current`);
+    });
+  });
+
+program
+  .command('keygen')
+  .description('make an Ed25519 key pair for signing bundles: NAME.key (private, mode 0600) and NAME.pub')
+  .requiredOption('-o, --out <name>', 'path and name of the pair, without extension')
+  .action((opts: { out: string }) =>
+    bundleAction(async () => {
+      const { generateKeyPair } = await import('./bundle/sign.js');
+      const k = generateKeyPair(resolve(opts.out));
+      console.log(`${k.privateFile} (keep it on the exporting side), ${k.publicFile} (give it to importers: --trust), key ${k.keyId}`);
     }),
   );
-
-registerMirrorCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) console.error(err.message);

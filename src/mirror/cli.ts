@@ -6,6 +6,8 @@ import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../config/load';
 import type { Config } from '../config/schema';
+import { listStores } from '../store/content';
+import { storeVersions } from '../store/content-version';
 import { StatusStore } from '../store/job-state';
 import { formatDuration } from '../store/units';
 import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
@@ -255,12 +257,18 @@ export function registerMirrorCommands(program: Command): void {
 
   program
     .command('status')
-    .description('print the state of the configured mirror jobs: last run, result, tiles, errors, next run')
-    .requiredOption('-c, --config <file>', 'configuration file (YAML or JSON) with mirror.jobs')
+    .description('print the state of the configured mirror jobs: last run, result, tiles, errors, next run; or, with --versions, the content version of every store (JSON, for export --since on the other side of an air gap)')
+    .option('-c, --config <file>', 'configuration file (YAML or JSON) with mirror.jobs')
     .option('-d, --data <dir>', 'data directory (default: the config file\'s)')
     .option('--json', 'machine-readable output')
+    .option('--versions', 'print the content version of every store of the data directory as JSON (status --versions > versions.json)')
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : EXIT.usage))
-    .action((flags: { config: string; data?: string; json?: boolean }) => {
+    .action((flags: { config?: string; data?: string; json?: boolean; versions?: boolean }) => {
+      if (flags.versions) return printVersions(flags);
+      if (!flags.config) {
+        process.stderr.write('error: status needs --config FILE (the mirror jobs), or --versions with --data DIR\n');
+        process.exit(EXIT.usage);
+      }
       let config: Config;
       try {
         config = loadConfig(flags.config);
@@ -277,4 +285,26 @@ export function registerMirrorCommands(program: Command): void {
       else if (views.length === 0) process.stdout.write(`no mirror jobs configured in ${flags.config} (mirror.jobs)\n`);
       else for (const l of formatStatusTable(views)) process.stdout.write(`${redact(l)}\n`);
     });
+}
+
+/** `status --versions`: one JSON document on stdout; stores that cannot be read are named on stderr (exit 1). */
+function printVersions(flags: { config?: string; data?: string }): void {
+  let dataDir: string;
+  try {
+    dataDir = flags.data ? resolve(flags.data) : flags.config ? loadConfig(flags.config).data : '';
+  } catch (e) {
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit(EXIT.usage);
+  }
+  if (!dataDir) {
+    process.stderr.write('error: status --versions needs --data DIR (or --config FILE)\n');
+    process.exit(EXIT.usage);
+  }
+  let failed = false;
+  const doc = storeVersions(dataDir, listStores(dataDir), (ref, err) => {
+    failed = true;
+    process.stderr.write(`error: ${ref.kind}/${ref.id}: ${err.message}\n`);
+  });
+  process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  if (failed) process.exitCode = EXIT.failed;
 }

@@ -59,7 +59,7 @@ function mtimeMsOf(signature: string): number {
 }
 
 /** Identifies one version of a file (inode, size, mtime); `gone` when it no longer exists, `error` when stat fails otherwise. */
-function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
+export function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
   try {
     const s = statSync(file, { bigint: true });
     return { signature: `${s.ino}:${s.size}:${s.mtimeNs}` };

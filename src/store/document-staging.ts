@@ -3,9 +3,8 @@
 // published store (the weather catalog compares its keyframes with the previous one).
 
 import Database from 'better-sqlite3';
-import { existsSync, renameSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fsyncPath } from './publish';
+import { existsSync } from 'node:fs';
+import { publishFile } from './publish';
 import { MIRROR_SQL, removeStaging, STATE, type storePaths } from './staging';
 import { StoreWriter, type StoreHeader } from './writer';
 
@@ -48,9 +47,7 @@ export function publishDocuments(
     writer.close();
     if (!ok) removeStaging(paths.staging);
   }
-  fsyncPath(paths.staging);
-  renameSync(paths.staging, paths.published);
-  fsyncPath(dirname(paths.published));
+  publishFile(paths.staging, paths.published);
   return [];
 }
 

@@ -49,8 +49,13 @@ export function publishStaging(staging: StagingStore, target: string): void {
   // One self-contained file in rollback-journal mode: read-only readers need no -wal/-shm beside it.
   staging.settle();
   staging.close();
+  publishFile(staging.file, target);
+}
+
+/** Renames a complete, closed store file onto the published path, durably. */
+export function publishFile(file: string, target: string): void {
   // The bytes reach the disk before the name does: a crash right after the rename cannot publish a torn file.
-  fsyncPath(staging.file);
-  renameSync(staging.file, target);
+  fsyncPath(file);
+  renameSync(file, target);
   fsyncPath(dirname(target));
 }

@@ -1,0 +1,125 @@
+// Writing a store from a bundle: a hidden staging file `{data}/{kind}/.{id}.mbtiles.import` (the catalog skips
+// dot files), started empty (a full bundle) or as a copy of the published store (an incremental one), changed row
+// by row, checked, and published by the same fsync-rename-fsync as every store. The staging file is disposable:
+// a killed import leaves the published store as it was, and the next import starts this store's staging afresh,
+// so the staging file needs no journal and no fsync until it is complete.
+
+import Database from 'better-sqlite3';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONTENT_TABLES, MAIN_TABLE_KEY, type StoreHeader } from './content';
+import { publishFile } from './publish';
+import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
+import { removeStaging } from './staging';
+import type { StoreKind } from './types';
+
+export function patchPaths(dataDir: string, kind: StoreKind, id: string): { published: string; staging: string } {
+  const dir = join(dataDir, kind);
+  return { published: join(dir, `${id}.mbtiles`), staging: join(dir, `.${id}.mbtiles.import`) };
+}
+
+const BATCH = 2000;
+
+export class StorePatch {
+  private readonly db: Database.Database;
+  private readonly putMain: Database.Statement;
+  private readonly putExtra: Database.Statement;
+  private readonly delMain: Database.Statement;
+  private readonly delExtra: Database.Statement;
+  private readonly putDoc: Database.Statement;
+  private readonly delDoc: Database.Statement;
+  private pending = 0;
+
+  /** `base`: start from a copy of the published store (incremental); otherwise from an empty file (full). */
+  constructor(readonly paths: { published: string; staging: string }, base: boolean, opts: { averageTileBytes?: number } = {}) {
+    removeStaging(paths.staging);
+    if (base) copyFileSync(paths.published, paths.staging);
+    this.db = new Database(paths.staging);
+    // Big tiles (aerial imagery, terrain) fill fewer overflow pages with larger ones: a full import writes them
+    // faster. Only the file's layout changes, not its content; an incremental import keeps the base's pages.
+    if (!base && (opts.averageTileBytes ?? 0) >= 32 * 1024) this.db.pragma('page_size = 65536');
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+    this.db.pragma('cache_size = -65536');
+    this.db.exec(MAIN_PYRAMID_SQL + EXTRA_TABLES_SQL);
+    this.putMain = this.db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
+    this.putExtra = this.db.prepare('INSERT OR REPLACE INTO tilemirror_tiles (pyramid, zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?, ?)');
+    this.delMain = this.db.prepare('DELETE FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
+    this.delExtra = this.db.prepare('DELETE FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?');
+    this.putDoc = this.db.prepare('INSERT OR REPLACE INTO tilemirror_documents (path, content_type, data) VALUES (?, ?, ?)');
+    this.delDoc = this.db.prepare('DELETE FROM tilemirror_documents WHERE path = ?');
+    this.db.exec('BEGIN');
+  }
+
+  /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the source has. */
+  setHeader(header: StoreHeader): void {
+    this.db.prepare('DELETE FROM metadata').run();
+    const meta = this.db.prepare('INSERT INTO metadata (name, value) VALUES (?, ?)');
+    for (const [name, value] of header.metadata) meta.run(name, value);
+    this.db.prepare('DELETE FROM tilemirror_pyramids').run();
+    for (const row of header.pyramids) {
+      const cols = Object.keys(row);
+      this.db
+        .prepare(`INSERT INTO tilemirror_pyramids (${cols.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+        .run(...cols.map((c) => row[c]));
+    }
+    this.dropped = CONTENT_TABLES.filter((t) => !header.tables.includes(t));
+  }
+
+  private dropped: string[] = [];
+
+  private tick(): void {
+    if (++this.pending < BATCH) return;
+    this.db.exec('COMMIT; BEGIN');
+    this.pending = 0;
+  }
+
+  putTile(key: string, z: number, x: number, row: number, data: Buffer | null): void {
+    if (key === MAIN_TABLE_KEY) this.putMain.run(z, x, row, data);
+    else this.putExtra.run(key, z, x, row, data);
+    this.tick();
+  }
+
+  deleteTile(key: string, z: number, x: number, row: number): void {
+    if (key === MAIN_TABLE_KEY) this.delMain.run(z, x, row);
+    else this.delExtra.run(key, z, x, row);
+    this.tick();
+  }
+
+  putDocument(path: string, contentType: string, data: Buffer): void {
+    this.putDoc.run(path, contentType, data);
+    this.tick();
+  }
+
+  deleteDocument(path: string): void {
+    this.delDoc.run(path);
+    this.tick();
+  }
+
+  /** Tiles and documents the staging store holds now. */
+  counts(): { tiles: number; documents: number } {
+    const one = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
+    return {
+      tiles: one('SELECT count(*) FROM tiles') + one('SELECT count(*) FROM tilemirror_tiles'),
+      documents: one('SELECT count(*) FROM tilemirror_documents'),
+    };
+  }
+
+  /** Commits, drops the tables the source does not have, and closes the staging file as one self-contained file. */
+  complete(): void {
+    this.db.exec('COMMIT');
+    for (const t of this.dropped) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+    this.db.pragma('journal_mode = DELETE');
+    this.db.close();
+  }
+
+  publish(): void {
+    publishFile(this.paths.staging, this.paths.published);
+  }
+
+  /** Gives up: closes and removes the staging file; the published store is untouched. */
+  abandon(): void {
+    if (this.db.open) this.db.close();
+    removeStaging(this.paths.staging);
+  }
+}

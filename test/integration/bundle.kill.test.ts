@@ -1,0 +1,99 @@
+// An import killed outright (SIGKILL, no handler runs) at known points, chosen by the test hook
+// TILEMIRROR_IMPORT_PAUSE_AFTER=N (the CLI stops after N records and says so; the test then kills it, no timer race):
+// the store being written is still served as it was, stores already published stay published, and a rerun
+// finishes with every store equal to the source. Then a running server picks an imported version up without restart.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startChildServer, type ChildServer } from '../helpers/child-server';
+import { built } from '../helpers/dist';
+import { rawGet } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
+import { bytesFor, changeSourceStores, cli, contentRows, expectSameStores, fileStates, writeSourceStores } from '../fixtures/bundle-stores';
+
+let root: string;
+let src: string;
+let dst: string;
+let server: ChildServer | undefined;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'tm-bundle-kill-'));
+  src = join(root, 'src');
+  dst = join(root, 'dst');
+  writeSourceStores(src);
+  expect(cli(['export', '--data', src, '--out', join(root, 'v0.bundle')]).code).toBe(0);
+  expect(cli(['import', '--data', dst, join(root, 'v0.bundle')]).code).toBe(0);
+  changeSourceStores(src);
+  // A full bundle of the changed stores: tiles/t is already current on the other side (skipped), then maps/m
+  // (84 records), then the font (8 documents).
+  expect(cli(['export', '--data', src, '--out', join(root, 'v1.bundle')]).code).toBe(0);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs the import until it pauses after `records` records, then SIGKILLs it. */
+async function importKilledAfter(records: number): Promise<void> {
+  const child = spawn(process.execPath, [built('cli.js'), 'import', '--data', dst, join(root, 'v1.bundle')], {
+    env: { ...process.env, TILEMIRROR_IMPORT_PAUSE_AFTER: String(records) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<NodeJS.Signals | null>((res) => child.once('exit', (_code, signal) => res(signal)));
+  await waitFor(`the import to pause (stderr: ${err})`, () => {
+    if (child.exitCode !== null) throw new Error(`the import exited (${child.exitCode}) before pausing: ${err} ${JSON.stringify(child.spawnargs)}`);
+    return err.includes(`paused after ${records} records`);
+  });
+  child.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+}
+
+test('killed in the middle of a store, then in the middle of the next: each store is old or new, never torn; a rerun finishes', async () => {
+  const mapBefore = contentRows(join(dst, 'maps', 'm.mbtiles'));
+  const fontBefore = contentRows(join(dst, 'fonts', 'Test Sans.mbtiles'));
+  const filesBefore = fileStates(dst);
+
+  await importKilledAfter(50);
+  // The map was being written: its published file is untouched; its staging file is what the kill left.
+  expect(fileStates(dst)).toEqual(filesBefore);
+  expect(contentRows(join(dst, 'maps', 'm.mbtiles'))).toEqual(mapBefore);
+  expect(existsSync(join(dst, 'maps', '.m.mbtiles.import'))).toBe(true);
+
+  // The map has 78 tile rows (85 - 8 removed + 1 added) + 5 extra-pyramid rows (21 - 16) + 1 document = 84
+  // records; 88 stops in the font's 8.
+  await importKilledAfter(88);
+  expect(existsSync(join(dst, 'maps', '.m.mbtiles.import'))).toBe(false);
+  expectSameStores(src, dst, ['maps/m.mbtiles']);
+  expect(contentRows(join(dst, 'fonts', 'Test Sans.mbtiles'))).toEqual(fontBefore);
+
+  const r = cli(['import', '--data', dst, join(root, 'v1.bundle')]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain('maps/m: already at version');
+  expect(r.stderr).toContain('fonts/Test Sans: now at version');
+  expectSameStores(src, dst);
+  expect(existsSync(join(dst, 'fonts', '.Test Sans.mbtiles.import'))).toBe(false);
+});
+
+test('a running server serves the imported version without a restart', async () => {
+  const other = join(root, 'served');
+  expect(cli(['import', '--data', other, join(root, 'v0.bundle')]).code).toBe(0);
+  server = await startChildServer(other);
+  // z3 x2 row 5 is y 2 from the north: a tile the change replaced; z3 x7 is a column it removed.
+  const tile = `${server.url}/maps/m/3/2/2.png?key=demo`;
+  const gone = `${server.url}/maps/m/3/7/0.png?key=demo`;
+  const old = await rawGet(tile);
+  expect(old.status).toBe(200);
+  expect(old.body.equals(bytesFor('512/3/2/2', 300 + 2 * 7 + 2))).toBe(true);
+  expect((await rawGet(gone)).status).toBe(200);
+
+  expect(cli(['import', '--data', other, join(root, 'v1.bundle')]).code).toBe(0);
+  await waitFor('the new tile to be served', async () => (await rawGet(tile)).body.equals(bytesFor('changed', 333)));
+  // An absent tile inside the bounds is answered 204 (no content), as the server answers every missing tile.
+  expect((await rawGet(gone)).status).toBe(204);
+  expect(server.child.exitCode).toBeNull();
+});
