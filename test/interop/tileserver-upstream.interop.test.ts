@@ -59,7 +59,7 @@ describe('tileserver-gl-light 5 mirrored through its TileJSON', () => {
     const r = assertOk(
       await run(process.execPath, [built('cli.js'), 'mirror', '-d', data, '--source-tilejson', `${ts.url}/data/img.json`, '--id', 'ts-img'], { timeoutMs: 120_000 }),
     );
-    expect(r.stdout).not.toMatch(/failed [1-9]/);
+    expect(r.stdout).toContain('57 tiles planned: 57 fetched and stored, 0 empty, 0 already stored, 0 failed');
 
     const file = path.join(data, 'tiles', 'ts-img.mbtiles');
     const expected = digests(upstreamFile);
