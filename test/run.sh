@@ -4,7 +4,8 @@
 #   bash test/run.sh [jest arguments...]      e.g. bash test/run.sh test/interop -t GDAL
 #
 # 1. Real clients the interop tests drive and the browser of test/e2e (Debian packages, installed once with
-#    apt-get when missing).
+#    apt-get when missing); tileserver-gl-light from npm into .bench/tileserver (once, ~5 min on 2 busy cores:
+#    sqlite3 builds from source; ~160 MB), the upstream of test/interop/tileserver-upstream.interop.test.ts.
 # 2. node_modules (npm ci when missing), dist/ (npm run build when missing or older than src/),
 #    the bundled sample in mirror/ (npm run sample when missing or older than its builder), the derived
 #    indexes in dist/indexes (npm run indexes: skipped by each builder when current).
@@ -50,6 +51,7 @@ CHECKS=(
   "nginx|test -x /usr/sbin/nginx || command -v nginx"
   "redis-server|command -v redis-server"
   "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
+  "tileserver-gl-light in .bench/tileserver|test -f .bench/tileserver/node_modules/tileserver-gl-light/src/main.js"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )
 
@@ -113,6 +115,13 @@ fi
 if ! bash test/setup/gdal-trixie.sh </dev/null; then
   [[ -n "$REQUIRE" ]] && die "could not make Debian trixie's GDAL (test/setup/gdal-trixie.sh)"
   say "WARNING: no Debian trixie GDAL; the OGC API tests of GDAL >= 3.8 will be skipped"
+fi
+
+# tileserver-gl-light 5 from npm into .bench/tileserver (gitignored; not a project dependency), as the benchmarks'
+# anchor does (bench/lib/anchors.js): installed once, then only checked.
+if ! node -e "process.exit(require('./bench/lib/anchors').ensureTileserver().main ? 0 : 1)" </dev/null; then
+  [[ -n "$REQUIRE" ]] && die "could not install tileserver-gl-light into .bench/tileserver"
+  say "WARNING: no tileserver-gl-light in .bench/tileserver; its interop test will be skipped"
 fi
 
 missing_checks=()

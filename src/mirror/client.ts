@@ -102,11 +102,35 @@ export class UpstreamClient {
     return `${this.base}${pathOrUrl.startsWith('/') ? '' : '/'}${stripKey(pathOrUrl)}`;
   }
 
+  /** Origins the upstream's own documents send the key to (tiles on a CDN host name): learned by trustKeyIn. */
+  private readonly learnedKeyOrigins = new Set<string>();
+
+  /**
+   * Notes that an upstream document names `url` with our key in it (a TileJSON whose tiles are on another host, as
+   * the cloud writes them): that origin gets the key too. The stored documents stay key-free (rewrite.ts); a URL
+   * with another key, or none, teaches nothing, so the key never goes where the upstream did not send it.
+   */
+  trustKeyIn(url: string): void {
+    const key = this.opts.key;
+    const origin = originOf(url);
+    if (!key || !origin) return;
+    const query = url.split('#')[0].split('?')[1] ?? '';
+    const carries = query.split('&').some((p) => {
+      if (!CREDENTIAL_PARAM.test(paramName(p))) return false;
+      try {
+        return decodeURIComponent(p.slice(p.indexOf('=') + 1).replace(/\+/g, ' ')) === key;
+      } catch {
+        return false;
+      }
+    });
+    if (carries) this.learnedKeyOrigins.add(origin);
+  }
+
   /** The URL actually requested: with the key when it goes to the upstream's origin (never to a third party). */
   private withKey(url: string): string {
     if (!this.opts.key) return url;
     const origin = originOf(url);
-    if (origin !== originOf(this.base) && !(this.opts.keyOrigins ?? []).some((o) => originOf(o) === origin)) return url;
+    if (origin !== originOf(this.base) && !this.learnedKeyOrigins.has(origin) && !(this.opts.keyOrigins ?? []).some((o) => originOf(o) === origin)) return url;
     return `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(this.opts.key)}`;
   }
 
