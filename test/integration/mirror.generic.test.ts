@@ -27,6 +27,43 @@ let data: string;
 const logs: string[] = [];
 const proxied: string[] = [];
 
+/** A GeoWebCache-style capabilities document for one layer over the sample's 256 px pyramid, z0-3 (limits on z2 and z3). */
+function gwcCapabilities(base: string): string {
+  const level = (z: number): string =>
+    `<TileMatrix><ows:Identifier>EPSG:900913:${z}</ows:Identifier><ScaleDenominator>${559082263.9508929 / 2 ** z}</ScaleDenominator><TopLeftCorner>-2.003750834E7 2.0037508E7</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>${2 ** z}</MatrixWidth><MatrixHeight>${2 ** z}</MatrixHeight></TileMatrix>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.0.0">
+ <ows:ServiceIdentification><ows:Title>Web Map Tile Service - GeoWebCache</ows:Title><ows:ServiceType>OGC WMTS</ows:ServiceType><ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion></ows:ServiceIdentification>
+ <Contents>
+  <Layer>
+   <ows:Title>sample</ows:Title>
+   <ows:WGS84BoundingBox><ows:LowerCorner>-180.0 -85.0511287798066</ows:LowerCorner><ows:UpperCorner>180.0 85.0511287798066</ows:UpperCorner></ows:WGS84BoundingBox>
+   <ows:Identifier>topp:sample</ows:Identifier>
+   <Style><ows:Identifier>plain</ows:Identifier></Style>
+   <Style isDefault="true"><ows:Identifier>fancy</ows:Identifier></Style>
+   <Format>image/png</Format>
+   <Dimension><ows:Identifier>Time</ows:Identifier><Default>2024-01-01</Default><Value>2024-01-01</Value></Dimension>
+   <TileMatrixSetLink><TileMatrixSet>EPSG:4326</TileMatrixSet></TileMatrixSetLink>
+   <TileMatrixSetLink><TileMatrixSet>EPSG:900913</TileMatrixSet>
+    <TileMatrixSetLimits>
+     <TileMatrixLimits><TileMatrix>EPSG:900913:0</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>0</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>0</MaxTileCol></TileMatrixLimits>
+     <TileMatrixLimits><TileMatrix>EPSG:900913:1</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>1</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>1</MaxTileCol></TileMatrixLimits>
+     <TileMatrixLimits><TileMatrix>EPSG:900913:2</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>3</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>3</MaxTileCol></TileMatrixLimits>
+     <TileMatrixLimits><TileMatrix>EPSG:900913:3</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>7</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>7</MaxTileCol></TileMatrixLimits>
+    </TileMatrixSetLimits>
+   </TileMatrixSetLink>
+   <ResourceURL format="image/png" resourceType="tile" template="${base}/gwc/rest/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format=image/png&amp;time={Time}"/>
+  </Layer>
+  <TileMatrixSet><ows:Identifier>EPSG:4326</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::4326</ows:SupportedCRS>
+   <TileMatrix><ows:Identifier>EPSG:4326:0</ows:Identifier><ScaleDenominator>2.795411320143589E8</ScaleDenominator><TopLeftCorner>90.0 -180.0</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>2</MatrixWidth><MatrixHeight>1</MatrixHeight></TileMatrix>
+  </TileMatrixSet>
+  <TileMatrixSet><ows:Identifier>EPSG:900913</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::900913</ows:SupportedCRS>
+   ${[0, 1, 2, 3, 4, 5].map(level).join('\n   ')}
+  </TileMatrixSet>
+ </Contents>
+</Capabilities>`;
+}
+
 /** A copy of the upstream's capabilities for maps/sample with every ResourceURL removed and its URLs pointing at the proxy. */
 let kvpCaps = '';
 
@@ -52,6 +89,23 @@ beforeAll(async () => {
         const body = gzipSync(r.body);
         res.writeHead(r.status, { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'gzip', 'Content-Length': body.length });
         res.end(body);
+      });
+      return;
+    }
+    // A GeoWebCache-shaped WMTS (what GeoServer's /gwc/service/wmts answers): other identifiers (topp:sample,
+    // EPSG:900913, EPSG:900913:z), a geographic set listed first, Style and Time placeholders, limits on some
+    // levels, an absolute ResourceURL; its tiles are the upstream's 256 px pyramid under GWC's REST layout.
+    if (url.startsWith('/gwc/service/wmts')) {
+      const body = Buffer.from(gwcCapabilities(proxyUrl));
+      res.writeHead(200, { 'Content-Type': 'application/vnd.ogc.wmts_xml', 'Content-Length': body.length });
+      res.end(body);
+      return;
+    }
+    const gwc = /^\/gwc\/rest\/fancy\/EPSG:900913\/EPSG:900913:(\d+)\/(\d+)\/(\d+)\?format=image\/png&time=2024-01-01/.exec(decodeURIComponent(url));
+    if (gwc) {
+      rawGet(`${upstream.url}/maps/sample/256/${gwc[1]}/${gwc[3]}/${gwc[2]}.png?key=${KEY}`).then((r) => {
+        res.writeHead(r.status, { 'Content-Type': 'image/png', 'Content-Length': r.body.length });
+        res.end(r.body);
       });
       return;
     }
@@ -177,6 +231,21 @@ describe('generic sources', () => {
     expect(tileRequests[0]).toMatch(/LAYER=maps%2Fsample%2F256&STYLE=default&TILEMATRIXSET=GoogleMapsCompatible256-z0-5&TILEMATRIX=\d&TILEROW=\d+&TILECOL=\d+&FORMAT=image%2Fpng/);
     expect(tileRequests.every((u) => u.endsWith(`key=${SECRET}`))).toBe(true);
     expect(await compareAll('wmts-kvp', '/maps/sample/256', '.png', 3)).toBe(85);
+  });
+
+  test('a GeoWebCache-shaped WMTS (EPSG:900913 identifiers, Style and Time placeholders, limits, a geographic set first) mirrors byte for byte', async () => {
+    proxied.length = 0;
+    const r = await runMirror(sourceOptions('gwc', { type: 'wmts', url: `${proxyUrl}/gwc/service/wmts?REQUEST=GetCapabilities`, layer: 'topp:sample' }));
+    expect(r.problems).toEqual([]);
+    // The limits end at EPSG:900913:3 although the set goes to 5: z0-3, every tile.
+    expect(r).toMatchObject({ status: 'published', planned: 85, failed: 0 });
+    expect(r.notes.join()).toMatch(/EPSG:900913/);
+    const tileRequests = proxied.filter((u) => u.startsWith('/gwc/rest/'));
+    expect(tileRequests.length).toBe(85);
+    expect(decodeURIComponent(tileRequests[0])).toMatch(/^\/gwc\/rest\/fancy\/EPSG:900913\/EPSG:900913:\d\/\d+\/\d+\?format=image\/png&time=2024-01-01$/);
+    expect(await compareAll('gwc', '/maps/sample/256', '.png', 3)).toBe(85);
+    const tj = JSON.parse((await rawGet(`${mirrorSrv.url}/tiles/gwc/tiles.json?key=${KEY}`)).body.toString());
+    expect(tj).toMatchObject({ format: 'png', tileSize: 256, minzoom: 0, maxzoom: 3 });
   });
 
   test('areas narrow a generic source: plan counts equal the cover and the run stores exactly it', async () => {
