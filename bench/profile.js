@@ -1,7 +1,7 @@
 'use strict';
 // Where a tilemirror server spends its CPU under the serve benchmark's load: runs `node --cpu-prof dist/cli.js
 // serve`, loads it like `serve` does, stops it, and summarises the profile (self time by function and by area).
-//   node bench/profile.js [--duration 8] [--connections 64] [--store <file>] [--top 30]
+//   node bench/profile.js [--duration 8] [--connections 64] [--store <file>] [--top 30] [--bare]
 // The .cpuprofile is kept in .bench/profiles/ (open it in Chrome DevTools or speedscope for the call tree).
 
 const fs = require('node:fs');
@@ -77,7 +77,12 @@ async function main() {
   const origin = `http://127.0.0.1:${port}`;
   const config = await writeConfig(tmp, { port, dataDir: store.dataDir });
   const urlOf = (t) => `/maps/${store.id}/${t.z}/${t.x}/${t.y}.png?key=${KEY}`;
-  const child = startServer('tilemirror (profiled)', process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, CLI, 'serve', '--config', config], { cwd: tmp });
+  // --bare: the same load on the bare node:http server (bench/bare-server.js), to compare costs line by line.
+  const bare = process.argv.includes('--bare');
+  const serverArgs = bare
+    ? [path.join(__dirname, 'bare-server.js'), '--store', store.file, '--port', String(port), '--id', store.id, '--maxzoom', '5']
+    : [CLI, 'serve', '--config', config];
+  const child = startServer(bare ? 'bare (profiled)' : 'tilemirror (profiled)', process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, ...serverArgs], { cwd: tmp });
   let load;
   try {
     await waitReady(child, origin + urlOf(tiles[0]));

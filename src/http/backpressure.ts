@@ -15,39 +15,55 @@ interface SocketQueue {
   pausedByUs: boolean;
 }
 
-const queues = new WeakMap<Socket, SocketQueue>();
+const queues = new WeakMap<Socket, SocketQueue & { socket: Socket }>();
+
+const QUEUE = Symbol('connection queue');
+type QueuedResponse = ServerResponse & { [QUEUE]?: SocketQueue & { socket: Socket } };
 
 /** Runs `handle` now, or once fewer than MAX_IN_FLIGHT earlier answers on the same connection are unfinished. */
 export function admit(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
   const socket = req.socket;
-  let q = queues.get(socket);
-  if (!q) {
-    const fresh: SocketQueue = { inFlight: 0, waiting: [], pausedByUs: false };
+  let queue = queues.get(socket);
+  if (!queue) {
+    const fresh = { inFlight: 0, waiting: [], pausedByUs: false, socket };
     queues.set(socket, fresh);
     socket.once('close', () => {
       fresh.waiting.length = 0;
     });
-    q = fresh;
+    queue = fresh;
   }
-  const queue = q;
-  const run = (): void => {
-    queue.inFlight += 1;
-    res.once('close', () => {
-      queue.inFlight -= 1;
-      const next = queue.waiting.shift();
-      if (next) {
-        next();
-      } else if (queue.pausedByUs && !socket.destroyed) {
-        queue.pausedByUs = false;
-        socket.resume();
-      }
-    });
+  if (queue.inFlight < MAX_IN_FLIGHT) {
+    start(res, queue);
     handle();
-  };
-  if (queue.inFlight < MAX_IN_FLIGHT) return run();
-  queue.waiting.push(run);
-  if (!queue.pausedByUs) {
-    queue.pausedByUs = true;
+    return;
+  }
+  const waiting = queue;
+  waiting.waiting.push(() => {
+    start(res, waiting);
+    handle();
+  });
+  if (!waiting.pausedByUs) {
+    waiting.pausedByUs = true;
     socket.pause();
+  }
+}
+
+// One shared listener (not a closure per request: this runs for every tile), the queue kept on the response.
+function start(res: ServerResponse, queue: SocketQueue & { socket: Socket }): void {
+  queue.inFlight += 1;
+  (res as QueuedResponse)[QUEUE] = queue;
+  res.on('close', finished);
+}
+
+function finished(this: QueuedResponse): void {
+  const queue = this[QUEUE];
+  if (!queue) return;
+  queue.inFlight -= 1;
+  const next = queue.waiting.shift();
+  if (next) {
+    next();
+  } else if (queue.pausedByUs && !queue.socket.destroyed) {
+    queue.pausedByUs = false;
+    queue.socket.resume();
   }
 }

@@ -16,7 +16,7 @@ import type { RawParams, RequestContext, Route, Services } from './route-table';
 export class Dispatcher {
   private readonly keys: KeyRing;
   private readonly policy: CachePolicy;
-  private readonly proxies: ProxyTrust;
+  readonly proxies: ProxyTrust;
 
   private readonly requestLog: boolean;
 
@@ -29,16 +29,11 @@ export class Dispatcher {
 
   run(route: Route, params: RawParams | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
     (req as TimedRequest).route = route.pattern;
-    let query: URLSearchParams | undefined;
     const key = keyParam(rawQuery);
     let cors = ANY_ORIGIN;
     let plan: RequestContext['plan'] = 'free';
     if (!route.public) {
-      const auth = this.keys.check(key, {
-        origin: req.headers.origin,
-        referer: req.headers.referer,
-        'user-agent': req.headers['user-agent'],
-      });
+      const auth = this.keys.check(key, req.headers);
       if (!auth.ok) return this.send(req, res, textReply(403, auth.message), cors);
       plan = auth.key.plan;
       if (auth.allowOrigin !== '*') cors = { 'Access-Control-Allow-Origin': auth.allowOrigin, Vary: 'Origin' };
@@ -48,45 +43,10 @@ export class Dispatcher {
       cors = { ...cors, Deprecation: 'true', ...(successor && { Link: `<${successor}>; rel="successor-version"` }) };
     }
     if (!params) return this.send(req, res, textReply(400, 'Invalid percent-encoding in the path'), cors);
-    const { publicUrl } = this.config.server;
-    const proxies = this.proxies;
-    let baseUrl: string | undefined;
-    let forwarded = false;
-    let signal: AbortSignal | undefined;
-    const ctx: RequestContext = {
-      catalog: this.catalog,
-      config: this.config,
-      key: key ?? '',
-      plan,
-      // Only documents need these; tiles never ask, so they are worked out on first use.
-      get baseUrl() {
-        if (baseUrl === undefined) {
-          forwarded = !publicUrl && proxies.trusts(req);
-          baseUrl = baseUrlOf(req, publicUrl, forwarded);
-        }
-        return baseUrl;
-      },
-      get query() {
-        return (query ??= new URLSearchParams(rawQuery));
-      },
-      headers: req.headers,
-      // Only long work (static renders) asks; the listener is added on first use, not on every tile.
-      get signal() {
-        return (signal ??= closedBeforeFinish(res));
-      },
-      path,
-      // Only geolocation asks (and geocoding's `proximity=ip`): X-Forwarded-For is read then.
-      get clientAddress() {
-        return proxies.clientAddress(req);
-      },
-      get trustedProxy() {
-        return proxies.trusts(req);
-      },
-      ...this.services,
-    };
+    const ctx = new Context(this, req, res, key ?? '', plan, path, rawQuery);
     // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache
     // must not hand it to a request that sent others (or none).
-    const headers = (): Record<string, string> => (forwarded ? withVary(cors, FORWARDED_HEADERS) : cors);
+    const headers = (): Record<string, string> => (ctx.forwarded ? withVary(cors, FORWARDED_HEADERS) : cors);
     let result: Reply | Promise<Reply>;
     try {
       result = route.invoke(ctx, params);
@@ -131,6 +91,78 @@ export class Dispatcher {
   logRequest(req: IncomingMessage, status: number): void {
     const started = (req as TimedRequest).startedAt;
     this.log.info({ method: req.method, url: redactKey(req.url ?? ''), status, ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000 }, 'request');
+  }
+}
+
+/**
+ * The context of one request. A class, not an object literal with getters and the services spread in: one
+ * allocation of a fixed shape per request, the lazy parts (base URL, query, signal, client address) on the
+ * prototype and worked out on first use — tiles never ask for them.
+ */
+class Context implements RequestContext {
+  readonly catalog: Catalog;
+  readonly config: Config;
+  readonly headers: IncomingMessage['headers'];
+  readonly jobStatus: Services['jobStatus'];
+  readonly elevation: Services['elevation'];
+  readonly coordinates: Services['coordinates'];
+  readonly geocoding: Services['geocoding'];
+  readonly geolocation: Services['geolocation'];
+  readonly metrics: Services['metrics'];
+  readonly readiness: Services['readiness'];
+  /** The base URL came from a trusted proxy's X-Forwarded-* headers (known once `baseUrl` was read). */
+  forwarded = false;
+  private base: string | undefined = undefined;
+  private params: URLSearchParams | undefined = undefined;
+  private abort: AbortSignal | undefined = undefined;
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly key: string,
+    readonly plan: RequestContext['plan'],
+    readonly path: string,
+    private readonly rawQuery: string,
+  ) {
+    this.catalog = dispatcher.catalog;
+    this.config = dispatcher.config;
+    this.headers = req.headers;
+    const services = dispatcher.services;
+    this.jobStatus = services.jobStatus;
+    this.elevation = services.elevation;
+    this.coordinates = services.coordinates;
+    this.geocoding = services.geocoding;
+    this.geolocation = services.geolocation;
+    this.metrics = services.metrics;
+    this.readiness = services.readiness;
+  }
+
+  get baseUrl(): string {
+    if (this.base === undefined) {
+      const { publicUrl } = this.config.server;
+      this.forwarded = !publicUrl && this.dispatcher.proxies.trusts(this.req);
+      this.base = baseUrlOf(this.req, publicUrl, this.forwarded);
+    }
+    return this.base;
+  }
+
+  get query(): URLSearchParams {
+    return (this.params ??= new URLSearchParams(this.rawQuery));
+  }
+
+  // Only long work (static renders) asks; the listener is added on first use, not on every tile.
+  get signal(): AbortSignal {
+    return (this.abort ??= closedBeforeFinish(this.res));
+  }
+
+  // Only geolocation asks (and geocoding's `proximity=ip`): X-Forwarded-For is read then.
+  get clientAddress(): string {
+    return this.dispatcher.proxies.clientAddress(this.req);
+  }
+
+  get trustedProxy(): boolean {
+    return this.dispatcher.proxies.trusts(this.req);
   }
 }
 

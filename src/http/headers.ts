@@ -16,10 +16,16 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   return !!m && (m[2] === undefined || Number(m[2]) > 0);
 }
 
+// The Cache-Control values of a policy, written once (not a template string per tile).
+const cacheControls = new WeakMap<CachePolicy, { tile: string; document: string; none: string }>();
+
 function cacheControl(reply: Reply, policy: CachePolicy): string {
-  if (reply.cache === 'tile') return `public, max-age=${policy.tilesMaxAge}`;
-  if (reply.cache === 'document') return `public, max-age=${policy.documentsMaxAge}, must-revalidate`;
-  return 'no-cache';
+  let values = cacheControls.get(policy);
+  if (!values) {
+    values = { tile: `public, max-age=${policy.tilesMaxAge}`, document: `public, max-age=${policy.documentsMaxAge}, must-revalidate`, none: 'no-cache' };
+    cacheControls.set(policy, values);
+  }
+  return values[reply.cache];
 }
 
 /** True when an If-None-Match header lists the tag (or `*`); weak and strong forms compare equal. */
@@ -77,12 +83,9 @@ function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, pol
   const baseTag = reply.etag ?? digestTag(reply.body ?? '');
   const tag = `"${baseTag}${encoded ? '-gz' : ''}"`;
 
-  const headers: Record<string, string | number> = {
-    'Cache-Control': cacheControl(reply, policy),
-    ETag: tag,
-    ...extraHeaders,
-    ...reply.headers,
-  };
+  const headers: Record<string, string | number> = { 'Cache-Control': cacheControl(reply, policy), ETag: tag };
+  if (extraHeaders) Object.assign(headers, extraHeaders);
+  if (reply.headers) Object.assign(headers, reply.headers);
   if (reply.gzipped || reply.compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
 
   // 204 too: an absent tile that is still absent revalidates like any other.

@@ -9,6 +9,7 @@ import type { JobStatusSource } from '../store/job-state';
 import type { ElevationService } from '../services/elevation';
 import type { Readiness } from './health';
 import type { ServerMetrics } from './metrics';
+import { compileFastParser, FAIL } from './params';
 import { badRequest, type Reply } from './reply';
 
 /** What a handler knows about the request, after the key was checked. */
@@ -165,6 +166,8 @@ export function route<S extends ParamSchema>(pattern: string, params: S, handler
   const missing = pathParams.filter((n) => !keys.includes(n));
   if (missing.length) throw new Error(`route ${pattern}: no schema for path parameter(s) ${missing.join(', ')}`);
   const queryParams = keys.filter((k) => !pathParams.includes(k)).map((name) => ({ name, repeated: isRepeated(params.shape[name]) }));
+  // Tile routes (path parameters only): valid input is parsed without zod (params.ts says why).
+  const fast = queryParams.length ? undefined : compileFastParser(params);
   return {
     pattern,
     regex: compilePattern(pattern),
@@ -175,6 +178,10 @@ export function route<S extends ParamSchema>(pattern: string, params: S, handler
     doc,
     ...options,
     invoke(ctx, raw) {
+      if (fast) {
+        const value = fast(raw);
+        if (value !== FAIL) return handler(ctx, value as z.output<S>);
+      }
       if (queryParams.length) {
         const q = ctx.query;
         for (const { name, repeated } of queryParams) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TileFormat } from '../../store/types';
-import { assertInPyramid, id, scale2x, tileAddress, tileFormat, type TileAddress } from '../params';
+import { assertInPyramid, fastObject, id, optionalLiteral, scale2x, tileAddress, tileFormat, type TileAddress } from '../params';
 import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
@@ -10,15 +10,18 @@ import { rasterTiles } from './tiles';
 const MAP_FORMATS = ['png', 'jpg', 'webp', 'basis'] as const satisfies readonly TileFormat[];
 const xyz = tileAddress({ z: 'z', x: 'x', y: 'y' });
 
-export const mapTileParams = z
-  .object({
-    mapId: id('map id'),
-    size: z.literal('256').optional().describe('`256`: the 256 px pyramid (default 512 px)'),
-    ...xyz.shape,
-    scale: scale2x('only @2x'),
-    format: tileFormat(MAP_FORMATS, 'use png, jpg, webp or basis', 'image format'),
-  })
-  .superRefine(xyz.refine);
+export const mapTileParams = fastObject(
+  z
+    .object({
+      mapId: id('map id'),
+      size: optionalLiteral('256', '`256`: the 256 px pyramid (default 512 px)'),
+      ...xyz.shape,
+      scale: scale2x('only @2x'),
+      format: tileFormat(MAP_FORMATS, 'use png, jpg, webp or basis', 'image format'),
+    })
+    .superRefine(xyz.refine),
+  xyz.valid,
+);
 
 export interface MapTileRequest extends TileAddress {
   tileSize: 256 | 512;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RasterTiles } from '../../services/raster-tiles';
 import type { TileFormat } from '../../store/types';
-import { assertInPyramid, formatFromExtension, id, tileAddress, type TileAddress } from '../params';
+import { assertInPyramid, fastObject, formatFromExtension, id, optionalText, tileAddress, type TileAddress } from '../params';
 import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
@@ -12,13 +12,15 @@ export const rasterTiles = new RasterTiles();
 const RASTER: readonly TileFormat[] = ['png', 'jpg', 'webp'];
 
 const xyz = tileAddress({ z: 'z', x: 'x', y: 'y' });
-const ext = z
-  .string()
-  .optional()
-  .meta({ type: 'string', enum: ['png', 'jpg', 'jpeg', 'webp', 'pbf', 'mvt', 'basis'], description: 'the stored format, or another raster format of a raster tile set' });
+const ext = optionalText(
+  z
+    .string()
+    .optional()
+    .meta({ type: 'string', enum: ['png', 'jpg', 'jpeg', 'webp', 'pbf', 'mvt', 'basis'], description: 'the stored format, or another raster format of a raster tile set' }),
+);
 
-export const tilesTileParams = z.object({ tilesId: id('tile set id'), ...xyz.shape, ext }).superRefine(xyz.refine);
-export const imageTileParams = z.object({ imageId: id('image id'), ...xyz.shape, ext }).superRefine(xyz.refine);
+export const tilesTileParams = fastObject(z.object({ tilesId: id('tile set id'), ...xyz.shape, ext }).superRefine(xyz.refine), xyz.valid);
+export const imageTileParams = fastObject(z.object({ imageId: id('image id'), ...xyz.shape, ext }).superRefine(xyz.refine), xyz.valid);
 
 /** A stored tile (tile set or image) by its validated address; `ext` asks for another raster format. */
 export function serveStoredTile(ctx: RequestContext, kind: 'tiles' | 'images', storeId: string, a: TileAddress, ext?: string): Reply | Promise<Reply> {
