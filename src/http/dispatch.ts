@@ -217,12 +217,25 @@ export function redactKey(url: string): string {
   if (q < 0) return url;
   const query = url.slice(q + 1);
   if (!/%|key/i.test(query)) return url;
+  // Tile requests differ by path and repeat their query (`key=…`): its redacted form is remembered.
+  let redacted = redactedQueries.get(query);
+  if (redacted === undefined) {
+    redacted = redactQuery(query);
+    if (redactedQueries.size >= 256) redactedQueries.clear();
+    redactedQueries.set(query, redacted);
+  }
+  return `${url.slice(0, q)}?${redacted}`;
+}
+
+const redactedQueries = new Map<string, string>();
+
+function redactQuery(query: string): string {
   // Without `%` a name decodes to itself (a `+` would make a space, never `key`): one replace, as on every tile request.
-  if (!query.includes('%')) return `${url.slice(0, q)}?${query.replace(/(^|&)(key)=[^&]*/gi, '$1$2=***')}`;
+  if (!query.includes('%')) return query.replace(/(^|&)(key)=[^&]*/gi, '$1$2=***');
   const parts = query.split('&').map((segment) => {
     const eq = segment.indexOf('=');
     if (eq < 0 || paramName(segment).toLowerCase() !== 'key') return segment;
     return `${segment.slice(0, eq)}=***`;
   });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
+  return parts.join('&');
 }

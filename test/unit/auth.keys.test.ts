@@ -107,6 +107,11 @@ describe('the key parameter and the log', () => {
     expect(redactKey('/t?key=a=b&key==c')).toBe('/t?key=***&key=***');
     expect(redactKey('/t?%zz=1&%6Bey=s3cret')).toBe('/t?%zz=1&%6Bey=***');
     expect(redactKey('/key=s3cret')).toBe('/key=s3cret');
+    // The redacted query is remembered: the second path with the same query, and the same URL again, agree.
+    expect(redactKey('/t/1/0/0?key=s3cret')).toBe('/t/1/0/0?key=***');
+    expect(redactKey('/t?%6Bey=s3cret&x=%6B')).toBe('/t?%6Bey=***&x=%6B');
+    for (let i = 0; i < 300; i++) expect(redactKey(`/t/${i}?key=k${i}&n=${i}`)).toBe(`/t/${i}?key=***&n=${i}`);
+    expect(redactKey('/u?key=s3cret')).toBe('/u?key=***');
   });
 });
 
