@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compilePattern, matchRoute, NO_PARAMS, route, type Handler } from '../../src/http/route-table';
+import { compileIndexed, compilePattern, matchRoute, NO_PARAMS, route, type Handler } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
 import { dataFeatures } from '../../src/http/routes/data';
 import { imageJson, mapStyle, mapTileJson, mapTileset, mapViewer, tilesTileJson } from '../../src/http/routes/tileset-documents';
@@ -25,6 +25,28 @@ describe('route patterns', () => {
     expect(re.exec('/maps/a/256/1/2/3@2x.png')?.groups).toMatchObject({ mapId: 'a', size: '256', z: '1', x: '2', y: '3', scale: '@2x', format: 'png' });
     expect(re.exec('/maps/a/1/2/3.webp')?.groups).toMatchObject({ size: undefined, scale: undefined, format: 'webp' });
     expect(re.test('/maps/a/1/2/3')).toBe(false);
+  });
+
+  test('numbered matching (what the dispatcher uses) finds what the named pattern finds, for every route', () => {
+    const paths = [
+      '/maps/a/256/1/2/3@2x.png', '/maps/a/1/2/3.webp', '/maps/a.b/1/2/3.png', '/maps/a/static/1,2,3/10x10@2x.png', '/maps/a/style.json',
+      '/tiles/t/1/2/3', '/tiles/t/1/2/3.pbf', '/tiles/t.x/1/2/3.a.b', '/images/i/0/0/0.png', '/fonts/A,B/0-255.pbf', '/data/d/features.json',
+      '/coordinates/transform/1,2;3,4.json', '/geocoding/a.b.json', '/maps/a/1/2', '/wmts/1.0.0/WMTSCapabilities.xml', '/',
+    ];
+    let matched = 0;
+    for (const r of routes) {
+      const { regex, names } = compileIndexed(r.pattern);
+      for (const p of paths) {
+        const named = compilePattern(r.pattern).exec(p);
+        const numbered = regex.exec(p);
+        expect(!!numbered).toBe(!!named);
+        if (!named || !numbered) continue;
+        matched++;
+        expect(Object.fromEntries(names.map((n, i) => [n, numbered[i + 1]]))).toEqual({ ...named.groups });
+      }
+    }
+    expect(matched).toBeGreaterThan(10);
+    expect(compileIndexed('/a/:x(b|c)/[:y/]:z').names).toEqual(['x', 'y', 'z']);
   });
 
   test('parameters are percent-decoded; bad encoding is reported', () => {
