@@ -145,12 +145,24 @@ program
 // (src/interchange-cli.ts). Thin: parse, call, report; a known error is one clear line and exit 1.
 async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[]): Promise<void> {
   const cli = await import('./interchange-cli.js');
-  try {
+  await reportingKnown(cli.InterchangeError, () => {
     for (const line of run(cli)) console.log(line);
+  });
+}
+
+/**
+ * Runs a command whose expected failures are `known` errors: such an error is one line on stderr (`error: …`,
+ * no stack) and exit status 1 at once (nothing a failed import or export left running, a worker say, may keep
+ * the process alive; stderr is synchronous for files and pipes on Linux); anything else keeps its stack (the
+ * program's catch-all).
+ */
+async function reportingKnown(known: new (...args: never[]) => Error, run: () => Promise<void> | void): Promise<void> {
+  try {
+    await run();
   } catch (err) {
-    if (!(err instanceof cli.InterchangeError)) throw err;
-    console.error(err.message);
-    process.exitCode = 1;
+    if (!(err instanceof known)) throw err;
+    console.error(`error: ${err.message}`);
+    process.exit(1);
   }
 }
 
@@ -161,13 +173,7 @@ registerMirrorCommands(program);
 // line and exit 1; anything else keeps its stack.
 async function bundleAction(run: () => Promise<void> | void): Promise<void> {
   const { BundleError } = await import('./bundle/manifest.js');
-  try {
-    await run();
-  } catch (err) {
-    if (!(err instanceof BundleError)) throw err;
-    console.error(`error: ${err.message}`);
-    process.exit(1);
-  }
+  await reportingKnown(BundleError, run);
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
