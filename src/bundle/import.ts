@@ -116,7 +116,7 @@ function lockStores(dataDir: string, b: OpenedBundle, made: string[]): Lock[] {
       const paths = storePaths(dataDir, entry.kind, entry.id);
       makeDir(paths.dir, made);
       try {
-        locks.push(acquireLock(paths.lock));
+        locks.push(acquireLock(paths.lock, 'import'));
       } catch (err) {
         if (!(err instanceof LockError)) throw err;
         throw new BundleError(`${entry.kind}/${entry.id} is busy: ${err.message}; nothing was changed: import again once it is done`);
@@ -194,7 +194,8 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   } finally {
     for (const l of locks) l.release();
     if (!published) {
-      for (const d of made.reverse()) {
+      // Deepest first: a folder goes once the folders made inside it are gone.
+      for (const d of made.sort((x, y) => y.length - x.length)) {
         try {
           rmdirSync(d);
         } catch {
