@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTENT_TABLES, MAIN_TABLE_KEY, type StoreHeader } from './content';
+import { flushBehind, type FlushBehind } from './flush-behind';
 import { publishFile } from './publish';
 import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
 import { removeStaging } from './staging';
@@ -29,6 +30,7 @@ export class StorePatch {
   private readonly putDoc: Database.Statement;
   private readonly delDoc: Database.Statement;
   private pending = 0;
+  private readonly flusher: FlushBehind;
 
   /** `base`: start from a copy of the published store (incremental); otherwise from an empty file (full). */
   constructor(readonly paths: { published: string; staging: string }, base: boolean, opts: { averageTileBytes?: number } = {}) {
@@ -49,6 +51,8 @@ export class StorePatch {
     this.putDoc = this.db.prepare('INSERT OR REPLACE INTO tilemirror_documents (path, content_type, data) VALUES (?, ?, ?)');
     this.delDoc = this.db.prepare('DELETE FROM tilemirror_documents WHERE path = ?');
     this.db.exec('BEGIN');
+    // The disk writes the staging file while the records are applied, not all at once at the publishing fsync.
+    this.flusher = flushBehind(paths.staging);
   }
 
   /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the source has. */
@@ -108,6 +112,7 @@ export class StorePatch {
   /** Commits, drops the tables the source does not have, and closes the staging file as one self-contained file. */
   complete(): void {
     this.db.exec('COMMIT');
+    this.flusher.stop();
     for (const t of this.dropped) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
@@ -119,6 +124,7 @@ export class StorePatch {
 
   /** Gives up: closes and removes the staging file; the published store is untouched. */
   abandon(): void {
+    this.flusher.stop();
     if (this.db.open) this.db.close();
     removeStaging(this.paths.staging);
   }
