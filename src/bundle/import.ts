@@ -136,7 +136,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   else if (b.signature) log(`note: signed by key ${signerOf(b.signature)}, not checked (no trusted key given: --trust)`);
   checkPartSizes(b);
   const made: string[] = [];
-  const locks = lockStores(opts.dataDir, b, made);
+  let locks: Lock[] = [];
   // From here every store this import could write is locked; the hashes are checked beside the staging work.
   // One thread fewer than the cores: the main thread is busy writing SQLite meanwhile.
   let hashing: Promise<void> | undefined;
@@ -149,6 +149,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   };
   let published = false;
   try {
+    locks = lockStores(opts.dataDir, b, made);
     const steps = plan(opts.dataDir, b);
     hashing = hashParts(b, availableParallelism() - 1);
     // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
