@@ -22,7 +22,7 @@ import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
 import { signerOf, verifyManifest } from './sign';
-import { checkPartSizes, hashParts } from './verify';
+import { checkPartSizes, startHashing, type Hashing } from './verify';
 
 export interface ImportOptions {
   dataDir: string;
@@ -137,13 +137,15 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   checkPartSizes(b);
   const made: string[] = [];
   let locks: Lock[] = [];
-  // From here every store this import could write is locked; the hashes are checked beside the staging work.
-  // One thread fewer than the cores: the main thread is busy writing SQLite meanwhile.
-  let hashing: Promise<void> | undefined;
+  // The hashes are checked beside the staging work, by one thread fewer than the cores (the main thread writes
+  // SQLite meanwhile); verify() joins in with the parts still left, then waits for every hash.
+  let hashing: Hashing | undefined;
   let verified = false;
   const verify = async (): Promise<void> => {
     if (verified) return;
-    await (hashing ??= hashParts(b, availableParallelism() - 1));
+    hashing ??= startHashing(b, availableParallelism() - 1);
+    hashing.help();
+    await hashing.result;
     verified = true;
     log(`parts: ${b.manifest.parts.length} checked (${b.manifest.payloadBytes} bytes, SHA-256)`);
   };
@@ -151,9 +153,10 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   try {
     locks = lockStores(opts.dataDir, b, made);
     const steps = plan(opts.dataDir, b);
-    hashing = hashParts(b, availableParallelism() - 1);
+    // From here every store this import could write is locked and fits: the hashing starts.
+    hashing = startHashing(b, availableParallelism() - 1);
     // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
-    hashing.catch(() => undefined);
+    hashing.result.catch(() => undefined);
     let records = 0;
     const tick = (): void => {
       if (opts.pauseAfter !== undefined && ++records === opts.pauseAfter) opts.onPause?.();
@@ -190,7 +193,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
     return result;
   } catch (err) {
     // Whatever stopped the import, the hashing is not left running behind it.
-    await hashing?.catch(() => undefined);
+    await hashing?.result.catch(() => undefined);
     throw err;
   } finally {
     for (const l of locks) l.release();
