@@ -68,7 +68,7 @@ function plan(dataDir: string, b: OpenedBundle): Step[] {
 function stageStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => void): StorePatch {
   const { entry, ref } = step;
   const averageTileBytes = entry.counts.tilesPut > 0 ? entry.bytes / entry.counts.tilesPut : 0;
-  const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes });
+  const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes, bytes: entry.bytes });
   const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length);
   try {
     patch.setHeader(entry.header);
