@@ -91,7 +91,7 @@ export function importMbtilesCommand(opts: ImportMbtilesOptions): string[] {
   mkdirSync(paths.dir, { recursive: true });
   let lock;
   try {
-    lock = acquireLock(paths.lock);
+    lock = acquireLock(paths.lock, 'import');
   } catch (err) {
     if (err instanceof LockError) throw new InterchangeError(`${kind}/${id} is busy: ${err.message}`);
     throw err;

@@ -1,19 +1,28 @@
-// `tilemirror import`: checks the whole bundle before touching anything (signature when keys are trusted, the
-// size and SHA-256 of every part, the base version of every incremental store), then applies each store into a
-// hidden staging file and publishes it by one rename, which a running server's catalog notices (directory watch
-// or its periodic rescan) and serves without a restart. Idempotent and resumable per store: a store already at
-// the bundle's version is skipped; one interrupted mid-way (SIGKILL) was never published and is redone.
+// `tilemirror import`: refuses a bundle that does not fit before anything is written (signature when keys are
+// trusted, checked first; the size of every part; the store locks; the base version of every incremental store),
+// then applies each store into a hidden staging file (`.{id}.mbtiles.import`, skipped by the catalog) while worker
+// threads check the SHA-256 of every part, and publishes nothing before every hash agrees: a damaged part
+// removes the staging file and leaves the data directory as it was (no file added, changed or left behind).
+// Each store is published by one rename, which a running server's catalog notices (directory watch or its
+// periodic rescan) and serves without a restart. Idempotent and resumable per store: a store already at the
+// bundle's version is skipped; one interrupted mid-way (SIGKILL) was never published and is redone.
+// An import holds each store's mirror lock (src/mirror/lock.ts) from before its version is read until it is
+// published, so a mirror run and an import of the same store never overlap: whichever comes second is refused.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { acquireLock, type Lock } from '../mirror/lock';
+import { LockError } from '../mirror/errors';
 import { storeName, type StoreRef } from '../store/content';
 import { rememberVersion, storeVersion } from '../store/content-version';
 import { patchPaths, StorePatch } from '../store/patch';
+import { storePaths } from '../store/staging';
 import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
 import { signerOf, verifyManifest } from './sign';
-import { verifyParts } from './verify';
+import { checkPartSizes, startHashing, type Hashing } from './verify';
 
 export interface ImportOptions {
   dataDir: string;
@@ -55,11 +64,11 @@ function plan(dataDir: string, b: OpenedBundle): Step[] {
   return steps;
 }
 
-function applyStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => void): void {
+/** Builds the store's staging file from its records and checks its counts; the caller publishes or abandons it. */
+function stageStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => void): StorePatch {
   const { entry, ref } = step;
-  mkdirSync(join(dataDir, entry.kind), { recursive: true });
   const averageTileBytes = entry.counts.tilesPut > 0 ? entry.bytes / entry.counts.tilesPut : 0;
-  const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes });
+  const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes, bytes: entry.bytes });
   const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length);
   try {
     patch.setHeader(entry.header);
@@ -83,14 +92,41 @@ function applyStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => vo
       );
     }
     patch.complete();
-    patch.publish();
+    return patch;
   } catch (err) {
     patch.abandon();
     throw err;
   } finally {
     reader.close();
   }
-  rememberVersion(dataDir, ref, entry.version);
+}
+
+/** Creates `dir` (and missing parents) and notes each folder it made, so a refusal can take them away again. */
+function makeDir(dir: string, made: string[]): void {
+  const first = mkdirSync(dir, { recursive: true });
+  if (first === undefined) return;
+  for (let d = dir; d.length >= first.length; d = join(d, '..')) made.push(d);
+}
+
+/** Takes the mirror lock of every store of the bundle, or none: a store being mirrored (or imported) is refused. */
+function lockStores(dataDir: string, b: OpenedBundle, made: string[]): Lock[] {
+  const locks: Lock[] = [];
+  try {
+    for (const entry of b.manifest.stores) {
+      const paths = storePaths(dataDir, entry.kind, entry.id);
+      makeDir(paths.dir, made);
+      try {
+        locks.push(acquireLock(paths.lock, 'import'));
+      } catch (err) {
+        if (!(err instanceof LockError)) throw err;
+        throw new BundleError(`${entry.kind}/${entry.id} is busy: ${err.message}; nothing was changed: import again once it is done`);
+      }
+    }
+  } catch (err) {
+    for (const l of locks) l.release();
+    throw err;
+  }
+  return locks;
 }
 
 export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
@@ -98,24 +134,78 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   const b = openBundle(opts.bundle);
   if (opts.trust.length > 0) log(`signature: good, key ${verifyManifest(b.manifestBytes, b.signature, opts.trust)} is trusted`);
   else if (b.signature) log(`note: signed by key ${signerOf(b.signature)}, not checked (no trusted key given: --trust)`);
-  await verifyParts(b);
-  log(`parts: ${b.manifest.parts.length} checked (${b.manifest.payloadBytes} bytes, SHA-256)`);
-  const steps = plan(opts.dataDir, b);
-  let records = 0;
-  const tick = (): void => {
-    if (opts.pauseAfter !== undefined && ++records === opts.pauseAfter) opts.onPause?.();
+  checkPartSizes(b);
+  const made: string[] = [];
+  let locks: Lock[] = [];
+  // The hashes are checked beside the staging work, by one thread fewer than the cores (the main thread writes
+  // SQLite meanwhile); verify() joins in with the parts still left, then waits for every hash.
+  let hashing: Hashing | undefined;
+  let verified = false;
+  const verify = async (): Promise<void> => {
+    if (verified) return;
+    hashing ??= startHashing(b, availableParallelism() - 1);
+    hashing.help();
+    await hashing.result;
+    verified = true;
+    log(`parts: ${b.manifest.parts.length} checked (${b.manifest.payloadBytes} bytes, SHA-256)`);
   };
-  const result: ImportResult = { applied: [], skipped: [] };
-  for (const step of steps) {
-    const name = storeName(step.ref);
-    if (step.action === 'skip') {
-      result.skipped.push(name);
-      log(`${name}: already at version ${step.entry.version}`);
-      continue;
+  let published = false;
+  try {
+    locks = lockStores(opts.dataDir, b, made);
+    const steps = plan(opts.dataDir, b);
+    // From here every store this import could write is locked and fits: the hashing starts.
+    hashing = startHashing(b, availableParallelism() - 1);
+    // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
+    hashing.result.catch(() => undefined);
+    let records = 0;
+    const tick = (): void => {
+      if (opts.pauseAfter !== undefined && ++records === opts.pauseAfter) opts.onPause?.();
+    };
+    const result: ImportResult = { applied: [], skipped: [] };
+    for (const step of steps) {
+      const name = storeName(step.ref);
+      if (step.action === 'skip') {
+        result.skipped.push(name);
+        log(`${name}: already at version ${step.entry.version}`);
+        continue;
+      }
+      let patch: StorePatch;
+      try {
+        patch = stageStore(opts.dataDir, b, step, tick);
+      } catch (err) {
+        // A damaged part can break the records before its hash is known: the hash says best what is wrong.
+        await verify();
+        throw err;
+      }
+      try {
+        await verify();
+      } catch (err) {
+        patch.abandon();
+        throw err;
+      }
+      patch.publish();
+      published = true;
+      rememberVersion(opts.dataDir, step.ref, step.entry.version);
+      result.applied.push(name);
+      log(`${name}: now at version ${step.entry.version} (${step.entry.mode}${step.entry.base ? ` from ${step.entry.base}` : ''})`);
     }
-    applyStore(opts.dataDir, b, step, tick);
-    result.applied.push(name);
-    log(`${name}: now at version ${step.entry.version} (${step.entry.mode}${step.entry.base ? ` from ${step.entry.base}` : ''})`);
+    await verify();
+    return result;
+  } catch (err) {
+    // Whatever stopped the import, the hashing is not left running behind it.
+    await hashing?.result.catch(() => undefined);
+    throw err;
+  } finally {
+    for (const l of locks) l.release();
+    if (!published) {
+      // Deepest first: a folder goes once the folders made inside it are gone.
+      for (const d of made.sort((x, y) => y.length - x.length)) {
+        try {
+          rmdirSync(d);
+        } catch {
+          // not empty (a store was published into it) or gone: leave it
+        }
+      }
+    }
   }
-  return result;
 }

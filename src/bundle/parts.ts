@@ -251,6 +251,7 @@ export class PayloadReader {
       this.start += n;
       return out;
     }
+    if (n - (this.end - this.start) > this.stop - this.pos) throw new BundleError('damaged bundle payload: a record runs past the end of its store');
     if (n > this.buf.length / 2) {
       // A big tile: its own buffer.
       const out = Buffer.allocUnsafe(n);

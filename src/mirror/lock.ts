@@ -9,7 +9,9 @@
 // closed by checking the inode: a contender may open the file just before the holder unlinks it and then lock
 // the unlinked inode. The holder unlinks while still holding the lock, so a lock taken on an inode that is no
 // longer the one at the path is worthless: the contender sees the mismatch and tries again.
-// The holder's pid is committed in the file so that a refused run can say who holds the store.
+// The holder's pid is committed in the file so that a refused run can say who holds the store, and what it is
+// doing: a mirror run, or an import of a bundle (src/bundle/import.ts takes the same lock, so the two never
+// overlap on one store).
 
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
@@ -17,13 +19,18 @@ import { hostname } from 'node:os';
 import { LockError } from './errors';
 
 
+/** What holds a store: a mirror run (the default) or a bundle import. */
+export type LockTask = 'mirror' | 'import';
+
+const BUSY: Record<LockTask, string> = { mirror: 'another mirror of this store is running', import: 'an import into this store is running' };
+
 export interface Lock {
   file: string;
   release(): void;
 }
 
 /** Lock files held by this process: SQLite would tell a second connection BUSY too, this says it sooner. */
-const heldHere = new Set<string>();
+const heldHere = new Map<string, LockTask>();
 
 function inodeOf(file: string): bigint | undefined {
   try {
@@ -43,12 +50,14 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function ownerText(db: Database.Database): string | undefined {
+function owner(db: Database.Database): { text?: string; task: LockTask } {
   try {
-    const row = db.prepare('SELECT pid, host FROM owner').get() as { pid: number; host: string } | undefined;
-    return row ? `pid ${row.pid}${row.host === hostname() ? '' : ` on ${row.host}`}` : undefined;
+    // SELECT *: a lock file left by an older tilemirror has no `task` column (its holder was a mirror).
+    const row = db.prepare('SELECT * FROM owner').get() as { pid: number; host: string; task?: string } | undefined;
+    const task: LockTask = row?.task === 'import' ? 'import' : 'mirror';
+    return { text: row ? `pid ${row.pid}${row.host === hostname() ? '' : ` on ${row.host}`}` : undefined, task };
   } catch {
-    return undefined;
+    return { task: 'mirror' };
   }
 }
 
@@ -78,9 +87,10 @@ function handleLegacy(file: string): void {
   }
 }
 
-/** Takes the lock or throws a LockError naming the holder. */
-export function acquireLock(file: string): Lock {
-  if (heldHere.has(file)) throw new LockError(`another mirror of this store is running (in this process; lock ${file})`);
+/** Takes the lock or throws a LockError naming the holder (a mirror run or an import) and its pid. */
+export function acquireLock(file: string, task: LockTask = 'mirror'): Lock {
+  const here = heldHere.get(file);
+  if (here) throw new LockError(`${BUSY[here]} (in this process; lock ${file})`);
   for (let attempt = 0; attempt < 5; attempt++) {
     // The file must exist before its inode is noted, so the inode check below compares like with like.
     closeSync(openSync(file, 'a'));
@@ -100,9 +110,9 @@ export function acquireLock(file: string): Lock {
     } catch (err) {
       const code = sqliteCode(err);
       if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-        const who = ownerText(db);
+        const who = owner(db);
         db.close();
-        throw new LockError(`another mirror of this store is running (${who ? `${who}; ` : ''}lock ${file})`);
+        throw new LockError(`${BUSY[who.task]} (${who.text ? `${who.text}; ` : ''}lock ${file})`);
       }
       db.close();
       if (code === 'SQLITE_NOTADB') {
@@ -119,9 +129,10 @@ export function acquireLock(file: string): Lock {
     try {
       // Who holds it, committed so contenders can read it; then the lock is held again at once. Whoever slips
       // into that instant holds the lock rightfully, and this run gives up below.
-      db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)');
-      db.exec('DELETE FROM owner');
-      db.prepare('INSERT INTO owner (pid, host, since) VALUES (?, ?, ?)').run(process.pid, hostname(), new Date().toISOString());
+      // Made afresh: a file left by a killed older tilemirror may hold the table without its `task` column.
+      db.exec('DROP TABLE IF EXISTS owner');
+      db.exec('CREATE TABLE owner (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL, task TEXT NOT NULL)');
+      db.prepare('INSERT INTO owner (pid, host, since, task) VALUES (?, ?, ?, ?)').run(process.pid, hostname(), new Date().toISOString(), task);
       // Committing needs readers gone for a moment: wait for them briefly rather than fail.
       db.pragma('busy_timeout = 2000');
       db.exec('COMMIT');
@@ -133,7 +144,7 @@ export function acquireLock(file: string): Lock {
       if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new LockError(`another mirror of this store is running (lock ${file})`);
       throw err;
     }
-    heldHere.add(file);
+    heldHere.set(file, task);
     let released = false;
     return {
       file,

@@ -5,9 +5,10 @@
 // so the staging file needs no journal and no fsync until it is complete.
 
 import Database from 'better-sqlite3';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTENT_TABLES, MAIN_TABLE_KEY, type StoreHeader } from './content';
+import { flushBehind, type FlushBehind } from './flush-behind';
 import { publishFile } from './publish';
 import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
 import { removeStaging } from './staging';
@@ -19,6 +20,8 @@ export function patchPaths(dataDir: string, kind: StoreKind, id: string): { publ
 }
 
 const BATCH = 2000;
+/** Below this size a staging file is flushed by the publishing fsync alone (a flushing thread costs more than it saves). */
+const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
 
 export class StorePatch {
   private readonly db: Database.Database;
@@ -29,9 +32,13 @@ export class StorePatch {
   private readonly putDoc: Database.Statement;
   private readonly delDoc: Database.Statement;
   private pending = 0;
+  private readonly flusher: FlushBehind | undefined;
 
-  /** `base`: start from a copy of the published store (incremental); otherwise from an empty file (full). */
-  constructor(readonly paths: { published: string; staging: string }, base: boolean, opts: { averageTileBytes?: number } = {}) {
+  /**
+   * `base`: start from a copy of the published store (incremental); otherwise from an empty file (full).
+   * `bytes`: the tile and document bytes about to be written (a big store's file is flushed behind its writer).
+   */
+  constructor(readonly paths: { published: string; staging: string }, base: boolean, opts: { averageTileBytes?: number; bytes?: number } = {}) {
     removeStaging(paths.staging);
     if (base) copyFileSync(paths.published, paths.staging);
     this.db = new Database(paths.staging);
@@ -49,6 +56,9 @@ export class StorePatch {
     this.putDoc = this.db.prepare('INSERT OR REPLACE INTO tilemirror_documents (path, content_type, data) VALUES (?, ?, ?)');
     this.delDoc = this.db.prepare('DELETE FROM tilemirror_documents WHERE path = ?');
     this.db.exec('BEGIN');
+    // The disk writes the staging file while the records are applied, not all at once at the publishing fsync.
+    const fileBytes = (opts.bytes ?? 0) + (base ? statSync(paths.staging).size : 0);
+    this.flusher = fileBytes >= FLUSH_BEHIND_BYTES ? flushBehind(paths.staging) : undefined;
   }
 
   /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the source has. */
@@ -108,6 +118,7 @@ export class StorePatch {
   /** Commits, drops the tables the source does not have, and closes the staging file as one self-contained file. */
   complete(): void {
     this.db.exec('COMMIT');
+    this.flusher?.stop();
     for (const t of this.dropped) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
@@ -119,6 +130,7 @@ export class StorePatch {
 
   /** Gives up: closes and removes the staging file; the published store is untouched. */
   abandon(): void {
+    this.flusher?.stop();
     if (this.db.open) this.db.close();
     removeStaging(this.paths.staging);
   }

@@ -116,3 +116,32 @@ test('an incremental bundle whose base is not the version present is refused, na
   // In order, both apply.
   for (const b of [step1, step2]) expect(cli(['import', '--data', dst, b]).code).toBe(0);
 });
+
+/** A copy of the single-file bundle with one payload byte flipped at `at` (negative: from the payload's end). */
+function flipped(name: string, at: number): string {
+  const f = copyOf(single, name);
+  const bytes = readFileSync(f);
+  const mlen = bytes.readUInt32BE(bytes.length - 16);
+  const slen = bytes.readUInt32BE(bytes.length - 12);
+  const manifestAt = bytes.length - 16 - slen - mlen;
+  const { payloadBytes } = JSON.parse(bytes.subarray(manifestAt, manifestAt + mlen).toString()) as { payloadBytes: number };
+  bytes[at < 0 ? payloadBytes + at : at] ^= 0xff;
+  writeFileSync(f, bytes);
+  return f;
+}
+
+test('a damaged payload is refused even though the stores are staged while the hashes are checked: nothing is left behind', () => {
+  // Tile bytes damaged: every record decodes, every store is staged, and the hash refuses them all unpublished.
+  // The first record's type damaged: staging stops at once, and the message is still the hash's.
+  for (const [name, at] of [['late.bundle', -10], ['early.bundle', 0]] as const) {
+    const damaged = flipped(name, at);
+    const fresh = join(root, `fresh-${name}`);
+    const r = cli(['import', '--data', fresh, damaged]);
+    expect(r.stderr).toMatch(/\(bytes 0-\d+\): SHA-256 [0-9a-f]{64} does not match the manifest's [0-9a-f]{64}: the part is damaged/);
+    expect(r.code).toBe(1);
+    // Not even the folders the import made for its staging files and locks.
+    expect({ name, left: readdirSync(root).includes(`fresh-${name}`) }).toEqual({ name, left: false });
+    // Where the stores are present and current, the damaged bundle is refused all the same.
+    expectRefused([damaged], /SHA-256 [0-9a-f]{64} does not match/);
+  }
+});

@@ -2,13 +2,13 @@
 // records straddle part boundaries) read back through PayloadReader byte for byte, including tiles bigger than
 // half its buffer and runs long enough to cross many buffer refills; sizes as people type them.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BundleError, encodeManifest, type Manifest } from '../../src/bundle/manifest';
 import { openBundle, parseSize, PayloadReader, PayloadWriter } from '../../src/bundle/parts';
 import { decodeRecord, encodeDocumentDelete, encodeDocumentPut, encodeTileDelete, encodeTilePut, type BundleRecord } from '../../src/bundle/records';
-import { verifyParts } from '../../src/bundle/verify';
+import { startHashing, verifyParts } from '../../src/bundle/verify';
 import { bytesFor } from '../fixtures/bundle-stores';
 
 let dir: string;
@@ -80,4 +80,28 @@ test('sizes as typed', () => {
   expect(parseSize('650MiB')).toBe(650 * 1024 * 1024);
   expect(parseSize('2048')).toBe(2048);
   for (const bad of ['', 'lots', '-5M', '10X', '100']) expect(() => parseSize(bad)).toThrow(/size/);
+});
+
+test('parts hashed by a worker and by the calling thread together: every part checked, a damaged one named', async () => {
+  const out = join(dir, 'shared');
+  const w = new PayloadWriter(out, 1_000_003);
+  for (const r of records()) w.write(encode(r));
+  const parts = w.endPayload();
+  w.finish(encodeManifest({ format: 'tilemirror-bundle', formatVersion: 1, created: 'now', payloadBytes: w.offset, partSize: 1_000_003, parts, stores: [] }), undefined);
+  expect(parts.length).toBeGreaterThan(8);
+  const good = startHashing(openBundle(out), 1);
+  good.help();
+  await expect(good.result).resolves.toBeUndefined();
+  // Whichever thread takes it, the damaged part is named.
+  for (const damaged of [1, parts.length - 1]) {
+    const file = join(out, parts[damaged].name);
+    const bytes = readFileSync(file);
+    bytes[7] ^= 1;
+    writeFileSync(file, bytes);
+    const h = startHashing(openBundle(out), 1);
+    h.help();
+    await expect(h.result).rejects.toThrow(new RegExp(`^${parts[damaged].name}: SHA-256 [0-9a-f]{64} does not match the manifest's ${parts[damaged].sha256}`));
+    bytes[7] ^= 1;
+    writeFileSync(file, bytes);
+  }
 });

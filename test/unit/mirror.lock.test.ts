@@ -97,3 +97,14 @@ test('a lock file in the old text format: refused while its pid lives, taken ove
   expect(() => acquireLock(file)).toThrow(LockError);
   lock.release();
 });
+
+test('the refusal says what holds the store: a mirror run or an import', () => {
+  const file = join(dir, '.t.lock');
+  const held = acquireLock(file, 'import');
+  expect(() => acquireLock(file)).toThrow(/^an import into this store is running \(in this process; lock .*\.t\.lock\)$/);
+  held.release();
+  const mirror = acquireLock(file);
+  expect(() => acquireLock(file, 'import')).toThrow(/^another mirror of this store is running \(in this process; lock .*\.t\.lock\)$/);
+  mirror.release();
+  expect(existsSync(file)).toBe(false);
+});
