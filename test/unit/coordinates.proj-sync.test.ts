@@ -79,3 +79,26 @@ test('the worker crashing in the middle of a synchronous transform: the call fai
   for (let i = 0; i < 20; i++) expectExample((await transformer.transform(parsePoints(EXAMPLE), 4326, 5514)).results);
   expect(proj.stats.sync).toBeGreaterThan(sync);
 });
+
+test('parsePoints: numbers with blanks, two or three per pair; each bad pair named with what is wrong', () => {
+  expect(parsePoints(' -1e3 , +.5 ;1.,2,3')).toEqual([
+    [-1000, 0.5, undefined],
+    [1, 2, 3],
+  ]);
+  const message = (text: string): string => {
+    try {
+      parsePoints(text);
+      return 'parsed';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  expect(message('1,2;1')).toBe('Invalid coordinates: pair 2 "1" is not x,y or x,y,z');
+  expect(message('1,2,3,4')).toBe('Invalid coordinates: pair 1 "1,2,3,4" is not x,y or x,y,z');
+  expect(message('1,2,')).toBe('Invalid coordinates: pair 1 "1,2," is not made of finite numbers');
+  expect(message('1,,2')).toBe('Invalid coordinates: pair 1 "1,,2" is not made of finite numbers');
+  expect(message('.,1')).toBe('Invalid coordinates: pair 1 ".,1" is not made of finite numbers');
+  expect(message('1e999,2')).toBe('Invalid coordinates: pair 1 "1e999,2" is not made of finite numbers');
+  expect(message('0x10,2')).toBe('Invalid coordinates: pair 1 "0x10,2" is not made of finite numbers');
+  expect(message(Array(51).fill('1,2').join(';'))).toBe('Invalid coordinates: 51 pairs, at most 50');
+});

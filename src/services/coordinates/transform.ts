@@ -18,17 +18,32 @@ export const MAX_POINTS = 50;
 
 export type Point = [number, number, number | undefined];
 
-/** `x,y[,z];…` → points; throws TransformError naming the bad pair. */
+const NUMBER = String.raw`[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?`;
+/** One well-formed pair: two or three numbers, blanks around each allowed (the grammar of `badPair`'s checks). */
+const PAIR = new RegExp(String.raw`^\s*(${NUMBER})\s*,\s*(${NUMBER})\s*(?:,\s*(${NUMBER})\s*)?$`);
+
+/** `x,y[,z];…` → points; throws TransformError naming the bad pair. One regular expression per pair. */
 export function parsePoints(text: string): Point[] {
   const pairs = text.split(';');
   if (pairs.length > MAX_POINTS) throw new TransformError(`Invalid coordinates: ${pairs.length} pairs, at most ${MAX_POINTS}`);
-  return pairs.map((pair, i) => {
-    const parts = pair.split(',');
-    if (parts.length < 2 || parts.length > 3) throw new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not x,y or x,y,z`);
-    const n = parts.map((p) => (/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(p) ? Number(p) : NaN));
-    if (!n.every(Number.isFinite)) throw new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not made of finite numbers`);
-    return [n[0], n[1], n[2]];
-  });
+  const points: Point[] = new Array(pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
+    const m = PAIR.exec(pairs[i]);
+    if (!m) throw badPair(pairs[i], i);
+    const x = Number(m[1]);
+    const y = Number(m[2]);
+    const z = m[3] === undefined ? undefined : Number(m[3]);
+    if (!Number.isFinite(x) || !Number.isFinite(y) || (z !== undefined && !Number.isFinite(z))) throw badPair(pairs[i], i);
+    points[i] = [x, y, z];
+  }
+  return points;
+}
+
+/** What is wrong with a pair PAIR refused or whose numbers overflow. */
+function badPair(pair: string, i: number): TransformError {
+  const parts = pair.split(',');
+  if (parts.length < 2 || parts.length > 3) return new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not x,y or x,y,z`);
+  return new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not made of finite numbers`);
 }
 
 /** Operations as built: PROJ handles applied in order, and the rule that chose them. */
