@@ -10,15 +10,20 @@
 // holding `proj.db`, `proj.ini` (network = off) and the operator's grid files, `PROJ_DATA` naming it, and no
 // network callbacks: it is offline and knows which grids are present.
 //
-// Messages: {id, op, args} in, {id, result} or {id, error} out. Handles are PROJ object pointers (numbers) into this
+// Messages: {id, op, args} in, {id, result} or {id, error} out; and a warm transform through shared memory (below). Handles are PROJ object pointers (numbers) into this
 // thread's WebAssembly memory; proj.ts hands back only numbers it received.
 
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-/** @typedef {{ projWasmDir: string, gridFiles: string[] }} Data */
+/**
+ * @typedef {{ projWasmDir: string, gridFiles: string[], slot: Slot }} Data
+ * @typedef {{ buffer: SharedArrayBuffer, ctrlInts: number, maxSteps: number, dataOffset: number, maxDoubles: number,
+ *   SEQ: number, STATE: number, READY: number, N: number, NSTEPS: number, OP: number,
+ *   REQUEST: number, WORKING: number, DONE: number, FAILED: number, OP_EXIT: number }} Slot
+ */
 /**
  * The parts of the emscripten module used here.
  * @typedef {{
@@ -209,16 +214,68 @@ const ops = {
   },
 };
 
-const ready = load();
-const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-port.on('message', async (/** @type {{ id: number, op: keyof typeof ops, args: any[] }} */ { id, op, args }) => {
+// The shared slot (proj.ts's `SharedSlot` writes the other side; the layout is defined there and passed in
+// workerData). After PROJ has loaded this thread never returns to its event loop: it blocks in Atomics.wait on the
+// slot's sequence word, which proj.ts bumps for every message it posts and for every synchronous transform it asks.
+// Messages are then taken with receiveMessageOnPort; a transform request is answered in the slot's own memory.
+const slot = data.slot;
+const ctrl = new Int32Array(slot.buffer, 0, slot.ctrlInts);
+const stepsIn = new Int32Array(slot.buffer, slot.ctrlInts * 4, slot.maxSteps);
+const coords = new Float64Array(slot.buffer, slot.dataOffset, slot.maxDoubles);
+
+/** Transforms in place the `n` quadruples of the slot through its steps: the slot's synchronous transform. */
+function transformSlot() {
+  const n = ctrl[slot.N];
+  const steps = Array.from(stepsIn.subarray(0, ctrl[slot.NSTEPS]));
+  const result = ops.trans(steps, coords.subarray(0, n * 4));
+  coords.set(result);
+}
+
+/** One message: {id, op, args} in, {id, result} or {id, error} out. */
+function answer(/** @type {{ id: number, op: keyof typeof ops | 'exit', args: any[] }} */ { id, op, args }) {
   try {
-    await ready;
     lastMessage = '';
+    if (op === 'exit') process.exit(1); // a crash on purpose: proj.ts's restart is tested with it
     const fn = /** @type {(...a: any[]) => unknown} */ (ops[op]);
     port.postMessage({ id, result: fn(...args) });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     port.postMessage({ id, error: lastMessage ? `${message} (${lastMessage})` : message });
   }
-});
+}
+
+/** The slot's request (taken: WORKING), answered in place: DONE, or FAILED when PROJ threw. */
+function transformRequest() {
+  let state = slot.DONE;
+  try {
+    if (ctrl[slot.OP] === slot.OP_EXIT) process.exit(1); // a crash mid-call on purpose (the restart's test)
+    lastMessage = '';
+    transformSlot();
+  } catch {
+    state = slot.FAILED;
+  }
+  Atomics.store(ctrl, slot.STATE, state);
+  Atomics.notify(ctrl, slot.STATE);
+}
+
+const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
+load().then(
+  () => {
+    Atomics.store(ctrl, slot.READY, 1);
+    for (;;) {
+      // Read before looking at the port and the slot: a bump after it makes the wait below return at once.
+      const seen = Atomics.load(ctrl, slot.SEQ);
+      /** @type {{ message: any } | undefined} */
+      let m;
+      while ((m = receiveMessageOnPort(port))) answer(m.message);
+      // A request proj.ts has not taken back (it does when this thread is slow to wake): answer it.
+      if (Atomics.compareExchange(ctrl, slot.STATE, slot.REQUEST, slot.WORKING) === slot.REQUEST) transformRequest();
+      Atomics.wait(ctrl, slot.SEQ, seen);
+    }
+  },
+  (err) => {
+    // PROJ did not load: every message, now and later, is answered with why (proj.ts rejects its calls with it).
+    const message = `PROJ could not be loaded: ${err instanceof Error ? err.message : String(err)}`;
+    port.on('message', (/** @type {{ id: number }} */ { id }) => port.postMessage({ id, error: message }));
+  },
+);

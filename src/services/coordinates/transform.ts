@@ -9,7 +9,7 @@
 //   - else ("auto"): PROJ's first operation that needs no missing grid. When PROJ's best operation needs a grid,
 //     the strategy says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
 
-import { Proj, ProjError, type ProjHandle } from './proj';
+import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
 import type { ObjRow, RegistrySearch } from './search';
 
 export class TransformError extends Error {}
@@ -18,18 +18,36 @@ export const MAX_POINTS = 50;
 
 export type Point = [number, number, number | undefined];
 
-/** `x,y[,z];…` → points; throws TransformError naming the bad pair. */
+const NUMBER = String.raw`[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?`;
+/** One well-formed pair: two or three numbers, blanks around each allowed (the grammar of `badPair`'s checks). */
+const PAIR = new RegExp(String.raw`^\s*(${NUMBER})\s*,\s*(${NUMBER})\s*(?:,\s*(${NUMBER})\s*)?$`);
+
+/** `x,y[,z];…` → points; throws TransformError naming the bad pair. One regular expression per pair. */
 export function parsePoints(text: string): Point[] {
   const pairs = text.split(';');
   if (pairs.length > MAX_POINTS) throw new TransformError(`Invalid coordinates: ${pairs.length} pairs, at most ${MAX_POINTS}`);
-  return pairs.map((pair, i) => {
-    const parts = pair.split(',');
-    if (parts.length < 2 || parts.length > 3) throw new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not x,y or x,y,z`);
-    const n = parts.map((p) => (/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(p) ? Number(p) : NaN));
-    if (!n.every(Number.isFinite)) throw new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not made of finite numbers`);
-    return [n[0], n[1], n[2]];
-  });
+  const points: Point[] = new Array(pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
+    const m = PAIR.exec(pairs[i]);
+    if (!m) throw badPair(pairs[i], i);
+    const x = Number(m[1]);
+    const y = Number(m[2]);
+    const z = m[3] === undefined ? undefined : Number(m[3]);
+    if (!Number.isFinite(x) || !Number.isFinite(y) || (z !== undefined && !Number.isFinite(z))) throw badPair(pairs[i], i);
+    points[i] = [x, y, z];
+  }
+  return points;
 }
+
+/** What is wrong with a pair PAIR refused or whose numbers overflow. */
+function badPair(pair: string, i: number): TransformError {
+  const parts = pair.split(',');
+  if (parts.length < 2 || parts.length > 3) return new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not x,y or x,y,z`);
+  return new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not made of finite numbers`);
+}
+
+/** Operations as built: PROJ handles applied in order, and the rule that chose them. */
+type Built = Pick<Pipeline, 'steps' | 'strategy'>;
 
 interface Pipeline {
   steps: ProjHandle[];
@@ -37,6 +55,8 @@ interface Pipeline {
   /** Transforms running through it: an evicted pipeline's PROJ objects are freed when the last one ends. */
   users?: number;
   evicted?: boolean;
+  /** The PROJ worker the steps live in (Proj.generation when built). */
+  generation: number;
 }
 
 export interface TransformAnswer {
@@ -47,6 +67,8 @@ export interface TransformAnswer {
 /** Transformations by (s_srs, t_srs, ops), built once each; a few hundred kept. */
 export class Transformer {
   private readonly cache = new Map<string, Promise<Pipeline>>();
+  /** The cache's pipelines that are built: a warm transform takes its pipeline from here without awaiting. */
+  private readonly built = new Map<string, Pipeline>();
   private static readonly MAX_CACHED = 500;
 
   constructor(private readonly proj: Proj, private readonly registry: RegistrySearch) {}
@@ -64,40 +86,89 @@ export class Transformer {
   private evictOldest(): void {
     const [key, oldest] = this.cache.entries().next().value as [string, Promise<Pipeline>];
     this.cache.delete(key);
+    this.built.delete(key);
     oldest
       .then((p) => {
         p.evicted = true;
-        if (!p.users) return this.proj.release(p.steps);
+        if (!p.users) this.release(p);
       })
       .catch(() => undefined);
   }
 
   async transform(points: Point[], s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
-    const src = this.crsRow(s, 's_srs');
-    const tgt = this.crsRow(t, 't_srs');
     const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
+    // A pipeline built means both codes passed crsRow: a warm transform asks the registry nothing.
+    let p = this.built.get(key);
+    if (p && p.generation !== this.proj.generation) {
+      // Built in a PROJ worker that has stopped since: its handles are gone with it (never released).
+      this.cache.delete(key);
+      this.built.delete(key);
+      p = undefined;
+    }
+    if (!p) p = await this.pipeline(key, s, t, ops);
+    const input = new Float64Array(points.length * 4);
+    for (let i = 0; i < points.length; i++) {
+      const [x, y, z] = points[i];
+      input[i * 4] = x;
+      input[i * 4 + 1] = y;
+      input[i * 4 + 2] = z ?? 0;
+    }
+    let data: Float64Array;
+    try {
+      data = await this.run(p, input);
+    } catch (err) {
+      if (!(err instanceof ProjStopped)) throw err;
+      // The worker crashed under this transform: once more, in a new worker (the pipeline built again there).
+      this.cache.delete(key);
+      this.built.delete(key);
+      data = await this.run(await this.pipeline(key, s, t, ops), input);
+    }
+    const results: TransformAnswer['results'] = new Array(points.length);
+    for (let i = 0; i < points.length; i++) {
+      const r = { x: data[i * 4], y: data[i * 4 + 1], z: data[i * 4 + 2] };
+      if (!Number.isFinite(r.x) || !Number.isFinite(r.y) || !Number.isFinite(r.z)) {
+        throw new TransformError(`Invalid coordinates: pair ${i + 1} cannot be transformed from EPSG:${s} to EPSG:${t} (outside the area PROJ can transform)`);
+      }
+      results[i] = r;
+    }
+    return { results, transformer_selection_strategy: p.strategy };
+  }
+
+  /** The pipeline of `key`, built (once) when not cached. */
+  private pipeline(key: string, s: number, t: number, ops?: number[]): Promise<Pipeline> {
     let pipeline = this.cache.get(key);
     if (!pipeline) {
-      pipeline = this.build(src, tgt, ops);
+      const src = this.crsRow(s, 's_srs');
+      const tgt = this.crsRow(t, 't_srs');
+      // The worker is started by the build's first call: its generation is read once the build is done.
+      pipeline = this.build(src, tgt, ops).then((p) => ({ ...p, generation: this.proj.generation }));
       if (this.cache.size >= Transformer.MAX_CACHED) this.evictOldest();
       this.cache.set(key, pipeline);
       // A failed build (bad ops) is not kept: the message is rebuilt the next time, and the cache holds only answers.
-      pipeline.catch(() => this.cache.delete(key));
+      pipeline.then(
+        (p) => void (this.cache.get(key) === pipeline && this.built.set(key, p)),
+        () => this.cache.delete(key),
+      );
     }
-    const p = await pipeline;
-    const input = new Float64Array(points.length * 4);
-    points.forEach(([x, y, z], i) => input.set([x, y, z ?? 0, 0], i * 4));
+    return pipeline;
+  }
+
+  /** Runs a pipeline; PROJ failing on the points is a 400. */
+  private async run(p: Pipeline, input: Float64Array): Promise<Float64Array> {
     p.users = (p.users ?? 0) + 1;
-    let data: Float64Array;
     try {
-      data = await this.proj.trans(p.steps, input);
+      return await this.proj.trans(p.steps, input);
+    } catch (err) {
+      if (err instanceof ProjError && !(err instanceof ProjStopped)) throw new TransformError(`Invalid coordinates: PROJ cannot transform them (${err.message})`);
+      throw err;
     } finally {
-      if (--p.users === 0 && p.evicted) this.proj.release(p.steps).catch(() => undefined);
+      if (--p.users === 0 && p.evicted) this.release(p);
     }
-    const results = points.map((_, i) => ({ x: data[i * 4], y: data[i * 4 + 1], z: data[i * 4 + 2] }));
-    const bad = results.findIndex((r) => !Number.isFinite(r.x) || !Number.isFinite(r.y) || !Number.isFinite(r.z));
-    if (bad >= 0) throw new TransformError(`Invalid coordinates: pair ${bad + 1} cannot be transformed from EPSG:${s} to EPSG:${t} (outside the area PROJ can transform)`);
-    return { results, transformer_selection_strategy: p.strategy };
+  }
+
+  /** Frees a pipeline's PROJ objects, unless they died with an earlier worker. */
+  private release(p: Pipeline): void {
+    if (p.generation === this.proj.generation) this.proj.release(p.steps).catch(() => undefined);
   }
 
   private async crs(code: number): Promise<ProjHandle> {
@@ -128,7 +199,7 @@ export class Transformer {
     }
   }
 
-  private async build(src: ObjRow, tgt: ObjRow, ops?: number[]): Promise<Pipeline> {
+  private async build(src: ObjRow, tgt: ObjRow, ops?: number[]): Promise<Built> {
     if (ops?.length) return this.listed(src, tgt, ops);
     // Same geodetic CRS on both sides (a projected CRS and its base, two projections of one datum): no datum change,
     // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
@@ -150,7 +221,7 @@ export class Transformer {
    * source, inverse when it is its target; PROJ's first usable operation links the current CRS to where an
    * operation starts (a projected CRS to its base: the inverse projection) and the last one's end to t_srs.
    */
-  private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Pipeline> {
+  private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Built> {
     const steps: ProjHandle[] = [];
     try {
       let current = src;
