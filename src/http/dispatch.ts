@@ -10,8 +10,8 @@ import { HttpError, textReply, type Reply } from './reply';
 import type { RawParams, RequestContext, Route, Services } from './route-table';
 
 /**
- * Runs one matched route: key check, handler, errors, and the reply. The Express app and the fast tile
- * dispatcher both end here, so auth, headers and error answers are the same code on both paths.
+ * Runs one matched route: key check, handler, errors, and the reply. Express's 404 and error answers are sent
+ * through `send` too, so headers, logging and metrics are the same code for every answer.
  */
 export class Dispatcher {
   private readonly keys: KeyRing;

@@ -10,7 +10,7 @@ import { badRequest } from './reply';
 const INTEGER = /^\d{1,10}$/;
 
 /**
- * The hot tile routes skip zod for input it accepts: each parameter builder below registers a plain function
+ * The tile routes skip zod for input it accepts: each parameter builder below registers a plain function
  * that gives what its schema gives for valid text and FAIL otherwise, and `fastObject` marks an object schema
  * (with its refinement) as fully described by them. Anything FAIL goes through zod, which writes the 400 message,
  * so messages never differ; test/unit/fast-params.test.ts checks that both agree over many inputs. (zod costs

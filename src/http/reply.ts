@@ -1,5 +1,5 @@
 // A handler's answer, described as data so handlers can be tested without a socket and so the
-// Express app and the fast tile dispatcher send it through the same code (headers.ts).
+// route table and Express's 404 and errors send it through the same code (headers.ts).
 
 /** How long a client may cache the answer: tiles long, documents briefly, errors not at all. */
 export type CacheClass = 'tile' | 'document' | 'none';

@@ -78,8 +78,6 @@ export interface RouteDoc {
 }
 
 export interface RouteOptions {
-  /** Also matched by the fast dispatcher in front of Express (tile routes). */
-  hot?: boolean;
   /** Served without a key (static library files of the viewer, health). */
   public?: boolean;
   /** Marks a deprecated path: answers carry a Deprecation header (the handler may add a Link to the successor). */

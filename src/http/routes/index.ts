@@ -57,8 +57,9 @@ import { wmtsService, wmtsServiceCapabilities, wmtsServiceParams } from './wmts'
 // Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide WMTS,
 // OGC API Tiles, the API's own description). Each row: pattern, parameter schema (validated before the handler
 // runs; the OpenAPI definition is built from it), handler, and what the definition says (tag, summary, media types
-// of a 200, statuses besides 200/304/400/403/414). `hot` routes are also matched by the fast dispatcher in front of
-// Express. z/x/y segments match anything here: the schemas validate them (400 naming the parameter, not 404).
+// of a 200, statuses besides 200/304/400/403/414). The listener matches them before Express, which only serves the
+// viewer's library files and the 404. z/x/y segments match anything here: the schemas validate them (400 naming the
+// parameter, not 404).
 
 const XYZ = ':z/:x/:y([^/.@]+)';
 const JSON_TYPE = ['application/json'];
@@ -78,15 +79,15 @@ export const routes: Route[] = [
   route('/maps/:mapId/style.json', mapParams, mapStyle, doc('Maps', 'Style JSON of the map', JSON_TYPE, FOUND)),
   route('/maps/:mapId/sprite[:scale(@\\d+x)].:format', mapSpriteParams, mapSprite, doc('Maps', "Sprite of the map's style (deprecated: use the sprites endpoint)", SPRITE, FOUND), { deprecated: {} }),
   // Static maps come before the tile route, whose z/x/y would also match `static/auto/512x512`.
-  route('/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format', staticMapParams, staticMap, doc('Static maps', 'Static map image: center-based, bounds-based or auto-fitted (paid plans)', RASTER, FOUND), { hot: true }),
-  route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@\\d+x)].:format`, mapTileParams, mapTile, doc('Maps', 'Raster XYZ tile of the map (512 px, or 256 px)', [...RASTER, 'application/octet-stream'], TILE), { hot: true }),
+  route('/maps/:mapId/static/:area/:size([^/.@]+)[:scale(@\\d+x)].:format', staticMapParams, staticMap, doc('Static maps', 'Static map image: center-based, bounds-based or auto-fitted (paid plans)', RASTER, FOUND)),
+  route(`/maps/:mapId/[:size(256)/]${XYZ}[:scale(@\\d+x)].:format`, mapTileParams, mapTile, doc('Maps', 'Raster XYZ tile of the map (512 px, or 256 px)', [...RASTER, 'application/octet-stream'], TILE)),
   route('/maps/:mapId/[:size(256)/]tiles.json', sizedMapParams, mapTileJson, doc('Maps', 'TileJSON of the map (512 px, or 256 px)', JSON_TYPE, FOUND)),
   route('/maps/:mapId/tiles', mapParams, mapTileset, doc('Maps', 'OGC API Tiles tileset of the map', JSON_TYPE, FOUND)),
   route('/maps/:mapId/tileMatrixSet', mapParams, mapTileMatrixSet, doc('Maps', 'OGC tile matrix set of the map', JSON_TYPE, FOUND)),
   route('/maps/:mapId/WMTSCapabilities.xml', mapParams, mapWmts, doc('Maps', 'WMTS capabilities of the map', XML, FOUND)),
   // Tiles
   route('/tiles/:tilesId/', tilesParams, tilesViewer, doc('Tiles', 'Embeddable tile set viewer', HTML, FOUND)),
-  route(`/tiles/:tilesId/${XYZ}[.:ext]`, tilesTileParams, tilesTile, doc('Tiles', 'Tile of the tile set (any media type)', ANY_TILE, TILE), { hot: true }),
+  route(`/tiles/:tilesId/${XYZ}[.:ext]`, tilesTileParams, tilesTile, doc('Tiles', 'Tile of the tile set (any media type)', ANY_TILE, TILE)),
   route('/tiles/:tilesId/tiles.json', tilesParams, tilesTileJson, doc('Tiles', 'TileJSON of the tile set', JSON_TYPE, FOUND)),
   route('/tiles/:tilesId/tiles', tilesParams, tilesTileset, doc('Tiles', 'OGC API Tiles tileset of the tile set', JSON_TYPE, FOUND)),
   route('/tiles/:tilesId/tileMatrixSet', tilesParams, tilesTileMatrixSet, doc('Tiles', 'OGC tile matrix set of the tile set', JSON_TYPE, FOUND)),
@@ -95,7 +96,7 @@ export const routes: Route[] = [
   route('/data/:dataId/features.json', dataParams, dataFeatures, doc('Data', 'GeoJSON features of the dataset', JSON_TYPE, FOUND)),
   // Images
   route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
-  route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE), { hot: true }),
+  route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE)),
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
   // Elevation (503 when no terrain is mirrored)
   route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
