@@ -87,8 +87,10 @@ describe('against redis-server', () => {
   const coordinator = (ttlMs: number, prefix: string): RedisCoordinator => new RedisCoordinator({ url, ttlMs, prefix, log, redact: createRedactor(PASSWORD) });
 
   redisTest('a firing is claimed once; the running lock is extended past its TTL and keeps later firings out until released', async () => {
-    const one = coordinator(1500, 'tm-a');
-    const two = coordinator(1500, 'tm-a');
+    // A 3 s TTL, extended every second: two seconds of slack for an extension delayed by a busy machine (1.5 s,
+    // extended every 0.5 s, lost its lock once in a full suite run on two loaded cores).
+    const one = coordinator(3000, 'tm-a');
+    const two = coordinator(3000, 'tm-a');
     const probe = new Redis(url);
     try {
       const t1 = new Date('2026-01-01T00:00:00Z');
@@ -98,7 +100,7 @@ describe('against redis-server', () => {
       expect(await two.claim('job', t1)).toBeUndefined();
       const started = Date.now();
       // Held over three of its TTLs: only extensions keep it.
-      await waitFor('three TTLs to pass', () => Date.now() - started > 4500, { intervalMs: 250 });
+      await waitFor('three TTLs to pass', () => Date.now() - started > 9000, { intervalMs: 250 });
       expect(await probe.exists('tm-a:job:job:running')).toBe(1);
       expect(claim!.signal.aborted).toBe(false);
       // The next firing, elsewhere, while the run goes on: refused by the running lock.
