@@ -7,6 +7,7 @@ import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
 import { NO_ROUTE } from './metrics';
 import { HttpError, textReply, type Reply } from './reply';
+import { requestLineWriter, type RequestLine } from './request-log';
 import type { RawParams, RequestContext, Route, Services } from './route-table';
 
 /**
@@ -18,13 +19,13 @@ export class Dispatcher {
   private readonly policy: CachePolicy;
   readonly proxies: ProxyTrust;
 
-  private readonly requestLog: boolean;
+  private readonly requestLine: RequestLine | undefined;
 
   constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, readonly services: Services = {}) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
     this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
-    this.requestLog = config.server.requestLog;
+    this.requestLine = config.server.requestLog ? requestLineWriter(log) : undefined;
   }
 
   run(route: Route, params: RawParams | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
@@ -84,13 +85,13 @@ export class Dispatcher {
     const timed = req as TimedRequest;
     // The status written (a 304 for a matching ETag), the route's pattern, never the URL.
     if (requests && timed.startedAt !== undefined) requests.record(timed.route ?? NO_ROUTE, res.statusCode, typeof sent === 'number' ? sent : 0, timed.startedAt);
-    if (this.requestLog) this.logRequest(req, failed ? 500 : reply.status);
+    if (this.requestLine) this.logRequest(req, failed ? 500 : reply.status);
   }
 
   /** One line per request, keys redacted; `req.startedAt` is stamped by the listener. */
   logRequest(req: IncomingMessage, status: number): void {
     const started = (req as TimedRequest).startedAt;
-    this.log.info({ method: req.method, url: redactKey(req.url ?? ''), status, ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000 }, 'request');
+    this.requestLine?.(req.method, redactKey(req.url ?? ''), status, started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000);
   }
 }
 

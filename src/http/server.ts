@@ -6,6 +6,7 @@ import type { JobStatusSource } from '../store/job-state';
 import { MirroredLabels } from '../services/geocoding/labels-source';
 import { listen, type RunningServer } from './app';
 import { BatchedDestination } from './log-destination';
+import { registerPlainLogger } from './request-log';
 import type { ExtraChecks } from './health';
 import { createServerMetrics } from './metrics';
 import { workerScrape } from './metrics-cluster';
@@ -41,7 +42,9 @@ export function createLogger(config: Config): Logger {
   setInterval(() => destination.flush(), 250).unref();
   // Flush what is buffered when the process ends, normally or by process.exit() (after a SIGTERM drain).
   process.once('exit', () => destination.flushSync());
-  return pino({ level: config.logLevel, base: undefined }, destination);
+  const log = pino({ level: config.logLevel, base: undefined }, destination);
+  registerPlainLogger(log, destination);
+  return log;
 }
 
 /** Opens the catalog of the data directory and serves it until `close()`. */

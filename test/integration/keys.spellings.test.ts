@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
+import { registerPlainLogger } from '../../src/http/request-log';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { rawGet, SAMPLE_DIR } from '../helpers/server';
 
@@ -34,7 +35,10 @@ beforeAll(async () => {
       done();
     },
   });
-  srv = await startTilemirror(config, pino({ level: 'info', base: undefined }, sink));
+  // Registered as createLogger registers its own: the request lines take the direct path (request-log.ts).
+  const log = pino({ level: 'info', base: undefined }, sink);
+  registerPlainLogger(log, sink);
+  srv = await startTilemirror(config, log);
 }, 30_000);
 afterAll(() => srv.close());
 
