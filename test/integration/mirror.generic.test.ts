@@ -16,6 +16,7 @@ import { planReport } from '../../src/mirror/plan-report';
 import { sourceBase, splitSourceKey, type GenericSource } from '../../src/mirror/sources';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitForStatus } from '../helpers/wait';
+import { gwcCapabilities } from '../fixtures/gwc-capabilities';
 
 const SECRET = 'tm-generic-Secret-3d8a61f0c2';
 
@@ -27,41 +28,18 @@ let data: string;
 const logs: string[] = [];
 const proxied: string[] = [];
 
-/** A GeoWebCache-style capabilities document for one layer over the sample's 256 px pyramid, z0-3 (limits on z2 and z3). */
-function gwcCapabilities(base: string): string {
-  const level = (z: number): string =>
-    `<TileMatrix><ows:Identifier>EPSG:900913:${z}</ows:Identifier><ScaleDenominator>${559082263.9508929 / 2 ** z}</ScaleDenominator><TopLeftCorner>-2.003750834E7 2.0037508E7</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>${2 ** z}</MatrixWidth><MatrixHeight>${2 ** z}</MatrixHeight></TileMatrix>`;
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.0.0">
- <ows:ServiceIdentification><ows:Title>Web Map Tile Service - GeoWebCache</ows:Title><ows:ServiceType>OGC WMTS</ows:ServiceType><ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion></ows:ServiceIdentification>
- <Contents>
-  <Layer>
-   <ows:Title>sample</ows:Title>
-   <ows:WGS84BoundingBox><ows:LowerCorner>-180.0 -85.0511287798066</ows:LowerCorner><ows:UpperCorner>180.0 85.0511287798066</ows:UpperCorner></ows:WGS84BoundingBox>
-   <ows:Identifier>topp:sample</ows:Identifier>
-   <Style><ows:Identifier>plain</ows:Identifier></Style>
-   <Style isDefault="true"><ows:Identifier>fancy</ows:Identifier></Style>
-   <Format>image/png</Format>
-   <Dimension><ows:Identifier>Time</ows:Identifier><Default>2024-01-01</Default><Value>2024-01-01</Value></Dimension>
-   <TileMatrixSetLink><TileMatrixSet>EPSG:4326</TileMatrixSet></TileMatrixSetLink>
-   <TileMatrixSetLink><TileMatrixSet>EPSG:900913</TileMatrixSet>
-    <TileMatrixSetLimits>
-     <TileMatrixLimits><TileMatrix>EPSG:900913:0</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>0</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>0</MaxTileCol></TileMatrixLimits>
-     <TileMatrixLimits><TileMatrix>EPSG:900913:1</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>1</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>1</MaxTileCol></TileMatrixLimits>
-     <TileMatrixLimits><TileMatrix>EPSG:900913:2</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>3</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>3</MaxTileCol></TileMatrixLimits>
-     <TileMatrixLimits><TileMatrix>EPSG:900913:3</TileMatrix><MinTileRow>0</MinTileRow><MaxTileRow>7</MaxTileRow><MinTileCol>0</MinTileCol><MaxTileCol>7</MaxTileCol></TileMatrixLimits>
-    </TileMatrixSetLimits>
-   </TileMatrixSetLink>
-   <ResourceURL format="image/png" resourceType="tile" template="${base}/gwc/rest/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format=image/png&amp;time={Time}"/>
-  </Layer>
-  <TileMatrixSet><ows:Identifier>EPSG:4326</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::4326</ows:SupportedCRS>
-   <TileMatrix><ows:Identifier>EPSG:4326:0</ows:Identifier><ScaleDenominator>2.795411320143589E8</ScaleDenominator><TopLeftCorner>90.0 -180.0</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>2</MatrixWidth><MatrixHeight>1</MatrixHeight></TileMatrix>
-  </TileMatrixSet>
-  <TileMatrixSet><ows:Identifier>EPSG:900913</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::900913</ows:SupportedCRS>
-   ${[0, 1, 2, 3, 4, 5].map(level).join('\n   ')}
-  </TileMatrixSet>
- </Contents>
-</Capabilities>`;
+/** A GeoWebCache-style capabilities document for one layer over the sample's 256 px pyramid, z0-3 (limits on z0-3, levels to z5). */
+function sampleGwcCapabilities(base: string): string {
+  const whole = (z: number): { z: number; rows: [number, number]; cols: [number, number] } => ({ z, rows: [0, 2 ** z - 1], cols: [0, 2 ** z - 1] });
+  return gwcCapabilities({
+    id: 'topp:sample',
+    title: 'sample',
+    format: 'image/png',
+    bbox: [-180.0, -85.0511287798066, 180.0, 85.0511287798066],
+    levels: [0, 1, 2, 3, 4, 5],
+    limits: [0, 1, 2, 3].map(whole),
+    template: `${base}/gwc/rest/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format=image/png&amp;time={Time}`,
+  });
 }
 
 /** A copy of the upstream's capabilities for maps/sample with every ResourceURL removed and its URLs pointing at the proxy. */
@@ -96,7 +74,7 @@ beforeAll(async () => {
     // EPSG:900913, EPSG:900913:z), a geographic set listed first, Style and Time placeholders, limits on some
     // levels, an absolute ResourceURL; its tiles are the upstream's 256 px pyramid under GWC's REST layout.
     if (url.startsWith('/gwc/service/wmts')) {
-      const body = Buffer.from(gwcCapabilities(proxyUrl));
+      const body = Buffer.from(sampleGwcCapabilities(proxyUrl));
       res.writeHead(200, { 'Content-Type': 'application/vnd.ogc.wmts_xml', 'Content-Length': body.length });
       res.end(body);
       return;

@@ -5,6 +5,7 @@ import { probeCandidates, sniffTileFormat } from '../../src/mirror/sources/tilej
 import { isWebMercatorCrs, mediaTypeFormat, parseCapabilitiesXml, wmtsLayerSource } from '../../src/mirror/sources/wmts';
 import { tileUrl } from '../../src/mirror/discoverers/common';
 import type { Pyramid } from '../../src/store/types';
+import { gwcCapabilities } from '../fixtures/gwc-capabilities';
 
 const BASE = 'http://up.example:8080';
 
@@ -45,39 +46,18 @@ describe('WMTS capabilities as a source', () => {
 
   // A GeoServer/GeoWebCache-style document: other identifiers, EPSG:900913, Style and TileMatrixSet placeholders,
   // a dimension, limits on a subset of levels, a second (geographic) set listed first.
-  const GWC = `<?xml version="1.0"?>
-<Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.0.0">
- <Contents>
-  <Layer>
-   <ows:Title>Roads</ows:Title>
-   <ows:WGS84BoundingBox><ows:LowerCorner>-10 35</ows:LowerCorner><ows:UpperCorner>30 89</ows:UpperCorner></ows:WGS84BoundingBox>
-   <ows:Identifier>topp:roads</ows:Identifier>
-   <Style><ows:Identifier>plain</ows:Identifier></Style>
-   <Style isDefault="true"><ows:Identifier>fancy</ows:Identifier></Style>
-   <Format>image/jpeg</Format>
-   <Dimension><ows:Identifier>Time</ows:Identifier><Default>2024-01-01</Default><Value>2024-01-01</Value></Dimension>
-   <TileMatrixSetLink><TileMatrixSet>EPSG:4326</TileMatrixSet></TileMatrixSetLink>
-   <TileMatrixSetLink><TileMatrixSet>EPSG:900913</TileMatrixSet>
-    <TileMatrixSetLimits>
-     <TileMatrixLimits><TileMatrix>EPSG:900913:3</TileMatrix><MinTileRow>2</MinTileRow><MaxTileRow>3</MaxTileRow><MinTileCol>3</MinTileCol><MaxTileCol>4</MaxTileCol></TileMatrixLimits>
-     <TileMatrixLimits><TileMatrix>EPSG:900913:5</TileMatrix><MinTileRow>8</MinTileRow><MaxTileRow>12</MaxTileRow><MinTileCol>14</MinTileCol><MaxTileCol>18</MaxTileCol></TileMatrixLimits>
-    </TileMatrixSetLimits>
-   </TileMatrixSetLink>
-   <ResourceURL format="image/jpeg" resourceType="tile" template="/gwc/rest/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?time={Time}&amp;key=abc"/>
-  </Layer>
-  <TileMatrixSet><ows:Identifier>EPSG:4326</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::4326</ows:SupportedCRS>
-   <TileMatrix><ows:Identifier>EPSG:4326:0</ows:Identifier><ScaleDenominator>2.795411320143589E8</ScaleDenominator><TopLeftCorner>90.0 -180.0</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>2</MatrixWidth><MatrixHeight>1</MatrixHeight></TileMatrix>
-  </TileMatrixSet>
-  <TileMatrixSet><ows:Identifier>EPSG:900913</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::900913</ows:SupportedCRS>
-   ${[3, 4, 5]
-     .map(
-       (z) =>
-         `<TileMatrix><ows:Identifier>EPSG:900913:${z}</ows:Identifier><ScaleDenominator>${559082263.9508929 / 2 ** z}</ScaleDenominator><TopLeftCorner>-2.003750834E7 2.0037508E7</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>${2 ** z}</MatrixWidth><MatrixHeight>${2 ** z}</MatrixHeight></TileMatrix>`,
-     )
-     .join('\n')}
-  </TileMatrixSet>
- </Contents>
-</Capabilities>`;
+  const GWC = gwcCapabilities({
+    id: 'topp:roads',
+    title: 'Roads',
+    format: 'image/jpeg',
+    bbox: [-10, 35, 30, 89],
+    levels: [3, 4, 5],
+    limits: [
+      { z: 3, rows: [2, 3], cols: [3, 4] },
+      { z: 5, rows: [8, 12], cols: [14, 18] },
+    ],
+    template: '/gwc/rest/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?time={Time}&amp;key=abc',
+  });
 
   test('GeoWebCache-style: identifiers mapped to zooms by scale, placeholders filled, limits bound the zooms', () => {
     const src = wmtsLayerSource(parseCapabilitiesXml(GWC), 'https://maps.example.org/gwc/service/wmts?REQUEST=GetCapabilities', 'topp:roads');
