@@ -3,7 +3,7 @@
 
 import * as zlib from 'node:zlib';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ogcExceptionText } from './ogc-exception';
+import { ogcException } from './ogc-exception';
 import { isGzip, sniffImageFormat } from '../store/formats';
 import type { TileFormat } from '../store/types';
 
@@ -179,9 +179,10 @@ export function validateTile(res: RawResponse, format: TileFormat): TileVerdict 
   if (body.length === 0) return { kind: 'bad', retry: true, reason: 'empty body' };
   if (format === 'basis') return contentTypeMatches(type, format) ? { kind: 'tile', data: body } : { kind: 'bad', retry: true, reason: `Content-Type ${type} is not ${format}` };
   const sniffed = sniffImageFormat(body);
-  // A WMS ServiceException (or OWS ExceptionReport) in place of the image, HTTP 200 or not: the same request gets it again.
-  const exception = sniffed ? undefined : ogcExceptionText(body);
-  if (exception !== undefined) return { kind: 'bad', retry: false, reason: `the server answered with an OGC exception: ${exception}` };
+  // A WMS ServiceException (or OWS ExceptionReport) in place of the image: permanent when its code names a fault in
+  // the request (LayerNotDefined, TileOutOfRange…), retried when it is the server's own trouble (no code).
+  const exception = sniffed ? undefined : ogcException(body);
+  if (exception !== undefined) return { kind: 'bad', retry: !exception.permanent, reason: `the server answered with an OGC exception: ${exception.text}` };
   const base = type?.split(';')[0].trim().toLowerCase();
   if (sniffed && sniffed !== format) {
     return { kind: 'bad', retry: false, reason: `body is ${sniffed}${type ? ` (Content-Type ${type})` : ''}, the source's tiles are ${format}: not retried, the upstream answers the same` };

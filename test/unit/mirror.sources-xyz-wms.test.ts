@@ -183,11 +183,27 @@ describe('OGC exceptions in place of a tile', () => {
     expect(ogcExceptionText(Buffer.from('<html><body>ServiceExceptionReport</body></html>'))).toBeUndefined();
     expect(ogcExceptionText(Buffer.from([0x89, 0x50, 0x4e, 0x47]))).toBeUndefined();
   });
-  test('a ServiceException with HTTP 200 is a permanent failure of the tile, with its text', () => {
+  test('a ServiceException with HTTP 200 whose code names a fault in the request is a permanent failure of the tile, with its text', () => {
     for (const type of ['application/vnd.ogc.se_xml', 'text/xml; charset=utf-8', 'image/png']) {
       const v = validateTile({ status: 200, headers: { 'content-type': type }, body: se111 }, 'png');
       expect(v).toEqual({ kind: 'bad', retry: false, reason: 'the server answered with an OGC exception: [LayerNotDefined] unknown layer: nope' });
     }
+    const outOfRange = Buffer.from('<ows:ExceptionReport><ows:Exception exceptionCode="TileOutOfRange"><ows:ExceptionText>row 9</ows:ExceptionText></ows:Exception></ows:ExceptionReport>');
+    expect(validateTile({ status: 200, headers: {}, body: outOfRange }, 'png')).toMatchObject({ kind: 'bad', retry: false });
+  });
+  test('one without a code, or with NoApplicableCode, is the server\'s own trouble: retried', () => {
+    const mapproxy = Buffer.from('<?xml version="1.0"?><ServiceExceptionReport version="1.1.1"><ServiceException>Could not get any sources</ServiceException></ServiceExceptionReport>');
+    const noCode = Buffer.from('<ows:ExceptionReport><ows:Exception exceptionCode="NoApplicableCode"><ows:ExceptionText>backend timeout</ows:ExceptionText></ows:Exception></ows:ExceptionReport>');
+    expect(validateTile({ status: 200, headers: { 'content-type': 'application/vnd.ogc.se_xml' }, body: mapproxy }, 'png')).toEqual({
+      kind: 'bad',
+      retry: true,
+      reason: 'the server answered with an OGC exception: Could not get any sources',
+    });
+    expect(validateTile({ status: 200, headers: {}, body: noCode }, 'png')).toEqual({
+      kind: 'bad',
+      retry: true,
+      reason: 'the server answered with an OGC exception: [NoApplicableCode] backend timeout',
+    });
   });
   test('the summary says whether a rerun can help', () => {
     expect(failedLine(3, 0)).toBe('3 tiles failed; run the same command again to retry them');
