@@ -1,17 +1,16 @@
-// The one way the mirror talks to the upstream: GET over keep-alive connections (node:http's Agent, limited
-// to the run's concurrency), throttled by the token bucket, with a per-attempt timeout and retries.
-// node:http rather than fetch: fetch decodes Content-Encoding transparently, and the mirror needs the bytes as
-// sent (gzip vector tiles are stored as they come, Content-Length is checked against the raw body).
+// The one way the mirror talks to the upstream: GET over keep-alive connections (transport.ts: undici, limited
+// to the run's concurrency per origin), throttled by the token bucket, with a per-attempt timeout and retries.
+// Not fetch: fetch decodes Content-Encoding transparently, and the mirror needs the bytes as sent (gzip vector
+// tiles are stored as they come, Content-Length is checked against the raw body).
 // The key is added here, at the last moment, so every URL the rest of the mirror holds is key-free.
 
-import http from 'node:http';
-import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
 import { UpstreamError } from './errors';
+import { Transport } from './transport';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */
 const MAX_BODY = 64 * 1024 * 1024;
@@ -80,19 +79,18 @@ export class UpstreamClient {
   readonly base: string;
   readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0, pauses: 0 };
   readonly limiter: TokenBucket;
-  private readonly agent: http.Agent;
-  private readonly timeoutMs: number;
+  private readonly transport: Transport;
   private readonly retry: RetryPolicy;
+  /** Sent with every request (built once: lowercase names, as undici sends them). */
+  private readonly headers: Record<string, string>;
 
   constructor(private readonly opts: ClientOptions) {
     this.base = stripKey(opts.base).replace(/\/+$/, '');
     if (!/^https?:\/\//i.test(this.base)) throw new UpstreamError(`the upstream must be an http(s) URL, got ${opts.redact(opts.base)}`);
-    const connections = opts.connections ?? 8;
-    const Agent = this.base.toLowerCase().startsWith('https:') ? https.Agent : http.Agent;
-    // LIFO reuses the warmest socket; sockets beyond maxSockets queue inside the agent.
-    this.agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: 'lifo' });
+    // Requests beyond `connections` to one origin queue inside the transport's pool.
+    this.transport = new Transport({ connections: opts.connections ?? 8, timeoutMs: opts.timeoutMs ?? 30_000, maxBody: MAX_BODY });
+    this.headers = { 'accept-encoding': 'gzip', 'user-agent': opts.userAgent ?? 'tilemirror-mirror/0.1', accept: '*/*' };
     this.limiter = new TokenBucket(opts.rate ?? 0);
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.retry = opts.retry ?? DEFAULT_RETRY;
   }
 
@@ -136,62 +134,14 @@ export class UpstreamClient {
 
   /** One GET, no retry: the raw bytes and headers, or a thrown network error (message already redacted). */
   async getOnce(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
-    // One controller per request, fed by a timer and by the run's signal through a listener removed when the
-    // request ends. (AbortSignal.any would do it in one line, but on Node 20 the long-lived run signal keeps
-    // every combined signal alive: memory grew ~400 bytes per request, past 600 MB on a 1.4M-tile run.)
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`timed out after ${this.timeoutMs} ms`));
-    }, this.timeoutMs);
-    const onRunAbort = (): void => controller.abort(signal?.reason);
-    if (signal?.aborted) onRunAbort();
-    else signal?.addEventListener('abort', onRunAbort, { once: true });
-    const combined = controller.signal;
     this.stats.requests++;
-    const target = this.withKey(url);
-    const mod = target.toLowerCase().startsWith('https:') ? https : http;
     try {
-      return await new Promise<RawResponse>((resolve, reject) => {
-        const req = mod.request(
-          target,
-          {
-            agent: this.agent,
-            signal: combined,
-            headers: { 'Accept-Encoding': 'gzip', 'User-Agent': this.opts.userAgent ?? 'tilemirror-mirror/0.1', Accept: '*/*', ...extraHeaders },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            let settled = false;
-            res.on('data', (c: Buffer) => {
-              size += c.length;
-              if (size > MAX_BODY) req.destroy(new Error(`response larger than ${MAX_BODY} bytes`));
-              else chunks.push(c);
-            });
-            res.on('end', () => {
-              settled = true;
-              if (!res.complete) return reject(new Error('connection closed before the response was complete'));
-              this.stats.bytes += size;
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-            });
-            res.on('error', reject);
-            res.on('close', () => {
-              if (!settled) reject(new Error('connection closed before the response was complete'));
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+      const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal);
+      this.stats.bytes += res.body.length;
+      return res;
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
-      const msg = timedOut ? `timed out after ${this.timeoutMs} ms` : (err as Error).message;
-      throw new UpstreamError(this.opts.redact(msg));
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onRunAbort);
+      throw new UpstreamError(this.opts.redact(describeNetworkError(err)));
     }
   }
 
@@ -273,8 +223,21 @@ export class UpstreamClient {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.transport.close();
   }
+}
+
+/**
+ * A network error in words an operator can act on: undici names the cause in `code` and `cause` (ECONNREFUSED,
+ * "other side closed") more than in its message.
+ */
+function describeNetworkError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: unknown }).cause;
+  const code = (err as { code?: string }).code;
+  if (cause instanceof Error && cause.message && !err.message.includes(cause.message)) return `${err.message}: ${cause.message}`;
+  if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return `connection closed before the response was complete (${err.message})`;
+  return err.message;
 }
 
 function headerOf(res: RawResponse, name: string): string | undefined {
