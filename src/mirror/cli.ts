@@ -20,7 +20,6 @@ import { ProgressPrinter } from './progress';
 import { createRedactor } from './redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
 import { runMirror, type MirrorResult } from './run';
-import { runJob } from './schedule';
 import { sourceFromFlags } from './source-flags';
 import { sourceBase, splitSourceKey, type GenericSource } from './sources';
 
@@ -131,6 +130,8 @@ async function mirrorJobs(names: string[], flags: Flags, cmd: Command): Promise<
     let printer = new ProgressPrinter(process.stderr, 1000, Date.now, job.name);
     // Now and then into the state file, so `status` and a server's /admin/ show this run's progress.
     const persist = progressPersister(status, job.name);
+    // Loaded here: the scheduler's module brings Redis and cron, which a plain `mirror` run does not need.
+    const { runJob } = require('./schedule') as typeof import('./schedule');
     const run = await runJob(job, config.data, 'manual', {
       signal: stop.signal,
       log: (l) => {
