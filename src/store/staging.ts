@@ -48,6 +48,7 @@ export interface Validators {
 
 /** A planned tile as the staging store knows it. */
 export type KnownTile = { kind: 'absent' } | ({ kind: 'tile' | 'empty' } & Partial<Validators>);
+const ABSENT_TILE: KnownTile = { kind: 'absent' };
 
 export const STATE = {
   /** Identifies the upstream resource (base URL without key, pyramids, templates): a staging file of another one is discarded. */
@@ -151,10 +152,13 @@ export class StagingStore {
   private readonly batchMs: number;
   /** Tile rows written (stored bytes or a change to/from empty): what a refresh promises to keep small. */
   tileWrites = 0;
+  /** The empty-tile table may hold rows (false only for a file this run started, until it records an empty tile). */
+  private mayHaveEmpty: boolean;
 
   private constructor(readonly file: string, readonly origin: StagingOrigin, opts: OpenStagingOptions) {
     this.writer = new StoreWriter(file, opts.header);
     this.db = this.writer.db;
+    this.mayHaveEmpty = origin !== 'new';
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // A checkpoint copies the WAL into the file and fsyncs it, in the committing (main) thread: SQLite's default
@@ -301,6 +305,9 @@ export class StagingStore {
 
   /** Whether the tile is stored, known empty or absent, with what the upstream last said about it. */
   lookup(t: TileTask): KnownTile {
+    // A file started empty by this run holds only tiles this run wrote, and a run visits each tile once: three
+    // queries a tile (~10 µs) spared on a first mirror.
+    if (this.origin === 'new') return ABSENT_TILE;
     const v = this.getValidators.get(t.pyramid, t.z, t.x, t.y) as { etag: string | null; lastModified: string | null; checkedAt: number } | undefined;
     const empty = !!this.hasEmpty.get(t.pyramid, t.z, t.x, t.y);
     const stored = !empty && (t.pyramid === this.mainName ? !!this.hasMain.get(t.z, t.x, tmsRow(t.z, t.y)) : !!this.hasExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y)));
@@ -361,9 +368,10 @@ export class StagingStore {
         for (const { task: t, data, status, v } of batch) {
           if (data) {
             this.writer.putTile(t.pyramid, t.z, t.x, t.y, data);
-            this.delEmpty.run(t.pyramid, t.z, t.x, t.y);
+            if (this.mayHaveEmpty) this.delEmpty.run(t.pyramid, t.z, t.x, t.y);
             writes++;
           } else if (status !== undefined) {
+            this.mayHaveEmpty = true;
             this.putEmpty.run(t.pyramid, t.z, t.x, t.y, status);
             if (t.pyramid === this.mainName) this.delMain.run(t.z, t.x, tmsRow(t.z, t.y));
             else this.delExtra.run(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
