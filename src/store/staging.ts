@@ -1,13 +1,15 @@
 // The store a run writes into: `{data}/{kind}/.{id}.mbtiles.staging` (hidden from the catalog by its dot),
 // created through StoreWriter so it has exactly the schema of a published store, plus progress tables of the
 // mirror (prefixed `tilemirror_mirror_`): tiles known to be empty, and the run's state and checkpoints.
-// The staging file runs in WAL mode with synchronous=NORMAL: a commit is an append to the WAL without fsync,
-// which survives the death of the process (SIGKILL, OOM) because the bytes are already in the OS, and costs
-// microseconds, so every tile is committed as soon as its tick ends ("group commit": the tiles that settled in
-// the same event-loop turn share one transaction) and the worker waits for that commit before taking the next
-// tile. A SIGKILL therefore loses at most the tiles in flight, one per worker. Power loss may tear the file;
-// the next run's quick_check then discards it. Publishing checkpoints the WAL, returns the file to rollback-journal
-// mode (what readers of a published store expect: one self-contained file) and fsyncs it before the rename.
+// Commits never fsync: a commit is a write into the OS, which survives the death of the process (SIGKILL, OOM),
+// and costs microseconds, so every tile is committed as soon as its tick ends ("group commit": the tiles that
+// settled in the same event-loop turn share one transaction) and the worker waits for that commit before taking
+// the next tile. A SIGKILL therefore loses at most the tiles in flight, one per worker. Where the machine's boot
+// can be told (Linux), the file uses a persistent rollback journal with synchronous=OFF, so a tile's bytes are
+// written once; a file so written is resumed only in the boot that wrote it (bootId), since a crash of the machine
+// may tear it invisibly. Elsewhere it runs in WAL mode with synchronous=NORMAL (a torn file then fails the next
+// run's quick_check and is discarded). Publishing returns the file to the plain rollback-journal mode (what
+// readers of a published store expect: one self-contained file) and fsyncs it before the rename.
 //
 // Per tile the mirror keeps its validators (ETag, Last-Modified) and when the upstream last vouched for it
 // (`tilemirror_mirror_tiles`): refresh runs revalidate only tiles checked longer ago than the max-age.
@@ -17,7 +19,7 @@
 // it is first cut down to the plan, so a verified staging store holds exactly the planned tiles.
 
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreWriter, tmsRow, type StoreHeader } from './writer';
 import type { TileCounts } from './job-state';
@@ -59,7 +61,24 @@ export const STATE = {
   publishedAt: 'published_at',
   /** The max-age policy of the run that wrote the store and its cutoff: a resumed refresh keeps its cutoff. */
   refresh: 'refresh',
+  /** The machine's boot id while the file was written without fsync (synchronous = OFF): trusted in that boot only. */
+  unsyncedBoot: 'unsynced_boot',
 } as const;
+
+/**
+ * This boot of the machine (Linux: a random id per boot), or undefined where the system does not say. A staging
+ * file is written without fsync (journal_mode = PERSIST, synchronous = OFF) only when it is known: a killed
+ * process loses nothing SQLite wrote (the kernel has it, and the journal rolls back a half-done commit), but a
+ * crash of the machine may tear the file in ways a quick_check cannot see (a tile's bytes half old). So a file
+ * written that way is resumed only in the boot that wrote it; after a restart of the machine it is discarded.
+ */
+export function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface StorePaths {
   dir: string;
@@ -93,6 +112,12 @@ function readState(file: string, name: string, readonly = true): string | undefi
   } finally {
     db?.close();
   }
+}
+
+/** The file was written with fsync (in WAL mode), or without it in this boot of the machine. */
+function sameBoot(file: string): boolean {
+  const wrote = readState(file, STATE.unsyncedBoot);
+  return wrote === undefined || wrote === bootId();
 }
 
 /** True when the file opens and SQLite's quick check finds nothing wrong (a torn file from a full disk, say). */
@@ -152,6 +177,8 @@ export class StagingStore {
   private readonly batchMs: number;
   /** Tile rows written (stored bytes or a change to/from empty): what a refresh promises to keep small. */
   tileWrites = 0;
+  /** Written in WAL mode with fsyncs (where the boot of the machine cannot be told), else without (see bootId). */
+  private readonly wal: boolean;
   /** The empty-tile table may hold rows (false only for a file this run started, until it records an empty tile). */
   private mayHaveEmpty: boolean;
 
@@ -159,13 +186,22 @@ export class StagingStore {
     this.writer = new StoreWriter(file, opts.header);
     this.db = this.writer.db;
     this.mayHaveEmpty = origin !== 'new';
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    // A checkpoint copies the WAL into the file and fsyncs it, in the committing (main) thread: SQLite's default
-    // (every 1,000 pages, 4 MB) meant a checkpoint every ~200 tiles of 20 KB, 60 fsyncs for 12,294 tiles, and the
-    // fetches stalled meanwhile. 64 MB of WAL between checkpoints: mirroring 20 KB tiles 20 → 14 s, SQLite's share
-    // of the main thread 2.9 → 1.7 s (bench/mirror.js, --tile-bytes 20000). Publishing checkpoints it all anyway.
-    this.db.pragma('wal_autocheckpoint = 16384');
+    const boot = bootId();
+    this.wal = boot === undefined;
+    if (this.wal) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      // A checkpoint copies the WAL into the file and fsyncs it, in the committing (main) thread: SQLite's default
+      // (every 1,000 pages, 4 MB) meant a checkpoint every ~200 tiles of 20 KB, and the fetches stalled meanwhile.
+      this.db.pragma('wal_autocheckpoint = 16384');
+    } else {
+      // Each tile's bytes written once, not to the WAL and again at each checkpoint: 12,294 tiles of 20 KB took
+      // 1.4 s of the main thread in WAL mode, 0.6 s so (SQLite alone, same inserts). The journal (kept, not
+      // recreated per commit) still rolls back a commit cut by SIGKILL; see bootId for a crash of the machine.
+      // Publishing fsyncs the file before its rename, so the published store is as durable as before.
+      this.db.pragma('journal_mode = PERSIST');
+      this.db.pragma('synchronous = OFF');
+    }
     this.db.exec(MIRROR_SQL);
     this.mainName = opts.header.pyramids[0].name;
     this.batchSize = opts.batchSize ?? 500;
@@ -189,6 +225,8 @@ export class StagingStore {
       .pluck();
     const setState = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
     this.db.transaction(() => {
+      if (boot !== undefined) setState.run(STATE.unsyncedBoot, boot);
+      else this.db.prepare('DELETE FROM tilemirror_mirror_state WHERE name = ?').run(STATE.unsyncedBoot);
       setState.run(STATE.fingerprint, opts.fingerprint);
       setState.run(STATE.upstream, opts.upstream);
       setState.run(STATE.plan, opts.planSignature);
@@ -204,7 +242,7 @@ export class StagingStore {
   static open(opts: OpenStagingOptions): StagingStore {
     const { staging, published } = opts.paths;
     let origin: StagingOrigin = 'new';
-    if (existsSync(staging) && healthy(staging) && readState(staging, STATE.fingerprint, false) === opts.fingerprint) {
+    if (existsSync(staging) && healthy(staging) && readState(staging, STATE.fingerprint, false) === opts.fingerprint && sameBoot(staging)) {
       origin = 'resumed';
     } else {
       removeStaging(staging);
@@ -388,10 +426,10 @@ export class StagingStore {
     for (const w of waiters) w.resolve();
   }
 
-  /** Returns the file to rollback-journal mode with everything in it (before publishing; closes nothing). */
+  /** Returns the file to the plain rollback-journal mode with everything in it, no -wal or -journal file beside it (before publishing; closes nothing). */
   settle(): void {
     this.flush();
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (this.wal) this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.pragma('journal_mode = DELETE');
   }
 
