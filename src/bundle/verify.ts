@@ -4,46 +4,18 @@
 // import's payload reader reads anyway (buffers shared with the worker, so the bundle is read once), and reads only
 // what the reader skipped. The import publishes nothing before every hash agrees.
 
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BundleError } from './manifest';
 import type { OpenedBundle } from './parts';
+import { hashJobs } from './hash-worker';
 
 const MAX_WORKERS = 4;
 const CHUNK = 4 * 1024 * 1024;
-
-/**
- * Runs in a worker: takes the next part not yet taken (a shared counter, so the import's main thread can take
- * parts too once its staging work is done) and posts [index, hex] for each (or an error message).
- */
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const { openSync, readSync, closeSync } = require('node:fs');
-const buf = Buffer.allocUnsafe(${CHUNK});
-const next = new Int32Array(workerData.next);
-for (let i = Atomics.add(next, 0, 1); i < workerData.jobs.length; i = Atomics.add(next, 0, 1)) {
-  const job = workerData.jobs[i];
-  const hash = createHash('sha256');
-  const fd = openSync(job.file, 'r');
-  try {
-    for (let done = 0; done < job.size; ) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, job.size - done), job.offset + done);
-      if (n === 0) throw new Error('ends early');
-      hash.update(buf.subarray(0, n));
-      done += n;
-    }
-  } catch (err) {
-    parentPort.postMessage([i, null, err.message]);
-    continue;
-  } finally {
-    closeSync(fd);
-  }
-  parentPort.postMessage([i, hash.digest('hex'), null]);
-}
-`;
+/** The hashing loops, in plain JavaScript so that a worker loads them from src/ (ts-jest) and from dist/ alike. */
+const HASH_WORKER = join(__dirname, 'hash-worker.js');
 
 interface Job {
   file: string;
@@ -53,32 +25,14 @@ interface Job {
 
 type Outcome = { hex: string | null; error: string | null };
 
-/** The calling thread's share of the work: the same loop as a worker's, results into `out`. */
+/** The calling thread's share of the work: the same loop as a worker's (hash-worker.js), results into `out`. */
 function hashHere(jobs: Job[], next: Int32Array, out: Map<number, Outcome>): void {
-  const buf = Buffer.allocUnsafe(CHUNK);
-  for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1)) {
-    const hash = createHash('sha256');
-    let fd: number | undefined;
-    try {
-      fd = openSync(jobs[i].file, 'r');
-      for (let done = 0; done < jobs[i].size; ) {
-        const n = readSync(fd, buf, 0, Math.min(buf.length, jobs[i].size - done), jobs[i].offset + done);
-        if (n === 0) throw new Error('ends early');
-        hash.update(buf.subarray(0, n));
-        done += n;
-      }
-      out.set(i, { hex: hash.digest('hex'), error: null });
-    } catch (err) {
-      out.set(i, { hex: null, error: (err as Error).message });
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
-  }
+  hashJobs(jobs, next, (i: number, hex: string | null, error: string | null) => out.set(i, { hex, error }));
 }
 
 function worker(jobs: Job[], next: SharedArrayBuffer, out: Map<number, Outcome>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER, { eval: true, workerData: { jobs, next } });
+    const w = new Worker(HASH_WORKER, { workerData: { hashWorker: 'parts', jobs, next } });
     w.on('message', ([index, hex, error]: [number, string | null, string | null]) => out.set(index, { hex, error }));
     w.on('error', reject);
     w.on('exit', () => resolve());
@@ -139,29 +93,6 @@ export async function verifyParts(b: OpenedBundle): Promise<void> {
 }
 
 /**
- * Runs in a worker: hashes the byte ranges the import's reader posts ([shared buffer, offset, length, part, last
- * piece of its part?, sequence]) in the order posted, posts [part, hex] at the end of each part, and publishes the
- * sequence of the last range hashed so the reader knows when it may overwrite a buffer. ['end'] makes it exit.
- */
-const STREAM_WORKER = `
-const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-let hashed;
-const hashes = new Map();
-parentPort.on('message', (m) => {
-  if (m[0] === 'start') { hashed = new Int32Array(m[1]); return; }
-  if (m[0] === 'end') { parentPort.close(); return; }
-  const [buf, offset, length, part, last, seq] = m;
-  let h = hashes.get(part);
-  if (!h) hashes.set(part, (h = createHash('sha256')));
-  h.update(new Uint8Array(buf, offset, length));
-  if (last) { parentPort.postMessage([part, h.digest('hex')]); hashes.delete(part); }
-  Atomics.store(hashed, 0, seq);
-  Atomics.notify(hashed, 0);
-});
-`;
-
-/**
  * Hashing the payload from the import's own reads: the reader reads each byte once, into buffers shared with one
  * hashing thread, which hashes them while the main thread applies the records (no second read of the bundle).
  * Bytes the reader never reads (stores skipped, or left unread after a damaged record) are read by finish().
@@ -181,8 +112,7 @@ export class StreamHashing {
   constructor(private readonly b: OpenedBundle) {
     let end = 0;
     for (const p of b.manifest.parts) this.ends.push((end += p.size));
-    this.worker = new Worker(STREAM_WORKER, { eval: true });
-    this.worker.postMessage(['start', this.hashed.buffer]);
+    this.worker = new Worker(HASH_WORKER, { workerData: { hashWorker: 'stream', hashed: this.hashed.buffer } });
     this.worker.on('message', ([part, hex]: [number, string]) => this.digests.set(part, hex));
     const exited = new Promise<void>((resolve, reject) => {
       this.worker.on('error', reject);
