@@ -45,7 +45,8 @@ function hashJobs(jobs, next, report) {
 /**
  * Hashes the byte ranges the import's reader posts ([shared buffer, offset, length, part, last piece of its part?,
  * sequence]) in the order posted, posts [part, hex] at the end of each part, and publishes the sequence of the last
- * range hashed in the shared `hashed` counter so the reader knows when it may overwrite a buffer. ['end'] ends it.
+ * range hashed in the shared `hashed` counter so the reader knows when it may overwrite a buffer (-1: the hashing
+ * failed). ['end'] ends it.
  * @param {import('node:worker_threads').MessagePort} port
  * @param {Int32Array} hashed
  */
@@ -58,12 +59,19 @@ function hashStream(port, hashed) {
       return;
     }
     const [buf, offset, length, part, last, seq] = m;
-    let h = hashes.get(part);
-    if (!h) hashes.set(part, (h = createHash('sha256')));
-    h.update(new Uint8Array(buf, offset, length));
-    if (last) {
-      port.postMessage([part, h.digest('hex')]);
-      hashes.delete(part);
+    try {
+      let h = hashes.get(part);
+      if (!h) hashes.set(part, (h = createHash('sha256')));
+      h.update(new Uint8Array(buf, offset, length));
+      if (last) {
+        port.postMessage([part, h.digest('hex')]);
+        hashes.delete(part);
+      }
+    } catch (err) {
+      // The reader waits on `hashed`: -1 tells it the hashing failed instead of leaving it waiting.
+      Atomics.store(hashed, 0, -1);
+      Atomics.notify(hashed, 0);
+      throw err;
     }
     Atomics.store(hashed, 0, seq);
     Atomics.notify(hashed, 0);

@@ -141,7 +141,15 @@ export class StreamHashing {
 
   /** Blocks until the range posted as `seq` (and every one before it) is hashed: its buffer may be reused then. */
   wait(seq: number): void {
-    for (let h = Atomics.load(this.hashed, 0); h < seq; h = Atomics.load(this.hashed, 0)) Atomics.wait(this.hashed, 0, h, 1000);
+    // A thread that could not start (or died) never moves the counter: after a minute without progress, give up.
+    let stalled = 0;
+    for (let h = Atomics.load(this.hashed, 0); h < seq; ) {
+      if (h < 0) throw new BundleError('the hashing thread failed: nothing was changed');
+      if (Atomics.wait(this.hashed, 0, h, 1000) === 'timed-out' && ++stalled >= 60) throw new BundleError('the hashing thread stopped answering: nothing was changed');
+      const now = Atomics.load(this.hashed, 0);
+      if (now !== h) stalled = 0;
+      h = now;
+    }
   }
 
   /**
