@@ -10,7 +10,6 @@
 // published, so a mirror run and an import of the same store never overlap: whichever comes second is refused.
 
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, type Lock } from '../mirror/lock';
 import { LockError } from '../mirror/errors';
@@ -22,7 +21,7 @@ import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
 import { signerOf, verifyManifest } from './sign';
-import { checkPartSizes, startHashing, type Hashing } from './verify';
+import { checkPartSizes, StreamHashing } from './verify';
 
 export interface ImportOptions {
   dataDir: string;
@@ -65,11 +64,11 @@ function plan(dataDir: string, b: OpenedBundle): Step[] {
 }
 
 /** Builds the store's staging file from its records and checks its counts; the caller publishes or abandons it. */
-function stageStore(dataDir: string, b: OpenedBundle, step: Step, tick: () => void): StorePatch {
+function stageStore(dataDir: string, b: OpenedBundle, step: Step, hashing: StreamHashing, tick: () => void): StorePatch {
   const { entry, ref } = step;
   const averageTileBytes = entry.counts.tilesPut > 0 ? entry.bytes / entry.counts.tilesPut : 0;
   const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes, bytes: entry.bytes });
-  const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length);
+  const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length, hashing);
   try {
     patch.setHeader(entry.header);
     const table = (i: number): string => {
@@ -137,14 +136,16 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   checkPartSizes(b);
   const made: string[] = [];
   let locks: Lock[] = [];
-  // The hashes are checked beside the staging work, by one thread fewer than the cores (the main thread writes
-  // SQLite meanwhile); verify() joins in with the parts still left, then waits for every hash.
-  let hashing: Hashing | undefined;
+  // The hashes are checked beside the staging work: the staging reads each byte of the payload once, and one
+  // hashing thread hashes what it read (the buffers are shared) while the main thread writes SQLite; verify()
+  // reads and hashes the bytes no store read (stores skipped, or left after a damaged record), then waits for
+  // every hash.
+  let hashing: StreamHashing | undefined;
   let verified = false;
   const verify = async (): Promise<void> => {
     if (verified) return;
-    hashing ??= startHashing(b, availableParallelism() - 1);
-    hashing.help();
+    hashing ??= new StreamHashing(b);
+    hashing.finish();
     await hashing.result;
     verified = true;
     log(`parts: ${b.manifest.parts.length} checked (${b.manifest.payloadBytes} bytes, SHA-256)`);
@@ -154,9 +155,9 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
     locks = lockStores(opts.dataDir, b, made);
     const steps = plan(opts.dataDir, b);
     // From here every store this import could write is locked and fits: the hashing starts.
-    hashing = startHashing(b, availableParallelism() - 1);
+    const h = (hashing = new StreamHashing(b));
     // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
-    hashing.result.catch(() => undefined);
+    h.result.catch(() => undefined);
     let records = 0;
     const tick = (): void => {
       if (opts.pauseAfter !== undefined && ++records === opts.pauseAfter) opts.onPause?.();
@@ -171,7 +172,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
       }
       let patch: StorePatch;
       try {
-        patch = stageStore(opts.dataDir, b, step, tick);
+        patch = stageStore(opts.dataDir, b, step, h, tick);
       } catch (err) {
         // A damaged part can break the records before its hash is known: the hash says best what is wrong.
         await verify();
@@ -193,6 +194,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
     return result;
   } catch (err) {
     // Whatever stopped the import, the hashing is not left running behind it.
+    hashing?.abort();
     await hashing?.result.catch(() => undefined);
     throw err;
   } finally {

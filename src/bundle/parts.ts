@@ -10,6 +10,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import { BundleError, parseManifest, type Manifest } from './manifest';
+import { StreamHashing } from './verify';
 
 const MAGIC = Buffer.from('TMBUNDL1');
 const TRAILER = 16;
@@ -222,19 +223,32 @@ function readFileBytes(file: string): Buffer {
 
 const CHUNK = 4 * 1024 * 1024;
 
-/** Reads a byte range of the payload across parts, sequentially, through one buffer. */
+/**
+ * Reads a byte range of the payload across parts, sequentially, through two buffers in turn. With `hashing`, every
+ * byte read is also handed to its hashing thread (the buffers are shared with it, and one is refilled only once
+ * the hashing thread is done with it).
+ */
 export class PayloadReader {
-  private buf = Buffer.allocUnsafe(CHUNK);
-  private spare = Buffer.allocUnsafe(CHUNK);
+  private buf: Buffer;
+  private spare: Buffer;
+  /** The hashing sequence number of the last range read into buf / spare. */
+  private bufSeq = 0;
+  private spareSeq = 0;
   private start = 0;
   private end = 0;
   private pos: number;
   private readonly stop: number;
   private readonly fds = new Map<number, number>();
 
-  constructor(private readonly b: OpenedBundle, offset: number, length: number) {
+  constructor(private readonly b: OpenedBundle, offset: number, length: number, private readonly hashing?: StreamHashing) {
     this.pos = offset;
     this.stop = offset + length;
+    this.buf = this.alloc(CHUNK);
+    this.spare = this.alloc(CHUNK);
+  }
+
+  private alloc(n: number): Buffer {
+    return this.hashing ? StreamHashing.buffer(n) : Buffer.allocUnsafe(n);
   }
 
   get done(): boolean {
@@ -254,7 +268,7 @@ export class PayloadReader {
     if (n - (this.end - this.start) > this.stop - this.pos) throw new BundleError('damaged bundle payload: a record runs past the end of its store');
     if (n > this.buf.length / 2) {
       // A big tile: its own buffer.
-      const out = Buffer.allocUnsafe(n);
+      const out = this.alloc(n);
       const have = this.end - this.start;
       this.buf.copy(out, 0, this.start, this.end);
       this.start = this.end;
@@ -265,7 +279,9 @@ export class PayloadReader {
     // Two buffers in turn: the slice returned before this refill (the previous record's data) stays valid until
     // the refill after it, and no fresh memory is faulted in per chunk.
     const next = this.spare;
+    this.hashing?.wait(this.spareSeq);
     this.spare = this.buf;
+    this.spareSeq = this.bufSeq;
     this.buf.copy(next, 0, this.start, this.end);
     this.buf = next;
     this.start = 0;
@@ -273,6 +289,7 @@ export class PayloadReader {
     const want = Math.min(CHUNK - have, this.stop - this.pos);
     if (want < n - have) throw new BundleError('damaged bundle payload: a record runs past the end of its store');
     this.fill(this.buf, have, want);
+    this.bufSeq = this.hashing?.posted ?? 0;
     this.end = have + want;
     const out = this.buf.subarray(0, n);
     this.start = n;
@@ -297,6 +314,7 @@ export class PayloadReader {
       }
       const got = readSync(fd, target, at, n, this.b.locations[part].offset + within);
       if (got !== n) throw new BundleError(`${parts[part].name || this.b.path}: short read (changed since it was verified?)`);
+      this.hashing?.feed(this.pos, target.subarray(at, at + n));
       at += n;
       length -= n;
       this.pos += n;

@@ -1,49 +1,21 @@
 // Checking every part of a bundle: sizes first (a truncated or missing part is named at once, synchronously), then
-// the SHA-256 of each part, in worker threads (at most MAX_WORKERS) that take the parts one by one. Each reads its
-// parts with plain positional reads. `startHashing` only starts the work: the import builds its hidden staging
-// stores while the workers hash, then hashes the parts left on its own thread too, and publishes nothing before
-// every hash agrees.
+// the SHA-256 of each part. Two ways: `startHashing` reads and hashes the parts in worker threads (at most
+// MAX_WORKERS, plus the calling thread with help()); `StreamHashing` hashes, in one worker thread, the bytes the
+// import's payload reader reads anyway (buffers shared with the worker, so the bundle is read once), and reads only
+// what the reader skipped. The import publishes nothing before every hash agrees.
 
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BundleError } from './manifest';
 import type { OpenedBundle } from './parts';
+import { hashJobs } from './hash-worker';
 
 const MAX_WORKERS = 4;
 const CHUNK = 4 * 1024 * 1024;
-
-/**
- * Runs in a worker: takes the next part not yet taken (a shared counter, so the import's main thread can take
- * parts too once its staging work is done) and posts [index, hex] for each (or an error message).
- */
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const { openSync, readSync, closeSync } = require('node:fs');
-const buf = Buffer.allocUnsafe(${CHUNK});
-const next = new Int32Array(workerData.next);
-for (let i = Atomics.add(next, 0, 1); i < workerData.jobs.length; i = Atomics.add(next, 0, 1)) {
-  const job = workerData.jobs[i];
-  const hash = createHash('sha256');
-  const fd = openSync(job.file, 'r');
-  try {
-    for (let done = 0; done < job.size; ) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, job.size - done), job.offset + done);
-      if (n === 0) throw new Error('ends early');
-      hash.update(buf.subarray(0, n));
-      done += n;
-    }
-  } catch (err) {
-    parentPort.postMessage([i, null, err.message]);
-    continue;
-  } finally {
-    closeSync(fd);
-  }
-  parentPort.postMessage([i, hash.digest('hex'), null]);
-}
-`;
+/** The hashing loops, in plain JavaScript so that a worker loads them from src/ (ts-jest) and from dist/ alike. */
+const HASH_WORKER = join(__dirname, 'hash-worker.js');
 
 interface Job {
   file: string;
@@ -53,32 +25,14 @@ interface Job {
 
 type Outcome = { hex: string | null; error: string | null };
 
-/** The calling thread's share of the work: the same loop as a worker's, results into `out`. */
+/** The calling thread's share of the work: the same loop as a worker's (hash-worker.js), results into `out`. */
 function hashHere(jobs: Job[], next: Int32Array, out: Map<number, Outcome>): void {
-  const buf = Buffer.allocUnsafe(CHUNK);
-  for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1)) {
-    const hash = createHash('sha256');
-    let fd: number | undefined;
-    try {
-      fd = openSync(jobs[i].file, 'r');
-      for (let done = 0; done < jobs[i].size; ) {
-        const n = readSync(fd, buf, 0, Math.min(buf.length, jobs[i].size - done), jobs[i].offset + done);
-        if (n === 0) throw new Error('ends early');
-        hash.update(buf.subarray(0, n));
-        done += n;
-      }
-      out.set(i, { hex: hash.digest('hex'), error: null });
-    } catch (err) {
-      out.set(i, { hex: null, error: (err as Error).message });
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
-  }
+  hashJobs(jobs, next, (i: number, hex: string | null, error: string | null) => out.set(i, { hex, error }));
 }
 
 function worker(jobs: Job[], next: SharedArrayBuffer, out: Map<number, Outcome>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER, { eval: true, workerData: { jobs, next } });
+    const w = new Worker(HASH_WORKER, { workerData: { hashWorker: 'parts', jobs, next } });
     w.on('message', ([index, hex, error]: [number, string | null, string | null]) => out.set(index, { hex, error }));
     w.on('error', reject);
     w.on('exit', () => resolve());
@@ -136,4 +90,132 @@ export async function hashParts(b: OpenedBundle, workers = availableParallelism(
 export async function verifyParts(b: OpenedBundle): Promise<void> {
   checkPartSizes(b);
   await hashParts(b);
+}
+
+/**
+ * Hashing the payload from the import's own reads: the reader reads each byte once, into buffers shared with one
+ * hashing thread, which hashes them while the main thread applies the records (no second read of the bundle).
+ * Bytes the reader never reads (stores skipped, or left unread after a damaged record) are read by finish().
+ * Nothing is trusted before `result` settles: it resolves only once every part's SHA-256 matched the manifest.
+ */
+export class StreamHashing {
+  /** Payload bytes hashed (posted) so far, from 0: the stream has no gaps. */
+  private fed = 0;
+  private seq = 0;
+  private readonly hashed = new Int32Array(new SharedArrayBuffer(4));
+  private readonly worker: Worker;
+  private readonly digests = new Map<number, string>();
+  private readonly ends: number[] = [];
+  private finished = false;
+  readonly result: Promise<void>;
+
+  constructor(private readonly b: OpenedBundle) {
+    let end = 0;
+    for (const p of b.manifest.parts) this.ends.push((end += p.size));
+    this.worker = new Worker(HASH_WORKER, { workerData: { hashWorker: 'stream', hashed: this.hashed.buffer } });
+    this.worker.on('message', ([part, hex]: [number, string]) => this.digests.set(part, hex));
+    const exited = new Promise<void>((resolve, reject) => {
+      this.worker.on('error', reject);
+      this.worker.on('exit', () => resolve());
+    });
+    const parts = b.manifest.parts;
+    const label = (i: number): string => parts[i].name || `${b.path} (bytes ${b.locations[i].offset}-${b.locations[i].offset + parts[i].size})`;
+    this.result = exited.then(() => {
+      if (!this.finished || this.aborted) throw new BundleError('the hashing of the bundle stopped before its end');
+      parts.forEach((p, i) => {
+        const hex = this.digests.get(i);
+        if (hex !== p.sha256) throw new BundleError(`${label(i)}: SHA-256 ${hex ?? '(none)'} does not match the manifest's ${p.sha256}: the part is damaged`);
+      });
+    });
+  }
+
+  /** A new buffer for reads: shared with the hashing thread. */
+  static buffer(size: number): Buffer {
+    return Buffer.from(new SharedArrayBuffer(size));
+  }
+
+  /** The sequence number a later wait() needs to know that everything posted so far is hashed. */
+  get posted(): number {
+    return this.seq;
+  }
+
+  /** Blocks until the range posted as `seq` (and every one before it) is hashed: its buffer may be reused then. */
+  wait(seq: number): void {
+    // A thread that could not start (or died) never moves the counter: after a minute without progress, give up.
+    let stalled = 0;
+    for (let h = Atomics.load(this.hashed, 0); h < seq; ) {
+      if (h < 0) throw new BundleError('the hashing thread failed: nothing was changed');
+      if (Atomics.wait(this.hashed, 0, h, 1000) === 'timed-out' && ++stalled >= 60) throw new BundleError('the hashing thread stopped answering: nothing was changed');
+      const now = Atomics.load(this.hashed, 0);
+      if (now !== h) stalled = 0;
+      h = now;
+    }
+  }
+
+  /**
+   * `bytes` (in a buffer from StreamHashing.buffer) were read at payload position `pos`, within one part: hashes
+   * the part of them not hashed yet; a gap before them is read and hashed first.
+   */
+  feed(pos: number, bytes: Buffer): void {
+    if (pos > this.fed) this.readThrough(pos);
+    const skip = this.fed - pos;
+    if (skip >= bytes.length) return;
+    this.post(bytes.subarray(skip));
+  }
+
+  private post(bytes: Buffer): void {
+    const part = this.partAt(this.fed);
+    this.fed += bytes.length;
+    if (this.fed > this.ends[part]) throw new Error('a hashed range crosses a part boundary');
+    this.worker.postMessage([bytes.buffer, bytes.byteOffset, bytes.length, part, this.fed === this.ends[part], ++this.seq]);
+  }
+
+  private partAt(pos: number): number {
+    let i = 0;
+    while (this.ends[i] <= pos) i++;
+    return i;
+  }
+
+  /** Reads and hashes the payload from where the stream stands to `stop` (two buffers in turn). */
+  private readThrough(stop: number): void {
+    const bufs = [StreamHashing.buffer(CHUNK), StreamHashing.buffer(CHUNK)];
+    const last = [0, 0];
+    for (let k = 0; this.fed < stop; k ^= 1) {
+      const part = this.partAt(this.fed);
+      const start = part === 0 ? 0 : this.ends[part - 1];
+      const n = Math.min(CHUNK, stop - this.fed, this.ends[part] - this.fed);
+      this.wait(last[k]);
+      const fd = openSync(this.b.locations[part].file, 'r');
+      let got: number;
+      try {
+        got = readSync(fd, bufs[k], 0, n, this.b.locations[part].offset + this.fed - start);
+      } finally {
+        closeSync(fd);
+      }
+      if (got !== n) throw new BundleError(`${this.b.manifest.parts[part].name || this.b.path}: short read (truncated?)`);
+      this.post(bufs[k].subarray(0, n));
+      last[k] = this.seq;
+    }
+  }
+
+  /** Stops the hashing thread without hashing the rest: `result` then rejects (nothing may be published). */
+  abort(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.aborted = true;
+    this.worker.postMessage(['end']);
+  }
+
+  private aborted = false;
+
+  /** Hashes whatever the reader did not read, and lets the hashing thread end; `result` then settles. */
+  finish(): void {
+    if (this.finished) return;
+    try {
+      this.readThrough(this.b.manifest.payloadBytes);
+    } finally {
+      this.finished = true;
+      this.worker.postMessage(['end']);
+    }
+  }
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { BundleError, encodeManifest, type Manifest } from '../../src/bundle/manifest';
 import { openBundle, parseSize, PayloadReader, PayloadWriter } from '../../src/bundle/parts';
 import { decodeRecord, encodeDocumentDelete, encodeDocumentPut, encodeTileDelete, encodeTilePut, type BundleRecord } from '../../src/bundle/records';
-import { startHashing, verifyParts } from '../../src/bundle/verify';
+import { startHashing, StreamHashing, verifyParts } from '../../src/bundle/verify';
 import { bytesFor } from '../fixtures/bundle-stores';
 
 let dir: string;
@@ -102,6 +102,57 @@ test('parts hashed by a worker and by the calling thread together: every part ch
     h.help();
     await expect(h.result).rejects.toThrow(new RegExp(`^${parts[damaged].name}: SHA-256 [0-9a-f]{64} does not match the manifest's ${parts[damaged].sha256}`));
     bytes[7] ^= 1;
+    writeFileSync(file, bytes);
+  }
+});
+
+test('the import reader feeds its own reads to one hashing thread: bytes read, skipped before and left after are all checked', async () => {
+  const out = join(dir, 'stream');
+  const w = new PayloadWriter(out, 1_000_003);
+  const want = records();
+  const offsets: number[] = [];
+  for (const r of want) {
+    offsets.push(w.offset);
+    w.write(encode(r));
+  }
+  const parts = w.endPayload();
+  w.finish(encodeManifest({ format: 'tilemirror-bundle', formatVersion: 1, created: 'now', payloadBytes: w.offset, partSize: 1_000_003, parts, stores: [] }), undefined);
+  // The reader reads records 200..592 (the three 3 MB tiles included): a gap before it and a tail after it.
+  const from = offsets[200];
+  const to = offsets[593];
+  expect(from).toBeGreaterThan(2 * 1_000_003);
+  expect(w.offset - to).toBeGreaterThan(0);
+  const readRange = (compare: boolean): StreamHashing => {
+    const b = openBundle(out);
+    const h = new StreamHashing(b);
+    h.result.catch(() => undefined);
+    const reader = new PayloadReader(b, from, to - from, h);
+    for (let i = 200; !reader.done; i++) {
+      const got = decodeRecord(reader.read);
+      const data = (r: BundleRecord): string | null | undefined => ('data' in r ? r.data?.toString('base64') ?? null : undefined);
+      if (compare) expect({ i, data: data(got) }).toEqual({ i, data: data(want[i]) });
+    }
+    reader.close();
+    h.finish();
+    return h;
+  };
+  await expect(readRange(true).result).resolves.toBeUndefined();
+  // A damaged byte in the gap before the range, inside the range (in a tile's data, so the records still decode),
+  // and in the tail after it: each part named.
+  const partAt = (pos: number): { index: number; at: number } => {
+    let start = 0;
+    const index = parts.findIndex((p) => (start += p.size) > pos);
+    return { index, at: pos - (start - parts[index].size) };
+  };
+  const inside = partAt(offsets[300] + 100);
+  for (const [damaged, at] of [[0, 7], [inside.index, inside.at], [parts.length - 1, parts[parts.length - 1].size - 1]]) {
+    const file = join(out, parts[damaged].name);
+    const bytes = readFileSync(file);
+    bytes[at] ^= 1;
+    writeFileSync(file, bytes);
+    const h = readRange(false);
+    await expect(h.result).rejects.toThrow(new RegExp(`^${parts[damaged].name}: SHA-256 [0-9a-f]{64} does not match the manifest's ${parts[damaged].sha256}`));
+    bytes[at] ^= 1;
     writeFileSync(file, bytes);
   }
 });
