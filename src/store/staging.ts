@@ -202,7 +202,7 @@ export class StagingStore {
       this.db.pragma('journal_mode = PERSIST');
       this.db.pragma('synchronous = OFF');
     }
-    this.db.exec(MIRROR_SQL);
+    this.db.transaction(() => this.db.exec(MIRROR_SQL))();
     this.mainName = opts.header.pyramids[0].name;
     this.batchSize = opts.batchSize ?? 500;
     this.batchMs = opts.batchMs ?? 1000;
