@@ -4,8 +4,7 @@
 
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LockError } from './mirror/errors';
-import { acquireLock } from './mirror/lock';
+import { acquireLock, LockError } from './store/lock';
 import { buildTileJson } from './ogc/tilejson';
 import { MbtilesStore } from './store/mbtiles';
 import { importMbtiles, MbtilesImportError } from './store/mbtiles-import';

@@ -3,7 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import type { StoreKind } from '../store/types';
-import { acquireLock, type Lock } from './lock';
+import { acquireLock, type Lock } from '../store/lock';
 import { LockError, UpstreamError } from './errors';
 import type { UpstreamClient } from './client';
 import { createRedactor, type Redactor } from './redact';

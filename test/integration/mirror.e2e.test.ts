@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { acquireLock } from '../../src/mirror/lock';
+import { acquireLock } from '../../src/store/lock';
 import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
 import { storePaths } from '../../src/store/staging';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { GLYPH_STARTS } from '../../src/mirror/discoverers/fonts';
-import { acquireLock } from '../../src/mirror/lock';
+import { acquireLock } from '../../src/store/lock';
 import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
 import { planReport } from '../../src/mirror/plan-report';
 import { storePaths } from '../../src/store/staging';

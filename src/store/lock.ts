@@ -1,4 +1,5 @@
-// One mirror per store at a time. The lock is a kernel lock, not a file's existence: `{data}/{kind}/.{id}.lock`
+// One writer per store at a time: a mirror run or a bundle import (both write stores, so the lock lives with the
+// stores and neither imports the other). The lock is a kernel lock, not a file's existence: `{data}/{kind}/.{id}.lock`
 // is a tiny SQLite database and the holder keeps a write transaction open on it (SQLite's RESERVED lock, a POSIX
 // record lock). The kernel drops record locks when their process dies, SIGKILL included, so a crashed run leaves
 // no stale lock to detect and take over: the next run's BEGIN IMMEDIATE simply succeeds. Part 1 used an O_EXCL
@@ -16,8 +17,9 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LockError } from './errors';
 
+/** Another run or import holds the store's lock. */
+export class LockError extends Error {}
 
 /** What holds a store: a mirror run (the default) or a bundle import. */
 export type LockTask = 'mirror' | 'import';
