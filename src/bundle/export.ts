@@ -1,10 +1,13 @@
 // `tilemirror export`: the chosen stores of a data directory into a bundle, whole or since the versions the other
-// side has. Each store is read once: every row is hashed (its new version and index) and, when it is new or
-// changed since the base, written to the payload. Deletions come from the base's index: keys it has that the
-// store no longer has. The index of the exported version is kept, so the next export can start from it.
+// side has. Every row of each store is hashed (its new version and index). Since a base, the rows new or changed
+// since it are written to the payload as records; deletions come from the base's index: keys it has that the store
+// no longer has. Whole, a store travels as its SQLite file, byte for byte (layout `sqlite`: the other side writes
+// it at the disk's speed), read in the same state as the rows hashed (store/snapshot.ts); a file that cannot travel
+// whole (WAL mode) travels as records. The index of the exported version is kept, so the next export can start from it.
 
 import { signatureOf } from '../store/catalog';
-import { listStores, openReadOnly, storeName, type StoreRef } from '../store/content';
+import { StoreSnapshot } from '../store/snapshot';
+import { listStores, storeName, type StoreRef } from '../store/content';
 import { loadIndex, rememberVersion, saveIndex, storeVersion, walkStore, INDEX_RECORD, type ContentIndex, type WalkVisitor } from '../store/content-version';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, BundleError, encodeManifest, type Manifest, type StoreEntry } from './manifest';
 import { PayloadWriter } from './parts';
@@ -106,15 +109,16 @@ function diffVisitor(base: ContentIndex, write: (chunks: Buffer[]) => void, tabl
   };
 }
 
-function fullVisitor(write: (chunks: Buffer[]) => void, tableIndex: (key: string) => number, counts: Counts, bytes: { n: number }): WalkVisitor & { finish(): void } {
+/** Every row as a put; `write` null: only counted (the store travels as its file). */
+function fullVisitor(write: ((chunks: Buffer[]) => void) | null, tableIndex: (key: string) => number, counts: Counts, bytes: { n: number }): WalkVisitor & { finish(): void } {
   return {
     tile(key, t) {
-      write(encodeTilePut(tableIndex(key), t.z, t.x, t.row, t.data));
+      write?.(encodeTilePut(tableIndex(key), t.z, t.x, t.row, t.data));
       counts.tilesPut++;
       bytes.n += t.data?.length ?? 0;
     },
     document(d) {
-      write(encodeDocumentPut(d.path, d.contentType, d.data));
+      write?.(encodeDocumentPut(d.path, d.contentType, d.data));
       counts.documentsPut++;
       bytes.n += d.data.length;
     },
@@ -174,16 +178,20 @@ export function exportBundle(opts: ExportOptions): ExportResult {
       const bytes = { n: 0 };
       const offset = writer.offset;
       const write = (chunks: Buffer[]): void => writer.write(chunks);
-      const visitor = base ? diffVisitor(base, write, tableIndex, counts, bytes) : fullVisitor(write, tableIndex, counts, bytes);
       const signature = signatureOf(ref.file);
-      const db = openReadOnly(ref.file);
+      const snapshot = new StoreSnapshot(ref.file);
       let walked;
+      let layout: StoreEntry['layout'] = 'records';
       try {
-        walked = walkStore(db, visitor);
+        if (!base && snapshot.fileBytes !== undefined) layout = 'sqlite';
+        const visitor = base ? diffVisitor(base, write, tableIndex, counts, bytes) : fullVisitor(layout === 'sqlite' ? null : write, tableIndex, counts, bytes);
+        walked = walkStore(snapshot.db, visitor);
+        visitor.finish();
+        // The caller's buffer is reused after each call: written out at once.
+        if (layout === 'sqlite') snapshot.copyFile((b) => writer.writeNow(b));
       } finally {
-        db.close();
+        snapshot.close();
       }
-      visitor.finish();
       const version = walked.index.version;
       saveIndex(opts.dataDir, ref, walked.index);
       if ('signature' in signature) rememberVersion(opts.dataDir, ref, version, signature.signature);
@@ -198,6 +206,7 @@ export function exportBundle(opts: ExportOptions): ExportResult {
         kind: ref.kind,
         id: ref.id,
         mode: base ? 'incremental' : 'full',
+        layout,
         base: base ? base.version : null,
         version,
         header: walked.header,
@@ -209,7 +218,7 @@ export function exportBundle(opts: ExportOptions): ExportResult {
       log(
         base
           ? `${name}: ${base.version} → ${version}: ${counts.tilesPut} tiles put, ${counts.tilesDeleted} removed, ${counts.documentsPut} documents put, ${counts.documentsDeleted} removed`
-          : `${name}: ${version} whole: ${counts.tilesPut} tiles, ${counts.documentsPut} documents`,
+          : `${name}: ${version} whole${layout === 'sqlite' ? ' (its SQLite file)' : ''}: ${counts.tilesPut} tiles, ${counts.documentsPut} documents`,
       );
     }
     const parts = writer.endPayload();

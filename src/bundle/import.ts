@@ -1,8 +1,10 @@
 // `tilemirror import`: refuses a bundle that does not fit before anything is written (signature when keys are
 // trusted, checked first; the size of every part; the store locks; the base version of every incremental store),
-// then applies each store into a hidden staging file (`.{id}.mbtiles.import`, skipped by the catalog) while worker
+// then writes each store into a hidden staging file (`.{id}.mbtiles.import`, skipped by the catalog) while worker
 // threads check the SHA-256 of every part, and publishes nothing before every hash agrees: a damaged part
 // removes the staging file and leaves the data directory as it was (no file added, changed or left behind).
+// A store carried as records is applied row by row (onto a copy of the present version when incremental); one
+// carried as its SQLite file is copied, then checked (store/file-copy.ts) before it may be published.
 // Each store is published by one rename, which a running server's catalog notices (directory watch or its
 // periodic rescan) and serves without a restart. Idempotent and resumable per store: a store already at the
 // bundle's version is skipped; one interrupted mid-way (SIGKILL) was never published and is redone.
@@ -10,9 +12,11 @@
 // published, so a mirror run and an import of the same store never overlap: whichever comes second is refused.
 
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, LockError, type Lock } from '../store/lock';
 import { storeName, type StoreRef } from '../store/content';
+import { StoreFileCopy, StoreFileError } from '../store/file-copy';
 import { rememberVersion, storeVersion } from '../store/content-version';
 import { patchPaths, StorePatch } from '../store/patch';
 import { storePaths } from '../store/staging';
@@ -20,7 +24,7 @@ import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
 import { signerOf, verifyManifest } from './sign';
-import { checkPartSizes, StreamHashing } from './verify';
+import { checkPartSizes, startHashing, StreamHashing } from './verify';
 
 export interface ImportOptions {
   dataDir: string;
@@ -29,8 +33,9 @@ export interface ImportOptions {
   trust: string[];
   log?: (line: string) => void;
   /**
-   * Test hook (TILEMIRROR_IMPORT_PAUSE_AFTER): after this many records applied, call `onPause` (which blocks), so a
-   * test can kill the import at a known point instead of racing a timer.
+   * Test hook (TILEMIRROR_IMPORT_PAUSE_AFTER): after this many records applied (a store carried as its file counts
+   * one per COPY_STEP bytes copied), call `onPause` (which blocks), so a test can kill the import at a known point
+   * instead of racing a timer.
    */
   pauseAfter?: number;
   onPause?: () => void;
@@ -62,8 +67,59 @@ function plan(dataDir: string, b: OpenedBundle): Step[] {
   return steps;
 }
 
+/** The checking of every part's SHA-256 while the stores are staged (see importBundle). */
+interface PayloadHashing {
+  /** Shares the payload reader's buffers (one read of the bundle), or undefined: the hashing reads for itself. */
+  readonly stream: StreamHashing | undefined;
+  /** Hashes, on this thread, whatever is left; `result` then settles. */
+  finish(): void;
+  abort(): void;
+  readonly result: Promise<void>;
+}
+
+function streamHashing(b: OpenedBundle): PayloadHashing {
+  const stream = new StreamHashing(b);
+  return { stream, finish: () => stream.finish(), abort: () => stream.abort(), result: stream.result };
+}
+
+function partsHashing(b: OpenedBundle): PayloadHashing {
+  // The calling thread copies and checks store files meanwhile, then joins in (finish).
+  const h = startHashing(b, Math.max(1, availableParallelism() - 1));
+  return { stream: undefined, finish: () => h.help(), abort: () => h.abort(), result: h.result };
+}
+
+/** Bytes per read when a store's file is copied (the payload reader's buffers are twice this). */
+const COPY_STEP = 2 * 1024 * 1024;
+
+/**
+ * Copies a store carried as its SQLite file into its staging file and checks it; the caller publishes or abandons
+ * it. `tick` is called once per COPY_STEP bytes. `vouched`: a trusted key signed the bundle (checked before
+ * anything else), so SQLite's quick_check is left out (store/file-copy.ts says why).
+ */
+function stageStoreFile(dataDir: string, b: OpenedBundle, step: Step, vouched: boolean, tick: () => void): StoreFileCopy {
+  const { entry, ref } = step;
+  const copy = new StoreFileCopy(patchPaths(dataDir, entry.kind, entry.id), entry.payload.length);
+  const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length);
+  try {
+    for (let left = entry.payload.length; left > 0; ) {
+      const n = Math.min(COPY_STEP, left);
+      copy.write(reader.read(n));
+      left -= n;
+      tick();
+    }
+    copy.complete({ header: entry.header, tiles: entry.counts.tiles, documents: entry.counts.documents, quickCheck: !vouched });
+    return copy;
+  } catch (err) {
+    copy.abandon();
+    if (err instanceof StoreFileError) throw new BundleError(`${storeName(ref)}: the store file in the bundle is refused: ${err.message}; not published`);
+    throw err;
+  } finally {
+    reader.close();
+  }
+}
+
 /** Builds the store's staging file from its records and checks its counts; the caller publishes or abandons it. */
-function stageStore(dataDir: string, b: OpenedBundle, step: Step, hashing: StreamHashing, tick: () => void): StorePatch {
+function stageStore(dataDir: string, b: OpenedBundle, step: Step, hashing: StreamHashing | undefined, tick: () => void): StorePatch {
   const { entry, ref } = step;
   const averageTileBytes = entry.counts.tilesPut > 0 ? entry.bytes / entry.counts.tilesPut : 0;
   const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes, bytes: entry.bytes });
@@ -135,15 +191,14 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   checkPartSizes(b);
   const made: string[] = [];
   let locks: Lock[] = [];
-  // The hashes are checked beside the staging work: the staging reads each byte of the payload once, and one
-  // hashing thread hashes what it read (the buffers are shared) while the main thread writes SQLite; verify()
-  // reads and hashes the bytes no store read (stores skipped, or left after a damaged record), then waits for
+  // The hashes are checked beside the staging work (two ways, chosen below); verify() hashes whatever is left
+  // (with shared buffers: the bytes no store read, stores skipped or left after a damaged record), then waits for
   // every hash.
-  let hashing: StreamHashing | undefined;
+  let hashing: PayloadHashing | undefined;
   let verified = false;
   const verify = async (): Promise<void> => {
     if (verified) return;
-    hashing ??= new StreamHashing(b);
+    hashing ??= streamHashing(b);
     hashing.finish();
     await hashing.result;
     verified = true;
@@ -153,8 +208,12 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   try {
     locks = lockStores(opts.dataDir, b, made);
     const steps = plan(opts.dataDir, b);
-    // From here every store this import could write is locked and fits: the hashing starts.
-    const h = (hashing = new StreamHashing(b));
+    // From here every store this import could write is locked and fits: the hashing starts. Records are decoded
+    // from the very buffers one thread hashes (the bundle is read once; SQLite's row writing is the slower side).
+    // When a store file is copied, the copy runs at the disk's speed and the SHA-256 becomes the slower side: the
+    // parts are then read and hashed by their own threads, in parallel, while this thread copies and checks.
+    const copying = steps.some((s) => s.action === 'apply' && s.entry.layout === 'sqlite');
+    const h = (hashing = copying ? partsHashing(b) : streamHashing(b));
     // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
     h.result.catch(() => undefined);
     let records = 0;
@@ -169,9 +228,9 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
         log(`${name}: already at version ${step.entry.version}`);
         continue;
       }
-      let patch: StorePatch;
+      let patch: StorePatch | StoreFileCopy;
       try {
-        patch = stageStore(opts.dataDir, b, step, h, tick);
+        patch = step.entry.layout === 'sqlite' ? stageStoreFile(opts.dataDir, b, step, opts.trust.length > 0, tick) : stageStore(opts.dataDir, b, step, h.stream, tick);
       } catch (err) {
         // A damaged part can break the records before its hash is known: the hash says best what is wrong.
         await verify();

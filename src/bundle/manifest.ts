@@ -1,6 +1,11 @@
 // The manifest of a bundle: what it holds (stores, their base and new versions, counts, where their records are
 // in the payload) and the size and SHA-256 of every part. The signature covers the manifest's exact bytes, so it
 // covers every part through their hashes.
+//
+// A store travels in one of two layouts. `records`: a stream of tile and document puts and deletes (records.ts),
+// for incremental bundles (and every store of format 1). `sqlite`: a whole store as its SQLite file, byte for byte
+// as it was published on the exporting side (format 2): a full copy is then written at the disk's speed instead of
+// row by row, and checked (quick_check, schema, header, counts) before it is published.
 
 import { z } from 'zod';
 import { CONTENT_TABLES } from '../store/content';
@@ -8,7 +13,7 @@ import { KIND_DIRS } from '../store/catalog';
 import { isStoreId, type StoreKind } from '../store/types';
 
 export const BUNDLE_FORMAT = 'tilemirror-bundle';
-export const BUNDLE_FORMAT_VERSION = 1;
+export const BUNDLE_FORMAT_VERSION = 2;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a hex SHA-256');
 const count = z.number().int().nonnegative();
@@ -17,6 +22,8 @@ const StoreEntrySchema = z.object({
   kind: z.enum(KIND_DIRS as readonly [StoreKind, ...StoreKind[]]),
   id: z.string().refine(isStoreId, 'a store id'),
   mode: z.enum(['full', 'incremental']),
+  /** How the payload carries the store (absent in format 1: records). */
+  layout: z.enum(['records', 'sqlite']).default('records'),
   /** The version the receiving side must have (incremental), null for a full copy. */
   base: z.string().nullable(),
   version: z.string(),
@@ -36,14 +43,15 @@ const StoreEntrySchema = z.object({
     tiles: count,
     documents: count,
   }),
-  /** Tile and document bytes carried for this store. */
+  /** Tile and document bytes carried for this store (layout `sqlite`: the bytes its tiles and documents hold). */
   bytes: count,
   payload: z.object({ offset: count, length: count }),
 });
 
 const ManifestSchema = z.object({
   format: z.literal(BUNDLE_FORMAT),
-  formatVersion: z.literal(BUNDLE_FORMAT_VERSION),
+  /** Versions this side reads: 1 had only the `records` layout. */
+  formatVersion: z.union([z.literal(1), z.literal(BUNDLE_FORMAT_VERSION)]),
   created: z.string(),
   payloadBytes: count,
   /** Bytes per part of a folder bundle; null for a single file. */
@@ -75,6 +83,9 @@ export function parseManifest(bytes: Buffer, where: string): Manifest {
   if (total !== m.payloadBytes) throw new BundleError(`${where}: the parts add up to ${total} bytes, the payload is ${m.payloadBytes}`);
   for (const s of m.stores) {
     if (s.payload.offset + s.payload.length > m.payloadBytes) throw new BundleError(`${where}: ${s.kind}/${s.id} lies outside the payload`);
+    if (s.layout === 'sqlite' && (s.mode !== 'full' || m.formatVersion < 2)) {
+      throw new BundleError(`${where}: ${s.kind}/${s.id}: a store as its SQLite file is always a full copy, of format 2 or later`);
+    }
   }
   return m;
 }

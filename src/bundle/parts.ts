@@ -76,6 +76,12 @@ export class PayloadWriter {
     }
   }
 
+  /** Writes `bytes` and everything queued before it to the file now: the caller may reuse the buffer. */
+  writeNow(bytes: Buffer): void {
+    this.write([bytes]);
+    this.flush();
+  }
+
   private flush(): void {
     let bufs = this.queue;
     while (bufs.length > 0) {

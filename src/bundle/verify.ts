@@ -54,6 +54,8 @@ export function checkPartSizes(b: OpenedBundle): void {
 export interface Hashing {
   /** Hashes, on the calling thread, every part no worker has taken yet (synchronously). */
   help(): void;
+  /** Lets no thread take another part (those under way finish); `result` then rejects unless every part was done. */
+  abort(): void;
   /** Settles once every part is hashed: rejects with a BundleError naming the first damaged or unreadable part. */
   readonly result: Promise<void>;
 }
@@ -78,7 +80,7 @@ export function startHashing(b: OpenedBundle, workers: number): Hashing {
       if (r.hex !== p.sha256) throw new BundleError(`${label(i)}: SHA-256 ${r.hex} does not match the manifest's ${p.sha256}: the part is damaged`);
     });
   });
-  return { help: () => hashHere(jobs, next, out), result };
+  return { help: () => hashHere(jobs, next, out), abort: () => void Atomics.store(next, 0, jobs.length), result };
 }
 
 /** Hashes every part (one worker per core) and settles once all are done, like startHashing's result. */

@@ -1,10 +1,11 @@
 // An import killed outright (SIGKILL, no handler runs) at known points, chosen by the test hook
-// TILEMIRROR_IMPORT_PAUSE_AFTER=N (the CLI stops after N records and says so; the test then kills it, no timer race):
-// the store being written is still served as it was, stores already published stay published, and a rerun
+// TILEMIRROR_IMPORT_PAUSE_AFTER=N (the CLI stops after N records, or steps of a store file's copy, and says so; the
+// test then kills it, no timer race), for both layouts (an incremental bundle's records, a full bundle's store
+// files): the store being written is still served as it was, stores already published stay published, and a rerun
 // finishes with every store equal to the source. Then a running server picks an imported version up without restart.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
@@ -15,20 +16,27 @@ import { bytesFor, changeSourceStores, cli, contentRows, expectSameStores, fileS
 
 let root: string;
 let src: string;
-let dst: string;
 let server: ChildServer | undefined;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'tm-bundle-kill-'));
   src = join(root, 'src');
-  dst = join(root, 'dst');
   writeSourceStores(src);
   expect(cli(['export', '--data', src, '--out', join(root, 'v0.bundle')]).code).toBe(0);
-  expect(cli(['import', '--data', dst, join(root, 'v0.bundle')]).code).toBe(0);
+  for (const dst of ['dst-records', 'dst-files']) expect(cli(['import', '--data', join(root, dst), join(root, 'v0.bundle')]).code).toBe(0);
+  const versions = cli(['status', '--versions', '--data', join(root, 'dst-records')]);
+  expect(versions.code).toBe(0);
+  writeFileSync(join(root, 'v0.versions.json'), versions.stdout);
   changeSourceStores(src);
-  // A full bundle of the changed stores: tiles/t is already current on the other side (skipped), then maps/m
-  // (84 records), then the font (8 documents).
-  expect(cli(['export', '--data', src, '--out', join(root, 'v1.bundle')]).code).toBe(0);
+  // Whole stores, each as its SQLite file: tiles/t is already current on the other side (skipped), then maps/m,
+  // then the font (each file is copied in one step: smaller than the 2 MB the copy reads at a time).
+  const full = cli(['export', '--data', src, '--out', join(root, 'v1.bundle')]);
+  expect(full.stderr).toMatch(/maps\/m: \w+ whole \(its SQLite file\)/);
+  expect(full.code).toBe(0);
+  // The changes as records: tiles/t is left out; maps/m has 27 records (3 put, 24 removed), the font 3.
+  const inc = cli(['export', '--data', src, '--out', join(root, 'v1.inc.bundle'), '--since', join(root, 'v0.versions.json')]);
+  expect(inc.stderr).toMatch(/maps\/m: \w+ → \w+: 3 tiles put, 24 removed/);
+  expect(inc.code).toBe(0);
 });
 
 afterAll(async () => {
@@ -36,9 +44,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Runs the import until it pauses after `records` records, then SIGKILLs it. */
-async function importKilledAfter(records: number): Promise<void> {
-  const child = spawn(process.execPath, [built('cli.js'), 'import', '--data', dst, join(root, 'v1.bundle')], {
+/** Runs the import until it pauses after `records` records (or file copy steps), then SIGKILLs it. */
+async function importKilledAfter(dst: string, bundle: string, records: number): Promise<void> {
+  const child = spawn(process.execPath, [built('cli.js'), 'import', '--data', dst, join(root, bundle)], {
     env: { ...process.env, TILEMIRROR_IMPORT_PAUSE_AFTER: String(records) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -53,30 +61,39 @@ async function importKilledAfter(records: number): Promise<void> {
   expect(await exited).toBe('SIGKILL');
 }
 
-test('killed in the middle of a store, then in the middle of the next: each store is old or new, never torn; a rerun finishes', async () => {
+/** Kills an import of `bundle` inside maps/m (after `inMap` steps), then inside the font (`inFont`); then reruns it. */
+async function killTwiceThenRerun(dst: string, bundle: string, inMap: number, inFont: number): Promise<void> {
   const mapBefore = contentRows(join(dst, 'maps', 'm.mbtiles'));
   const fontBefore = contentRows(join(dst, 'fonts', 'Test Sans.mbtiles'));
   const filesBefore = fileStates(dst);
 
-  await importKilledAfter(50);
+  await importKilledAfter(dst, bundle, inMap);
   // The map was being written: its published file is untouched; its staging file is what the kill left.
   expect(fileStates(dst)).toEqual(filesBefore);
   expect(contentRows(join(dst, 'maps', 'm.mbtiles'))).toEqual(mapBefore);
   expect(existsSync(join(dst, 'maps', '.m.mbtiles.import'))).toBe(true);
 
-  // The map has 78 tile rows (85 - 8 removed + 1 added) + 5 extra-pyramid rows (21 - 16) + 1 document = 84
-  // records; 88 stops in the font's 8.
-  await importKilledAfter(88);
+  await importKilledAfter(dst, bundle, inFont);
   expect(existsSync(join(dst, 'maps', '.m.mbtiles.import'))).toBe(false);
   expectSameStores(src, dst, ['maps/m.mbtiles']);
   expect(contentRows(join(dst, 'fonts', 'Test Sans.mbtiles'))).toEqual(fontBefore);
+  expect(existsSync(join(dst, 'fonts', '.Test Sans.mbtiles.import'))).toBe(true);
 
-  const r = cli(['import', '--data', dst, join(root, 'v1.bundle')]);
+  const r = cli(['import', '--data', dst, join(root, bundle)]);
   expect(r.code).toBe(0);
   expect(r.stderr).toContain('maps/m: already at version');
   expect(r.stderr).toContain('fonts/Test Sans: now at version');
   expectSameStores(src, dst);
   expect(existsSync(join(dst, 'fonts', '.Test Sans.mbtiles.import'))).toBe(false);
+}
+
+test('records (incremental): killed in the middle of a store, then in the middle of the next: each store is old or new, never torn; a rerun finishes', async () => {
+  // 10 of the map's 27 records; then the map's 27 and 1 of the font's 3.
+  await killTwiceThenRerun(join(root, 'dst-records'), 'v1.inc.bundle', 10, 28);
+});
+
+test('store files (full): killed once a file is copied but not yet checked, in each store in turn: old or new, never torn; a rerun finishes', async () => {
+  await killTwiceThenRerun(join(root, 'dst-files'), 'v1.bundle', 1, 2);
 });
 
 test('a running server serves the imported version without a restart', async () => {

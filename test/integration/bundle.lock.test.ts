@@ -81,11 +81,11 @@ test('an import is refused while a mirror run holds the store, and publishes not
 test('a mirror run is refused while an import holds the store, naming the import; the killed import reruns', async () => {
   const data = join(root, 'importing');
   mkdirSync(data);
-  const imp = start(['import', '--data', data, bundle], { TILEMIRROR_IMPORT_PAUSE_AFTER: '3' });
+  const imp = start(['import', '--data', data, bundle], { TILEMIRROR_IMPORT_PAUSE_AFTER: '1' });
   try {
     await waitFor(`the import to pause (${imp.output()})`, () => {
       if (imp.child.exitCode !== null) throw new Error(`the import exited early: ${imp.output()}`);
-      return imp.output().includes('paused after 3 records');
+      return imp.output().includes('paused after 1 records');
     });
     const mirror = start(mirrorArgs(data, 50));
     const ended = await mirror.exited;

@@ -131,8 +131,9 @@ function flipped(name: string, at: number): string {
 }
 
 test('a damaged payload is refused even though the stores are staged while the hashes are checked: nothing is left behind', () => {
-  // Tile bytes damaged: every record decodes, every store is staged, and the hash refuses them all unpublished.
-  // The first record's type damaged: staging stops at once, and the message is still the hash's.
+  // Bytes near the end damaged (the last store file's last page): the stores are staged, and the hash refuses them
+  // all unpublished. The first bytes damaged (the first store file's SQLite header): its check fails at once, and
+  // the message is still the hash's (a damaged part says best what is wrong).
   for (const [name, at] of [['late.bundle', -10], ['early.bundle', 0]] as const) {
     const damaged = flipped(name, at);
     const fresh = join(root, `fresh-${name}`);
