@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { KIND_DIRS } from './catalog';
+import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
 import { isStoreId, type StoreKind } from './types';
 
 /** Tables that are content, in a fixed order: `metadata` and `tiles` always, the others when the store has them. */
@@ -84,6 +85,49 @@ export function readHeader(db: Database.Database): StoreHeader {
     ? db.prepare<[], Record<string, unknown>>('SELECT * FROM tilemirror_pyramids ORDER BY name').all()
     : [];
   return { tables, metadata, pyramids };
+}
+
+const columnsOf = (db: Database.Database, table: string): string =>
+  db
+    .prepare<[string], string | null>("SELECT group_concat(name || ' ' || type || ' ' || pk, ', ') FROM pragma_table_info(?)")
+    .pluck()
+    .get(table) ?? '';
+
+let schemaColumns: Map<string, string> | undefined;
+
+/** The columns of each content table as our schema creates them (read from a database made with it). */
+function ourColumns(): Map<string, string> {
+  if (schemaColumns) return schemaColumns;
+  const db = new Database(':memory:');
+  try {
+    db.exec(MAIN_PYRAMID_SQL + EXTRA_TABLES_SQL);
+    schemaColumns = new Map(CONTENT_TABLES.map((t) => [t, columnsOf(db, t)]));
+  } finally {
+    db.close();
+  }
+  return schemaColumns;
+}
+
+/**
+ * Why the store's content tables are not laid out as our schema lays them out (store/schema.ts), or undefined:
+ * each present is a table (not a view, as in de-duplicated MBTiles) with our columns, and `tiles` has its unique
+ * index on the tile key. A store made by the mirror, an import or the sample always is; an MBTiles file made
+ * elsewhere and dropped into the data directory may not be.
+ */
+export function storeSchemaProblem(db: Database.Database): string | undefined {
+  const want = ourColumns();
+  const present = db.prepare<[], { name: string; type: string }>("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").all();
+  for (const { name, type } of present) {
+    if (!want.has(name)) continue;
+    if (type !== 'table') return `${name} is a ${type}, not a table`;
+    const got = columnsOf(db, name);
+    if (got !== want.get(name)) return `table ${name} has the columns (${got}), not (${want.get(name)})`;
+  }
+  const keyed = db
+    .prepare("SELECT count(*) FROM pragma_index_list('tiles') AS l WHERE l.\"unique\" AND (SELECT group_concat(name) FROM pragma_index_info(l.name)) = 'zoom_level,tile_column,tile_row'")
+    .pluck()
+    .get() as number;
+  return keyed === 0 ? 'table tiles has no unique index on (zoom_level, tile_column, tile_row)' : undefined;
 }
 
 /** Keys of the tile tables holding rows: MAIN_TABLE_KEY, then the extra pyramids by name. */

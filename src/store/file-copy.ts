@@ -6,7 +6,9 @@
 //    manifest is the exporting side's, whose store passed SQLite's integrity_check when the mirror published it
 //    (and whose every row the export has just read). Without a trusted signature the bundle could come from
 //    anyone, so the structure is checked: ~0.5 s of CPU a GB;
-//  - the content tables are tables; anything else the file holds is dropped: the exporting side's mirror state
+//  - the content tables are tables with the columns of our schema (store/schema.ts), and `tiles` has its unique
+//    index (a hand-made file without it would make every tile read a scan); anything else the file holds is
+//    dropped: the exporting side's mirror state
 //    (`tilemirror_mirror_*`: validators, empty tiles, the upstream's address) and whatever a hand-made file could
 //    carry (other tables, views, triggers), so the store is exactly what a records import would have built;
 //  - its header (metadata, pyramids, tables) and its counts of tiles and documents equal the manifest's.
@@ -15,7 +17,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { CONTENT_TABLES, readHeader, type StoreHeader } from './content';
+import { CONTENT_TABLES, readHeader, storeSchemaProblem, type StoreHeader } from './content';
 import { flushBehind, type FlushBehind } from './flush-behind';
 import { publishFile } from './publish';
 import { removeStaging } from './staging';
@@ -103,9 +105,8 @@ function checkStoreFile(db: Database.Database, expected: ExpectedStore): void {
     if (quick !== 'ok') throw new StoreFileError(`the database is damaged (quick_check: ${String(quick).replace(/\s*\n\s*/g, ' ')})`);
   }
   const objects = db.prepare<[], { type: string; name: string; tbl: string }>("SELECT type, name, tbl_name AS tbl FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all();
-  for (const o of objects) {
-    if (CONTENT.has(o.name) && o.type !== 'table') throw new StoreFileError(`${o.name} is a ${o.type}, not a table`);
-  }
+  const problem = storeSchemaProblem(db);
+  if (problem) throw new StoreFileError(problem);
   const drops = objects.filter((o) => (o.type === 'table' || o.type === 'view' || o.type === 'trigger') && !(o.type === 'table' && CONTENT.has(o.name)));
   // secure_delete: the dropped rows' bytes are zeroed, not left in free pages. IF EXISTS: a trigger of a dropped
   // table went with it.
@@ -121,3 +122,4 @@ function checkStoreFile(db: Database.Database, expected: ExpectedStore): void {
     throw new StoreFileError(`it holds ${tiles} tiles and ${documents} documents, the manifest says ${expected.tiles} and ${expected.documents}`);
   }
 }
+

@@ -4,11 +4,12 @@
 // SQLite opens the path after it, and the path must still name that inode once SQLite holds it. A read transaction
 // is held until close() as well, so even a file changed in place by hand could not change under the export.
 // The bytes alone are the whole database only in rollback-journal mode with no journal or WAL content beside the file;
-// a file in WAL mode, or one whose size is not its page count times its page size, travels as records instead.
+// a file in WAL mode, one whose size is not its page count times its page size, or one whose content tables are not
+// laid out as our schema lays them out (an MBTiles file made elsewhere), travels as records instead.
 
 import type Database from 'better-sqlite3';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { openReadOnly } from './content';
+import { openReadOnly, storeSchemaProblem } from './content';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const CHUNK = 4 * 1024 * 1024;
@@ -50,6 +51,8 @@ export class StoreSnapshot {
     // either, with anything in it, holds pages the file's bytes lack. (Switching a file out of WAL mode can leave an
     // empty -wal behind.)
     if (nonEmpty(`${this.file}-journal`) || nonEmpty(`${this.file}-wal`)) return undefined;
+    // A file laid out otherwise (a de-duplicated MBTiles made elsewhere) travels as rows, into our schema.
+    if (storeSchemaProblem(this.db) !== undefined) return undefined;
     const size = fstatSync(this.fd).size;
     const pages = (this.db.pragma('page_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
     return size === pages ? size : undefined;

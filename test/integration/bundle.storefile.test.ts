@@ -4,15 +4,17 @@
 //  - a bundle whose hashes match but whose store file is damaged, or disagrees with its manifest, is refused and
 //    nothing changes (such a bundle is crafted here: the parts' SHA-256 recomputed after the damage, as an attacker
 //    would, unsigned);
-//  - a store in WAL mode travels as records; a format-1 bundle (records only, no `layout`) still imports; a manifest
-//    that claims an incremental store file is refused.
+//  - a store in WAL mode, and MBTiles files made elsewhere (a `tiles` view over de-duplicated tables, a plain table
+//    without the unique index), travel as records and arrive in our schema; a format-1 bundle (records only, no
+//    `layout`) still imports; a manifest that claims an incremental store file is refused.
 
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, contentRows, expectSameStores, writeSourceStores } from '../fixtures/bundle-stores';
+import { bytesFor, cli, contentRows, expectSameStores, writeSourceStores } from '../fixtures/bundle-stores';
+import { openMapTilesStyle } from '../fixtures/foreign-mbtiles';
 
 let root: string;
 let src: string;
@@ -175,4 +177,25 @@ test('a store in WAL mode travels as records, and a format-1 bundle (records, no
   // Written back to rollback mode, the store travels as its file again (the empty -wal SQLite leaves behind is no
   // obstacle).
   expect(exportFolder('after-wal.parts', ['tiles/t']).stderr).toMatch(/tiles\/t: \w+ whole \(its SQLite file\)/);
+});
+
+test('MBTiles files made elsewhere travel as records and arrive in our schema, every row equal', () => {
+  const foreign = join(root, 'foreign');
+  mkdirSync(join(foreign, 'tiles'), { recursive: true });
+  const rows = [0, 1, 2, 3].map((i) => ({ z: 1, x: i % 2, r: Math.floor(i / 2), data: bytesFor(`omt/${i % 3}`, 700) }));
+  openMapTilesStyle(join(foreign, 'tiles', 'dedup.mbtiles'), { rows, vectorLayers: [] });
+  openMapTilesStyle(join(foreign, 'tiles', 'plain.mbtiles'), { rows, vectorLayers: [] }, {}, 'plain');
+  const out = join(root, 'foreign.parts');
+  const ex = cli(['export', '--data', foreign, '--out', out, '--part-size', '16K']);
+  expect(ex.stderr).toMatch(/tiles\/dedup: \w+ whole: 4 tiles/);
+  expect(ex.stderr).toMatch(/tiles\/plain: \w+ whole: 4 tiles/);
+  expect(ex.code).toBe(0);
+  expect(manifestOf(out).stores.map((st) => st.layout)).toEqual(['records', 'records']);
+  const dst = join(root, 'dst-foreign');
+  const im = cli(['import', '--data', dst, out]);
+  expect(im.code).toBe(0);
+  for (const id of ['dedup', 'plain']) {
+    expect(contentRows(join(dst, 'tiles', `${id}.mbtiles`))).toEqual(contentRows(join(foreign, 'tiles', `${id}.mbtiles`)));
+    expect(objectsOf(join(dst, 'tiles', `${id}.mbtiles`))).toContain('table tiles');
+  }
 });
