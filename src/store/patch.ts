@@ -5,7 +5,7 @@
 // so the staging file needs no journal and no fsync until it is complete.
 
 import Database from 'better-sqlite3';
-import { copyFileSync, statSync } from 'node:fs';
+import { constants, copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTENT_TABLES, MAIN_TABLE_KEY, type StoreHeader } from './content';
 import { flushBehind, type FlushBehind } from './flush-behind';
@@ -40,7 +40,8 @@ export class StorePatch {
    */
   constructor(readonly paths: { published: string; staging: string }, base: boolean, opts: { averageTileBytes?: number; bytes?: number } = {}) {
     removeStaging(paths.staging);
-    if (base) copyFileSync(paths.published, paths.staging);
+    // FICLONE: a copy-on-write clone where the file system has them (btrfs, XFS), a byte copy elsewhere.
+    if (base) copyFileSync(paths.published, paths.staging, constants.COPYFILE_FICLONE);
     this.db = new Database(paths.staging);
     // Big tiles (aerial imagery, terrain) fill fewer overflow pages with larger ones: a full import writes them
     // faster. Only the file's layout changes, not its content; an incremental import keeps the base's pages.

@@ -19,7 +19,7 @@
 // it is first cut down to the plan, so a verified staging store holds exactly the planned tiles.
 
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreWriter, tmsRow, type StoreHeader } from './writer';
 import type { TileCounts } from './job-state';
@@ -247,8 +247,9 @@ export class StagingStore {
     } else {
       removeStaging(staging);
       if (existsSync(published) && readState(published, STATE.fingerprint) === opts.fingerprint) {
-        // Published files are never written after their rename, so a plain copy is a consistent snapshot.
-        copyFileSync(published, staging);
+        // Published files are never written after their rename, so a plain copy is a consistent snapshot. FICLONE:
+        // a copy-on-write clone where the file system has them (btrfs, XFS), a byte copy elsewhere.
+        copyFileSync(published, staging, constants.COPYFILE_FICLONE);
         origin = 'copied-published';
       }
     }
