@@ -10,6 +10,7 @@ import { Drain } from './drain';
 import { readiness, type ExtraChecks } from './health';
 import { ASSETS_ROUTE } from './metrics';
 import { releaseOnClose } from './piped-streams';
+import { closeStalledSockets } from './stalled-sockets';
 import { textReply } from './reply';
 import { matchRoute, type Services } from './route-table';
 import { routes } from './routes';
@@ -138,9 +139,9 @@ export function listen(config: Config, catalog: Catalog, log: Logger, services: 
     drain.mark(res);
     admit(req, res, () => listener(req, res));
   });
-  // A connection with no traffic either way for this long is closed: above all a client that stopped reading
-  // its answers (its writes make no progress), which would otherwise hold them, and its socket, for good.
-  server.timeout = config.server.socketTimeoutSeconds * 1000;
+  // A connection with no traffic either way for this long is closed (stalled-sockets.ts: not with server.timeout,
+  // whose per-request timer work cost more than the check).
+  closeStalledSockets(server, config.server.socketTimeoutSeconds * 1000);
   const drain = new Drain(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -82,16 +82,18 @@ export class Dispatcher {
       this.log.error({ err: failed, url: redactKey(req.url ?? '') }, 'reply could not be written');
     }
     const requests = this.services.metrics?.requests;
-    const timed = req as TimedRequest;
+    const started = (req as TimedRequest).startedAt;
+    // One clock reading for the metrics and the log line.
+    const now = started === undefined ? 0 : performance.now();
     // The status written (a 304 for a matching ETag), the route's pattern, never the URL.
-    if (requests && timed.startedAt !== undefined) requests.record(timed.route ?? NO_ROUTE, res.statusCode, typeof sent === 'number' ? sent : 0, timed.startedAt);
-    if (this.requestLine) this.logRequest(req, failed ? 500 : reply.status);
+    if (requests && started !== undefined) requests.record((req as TimedRequest).route ?? NO_ROUTE, res.statusCode, typeof sent === 'number' ? sent : 0, started, now);
+    if (this.requestLine) this.logRequest(req, failed ? 500 : reply.status, now);
   }
 
-  /** One line per request, keys redacted; `req.startedAt` is stamped by the listener. */
-  logRequest(req: IncomingMessage, status: number): void {
+  /** One line per request, keys redacted; `req.startedAt` is stamped by the listener, `now` (when given) is the clock as it was answered. */
+  logRequest(req: IncomingMessage, status: number, now?: number): void {
     const started = (req as TimedRequest).startedAt;
-    this.requestLine?.(req.method, redactKey(req.url ?? ''), status, started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000);
+    this.requestLine?.(req.method, redactKey(req.url ?? ''), status, started === undefined ? undefined : Math.round(((now ?? performance.now()) - started) * 1000) / 1000);
   }
 }
 

@@ -70,13 +70,13 @@ export function sendReply(
 
 function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, policy: CachePolicy, extraHeaders?: Record<string, string>): number {
   let body = reply.body;
-  const gzipOk = acceptsGzip(req.headers['accept-encoding']);
   let encoded = false;
+  // Accept-Encoding is read only for a body that could be sent gzipped (not for a PNG tile: a regex saved per request).
   if (body && reply.gzipped) {
-    if (gzipOk) encoded = true;
+    if (acceptsGzip(req.headers['accept-encoding'])) encoded = true;
     // Tile handlers supply `plain`; inflating here is the fallback for a reply without it (a throw is caught above).
     else body = reply.plain ?? gunzipSync(body, { maxOutputLength: MAX_PLAIN_TILE_BYTES });
-  } else if (body && reply.compressible && gzipOk && body.length >= MIN_COMPRESS) {
+  } else if (body && reply.compressible && body.length >= MIN_COMPRESS && acceptsGzip(req.headers['accept-encoding'])) {
     body = gzipSync(body, { level: 6 });
     encoded = true;
   }

@@ -27,13 +27,13 @@ const statusClass = (code: number): string => `${Math.floor(code / 100)}xx`;
 export class RequestMetrics {
   private readonly slots = new Map<string, Map<number, Slot>>();
 
-  /** Counts one answered request; `startedAt` is a `performance.now()` stamp taken when it arrived. */
-  record(route: string, status: number, bytes: number, startedAt: number): void {
+  /** Counts one answered request; `startedAt` is a `performance.now()` stamp taken when it arrived, `now` one taken as it was answered. */
+  record(route: string, status: number, bytes: number, startedAt: number, now: number = performance.now()): void {
     let byStatus = this.slots.get(route);
     if (byStatus === undefined) this.slots.set(route, (byStatus = new Map()));
     let slot = byStatus.get(status);
     if (slot === undefined) byStatus.set(status, (slot = new Slot()));
-    const seconds = (performance.now() - startedAt) / 1000;
+    const seconds = (now - startedAt) / 1000;
     slot.count++;
     slot.bytes += bytes;
     slot.seconds += seconds;

@@ -45,6 +45,7 @@ export function compileFastParser(schema: z.ZodObject<Record<string, z.ZodType>>
     if (!parse) return undefined;
     fields.push([name, parse]);
   }
+  if (fields.every(([name]) => IDENTIFIER.test(name))) return literalParser(fields, check);
   return (raw) => {
     const out: Record<string, unknown> = {};
     for (const [name, parse] of fields) {
@@ -54,6 +55,31 @@ export function compileFastParser(schema: z.ZodObject<Record<string, z.ZodType>>
     }
     return check(out) ? out : FAIL;
   };
+}
+
+/** A property name that can be written as is in generated code (and is never `__proto__`). */
+export const IDENTIFIER = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/**
+ * The same parser as the generic loop of compileFastParser, generated for one schema's fields: reads `raw.name`
+ * and returns an object literal, so every object it makes has one shape and every property access is a plain
+ * named one. The loop's `out[name] = v` and `raw[name]` were megamorphic keyed accesses, ~0.2 µs a tile request in
+ * the serve profile. The generated code holds nothing but the field names, which are identifiers (IDENTIFIER).
+ */
+function literalParser(
+  fields: readonly [string, FastParser][],
+  check: (value: Record<string, unknown>) => boolean,
+): (raw: Record<string, unknown>) => Record<string, unknown> | typeof FAIL {
+  const reads = fields.map(([name], i) => `const v${i} = parse[${i}](raw.${name}); if (v${i} === FAIL) return FAIL;`);
+  const literal = fields.map(([name], i) => `${name}: v${i}`).join(', ');
+  const source = `return (raw) => {\n${reads.join('\n')}\nconst out = { ${literal} };\nreturn check(out) ? out : FAIL;\n};`;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from identifiers only (see above)
+  const make = new Function('parse', 'check', 'FAIL', source) as (
+    parse: readonly FastParser[],
+    check: (value: Record<string, unknown>) => boolean,
+    fail: typeof FAIL,
+  ) => (raw: Record<string, unknown>) => Record<string, unknown> | typeof FAIL;
+  return make(fields.map(([, parse]) => parse), check, FAIL);
 }
 
 export interface TileAddress {
@@ -82,7 +108,8 @@ export const nonNegativeInteger = (name: string, description: string) =>
 /** 400 when the address does not exist in its zoom's matrix (or the zoom is deeper than any store). */
 export function checkTileAddress({ z: zz, x, y }: TileAddress): string | undefined {
   if (zz > MAX_ZOOM) return `Out of bounds: zoom ${zz}`;
-  const size = 2 ** zz;
+  // A shift, not `2 ** zz` (a call to pow on every tile request); exact up to zoom 30 (MAX_ZOOM), and 2 ** zz beyond.
+  const size = zz <= 30 ? 1 << zz : 2 ** zz;
   if (x >= size || y >= size) return `Out of bounds: tile ${zz}/${x}/${y} does not exist`;
   return undefined;
 }

@@ -37,11 +37,15 @@ export class RasterTiles {
 
   /** The pyramid whose stored bytes answer the request unchanged, if any (the fast, synchronous case). */
   exactPyramid(store: TileSource, req: Omit<RasterRequest, 'x' | 'y'>): Pyramid | undefined {
-    const ps = store.info.pyramids.filter((p) => covers(p, req.z) && p.format === req.format);
-    return (
-      ps.find((p) => p.tileSize === req.tileSize && p.scale === req.scale) ??
-      ps.find((p) => pixels(p) === req.tileSize * req.scale)
-    );
+    // The first pyramid of that tile size and scale, else the first of that many pixels, among those that cover the
+    // zoom in that format. One loop, no array or closure: every stored tile request asks.
+    let samePixels: Pyramid | undefined;
+    for (const p of store.info.pyramids) {
+      if (!covers(p, req.z) || p.format !== req.format) continue;
+      if (p.tileSize === req.tileSize && p.scale === req.scale) return p;
+      if (samePixels === undefined && pixels(p) === req.tileSize * req.scale) samePixels = p;
+    }
+    return samePixels;
   }
 
   async get(store: TileSource, req: RasterRequest): Promise<RasterTile | undefined> {

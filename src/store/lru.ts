@@ -9,8 +9,8 @@ const ENTRY_OVERHEAD = 96;
  * the entries: with thousands of hot tiles, moving on every hit cost ~5 µs a request in Map churn (a quarter of
  * the serve benchmark's JavaScript time) for no change in what gets evicted first. Small caches stay exact.
  */
-export class Lru<V> {
-  private readonly items = new Map<string, { value: V; tick: number }>();
+export class Lru<V, K = string> {
+  private readonly items = new Map<K, { value: V; tick: number }>();
   private cost = 0;
   /** Entries (re)inserted so far: an entry's tick says how many came after it. */
   private tick = 0;
@@ -23,7 +23,7 @@ export class Lru<V> {
     private readonly costOf: (value: V) => number = () => 1,
   ) {}
 
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const e = this.items.get(key);
     if (e === undefined) {
       this.misses++;
@@ -38,7 +38,7 @@ export class Lru<V> {
     return e.value;
   }
 
-  set(key: string, value: V): void {
+  set(key: K, value: V): void {
     const cost = this.costOf(value);
     if (cost > this.maxCost) return;
     const old = this.items.get(key);
@@ -55,7 +55,7 @@ export class Lru<V> {
     }
   }
 
-  delete(key: string): void {
+  delete(key: K): void {
     const old = this.items.get(key);
     if (old === undefined) return;
     this.cost -= this.costOf(old.value);
@@ -73,8 +73,8 @@ export class Lru<V> {
   }
 }
 
-/** A byte-bounded LRU of buffers (tiles, derived tiles, combined glyph ranges). */
-export class ByteLru extends Lru<Buffer> {
+/** A byte-bounded LRU of buffers (tiles, derived tiles, combined glyph ranges); tiles may be keyed by number (tile-cache-key.ts). */
+export class ByteLru extends Lru<Buffer, string | number> {
   constructor(maxBytes: number) {
     super(maxBytes, (b) => b.length + ENTRY_OVERHEAD);
   }
