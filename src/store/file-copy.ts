@@ -3,14 +3,14 @@
 // the file must pass these checks before it may be published:
 //  - SQLite's quick_check (every b-tree page, overflow chain and free list), unless a trusted key signed the
 //    bundle: the parts' SHA-256 says the bytes are the ones in the manifest, and a trusted signature says that
-//    manifest is the exporting side's, whose store passed SQLite's integrity_check when the mirror published it
-//    (and whose every row the export has just read). Without a trusted signature the bundle could come from
-//    anyone, so the structure is checked: ~0.5 s of CPU a GB;
+//    manifest is the exporting side's: a store its tilemirror wrote (a mirror publishes only after SQLite's
+//    integrity_check), every row of which the export has just read. Without a trusted signature the bundle could
+//    come from anyone, so the structure is checked: ~0.5 s of CPU a GB;
 //  - the content tables are tables with the columns of our schema (store/schema.ts), and `tiles` has its unique
 //    index (a hand-made file without it would make every tile read a scan); anything else the file holds is
-//    dropped: the exporting side's mirror state
-//    (`tilemirror_mirror_*`: validators, empty tiles, the upstream's address) and whatever a hand-made file could
-//    carry (other tables, views, triggers), so the store is exactly what a records import would have built;
+//    dropped: the exporting side's mirror state (`tilemirror_mirror_*`: validators, empty tiles, the upstream's
+//    address) and whatever a hand-made file could carry (other tables, views, triggers), so the store holds
+//    exactly what a records import would have built;
 //  - its header (metadata, pyramids, tables) and its counts of tiles and documents equal the manifest's.
 // Like a patch, the staging file is disposable until the caller publishes it (fsync, rename, fsync).
 
