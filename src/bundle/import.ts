@@ -24,7 +24,7 @@ import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
 import { signerOf, verifyManifest } from './sign';
-import { checkPartSizes, startHashing, StreamHashing } from './verify';
+import { checkPartSizes, startHashing, StreamHashing, type Hashing } from './verify';
 
 export interface ImportOptions {
   dataDir: string;
@@ -65,27 +65,6 @@ function plan(dataDir: string, b: OpenedBundle): Step[] {
   }
   if (problems.length > 0) throw new BundleError(`${problems.join('\n')}\nnothing was changed`);
   return steps;
-}
-
-/** The checking of every part's SHA-256 while the stores are staged (see importBundle). */
-interface PayloadHashing {
-  /** Shares the payload reader's buffers (one read of the bundle), or undefined: the hashing reads for itself. */
-  readonly stream: StreamHashing | undefined;
-  /** Hashes, on this thread, whatever is left; `result` then settles. */
-  finish(): void;
-  abort(): void;
-  readonly result: Promise<void>;
-}
-
-function streamHashing(b: OpenedBundle): PayloadHashing {
-  const stream = new StreamHashing(b);
-  return { stream, finish: () => stream.finish(), abort: () => stream.abort(), result: stream.result };
-}
-
-function partsHashing(b: OpenedBundle): PayloadHashing {
-  // The calling thread copies and checks store files meanwhile, then joins in (finish).
-  const h = startHashing(b, Math.max(1, availableParallelism() - 1));
-  return { stream: undefined, finish: () => h.help(), abort: () => h.abort(), result: h.result };
 }
 
 /** Bytes per read when a store's file is copied (the payload reader's buffers are twice this). */
@@ -194,11 +173,11 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
   // The hashes are checked beside the staging work (two ways, chosen below); verify() hashes whatever is left
   // (with shared buffers: the bytes no store read, stores skipped or left after a damaged record), then waits for
   // every hash.
-  let hashing: PayloadHashing | undefined;
+  let hashing: Hashing | undefined;
   let verified = false;
   const verify = async (): Promise<void> => {
     if (verified) return;
-    hashing ??= streamHashing(b);
+    hashing ??= new StreamHashing(b);
     hashing.finish();
     await hashing.result;
     verified = true;
@@ -212,8 +191,10 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
     // from the very buffers one thread hashes (the bundle is read once; SQLite's row writing is the slower side).
     // When a store file is copied, the copy runs at the disk's speed and the SHA-256 becomes the slower side: the
     // parts are then read and hashed by their own threads, in parallel, while this thread copies and checks.
+    // (With store files, the calling thread joins the workers in verify(), once its copies and checks are done.)
     const copying = steps.some((s) => s.action === 'apply' && s.entry.layout === 'sqlite');
-    const h = (hashing = copying ? partsHashing(b) : streamHashing(b));
+    const h = (hashing = copying ? startHashing(b, Math.max(1, availableParallelism() - 1)) : new StreamHashing(b));
+    const stream = h instanceof StreamHashing ? h : undefined;
     // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
     h.result.catch(() => undefined);
     let records = 0;
@@ -230,7 +211,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
       }
       let patch: StorePatch | StoreFileCopy;
       try {
-        patch = step.entry.layout === 'sqlite' ? stageStoreFile(opts.dataDir, b, step, opts.trust.length > 0, tick) : stageStore(opts.dataDir, b, step, h.stream, tick);
+        patch = step.entry.layout === 'sqlite' ? stageStoreFile(opts.dataDir, b, step, opts.trust.length > 0, tick) : stageStore(opts.dataDir, b, step, stream, tick);
       } catch (err) {
         // A damaged part can break the records before its hash is known: the hash says best what is wrong.
         await verify();

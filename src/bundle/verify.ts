@@ -1,6 +1,6 @@
 // Checking every part of a bundle: sizes first (a truncated or missing part is named at once, synchronously), then
 // the SHA-256 of each part. Two ways: `startHashing` reads and hashes the parts in worker threads (at most
-// MAX_WORKERS, plus the calling thread with help()); `StreamHashing` hashes, in one worker thread, the bytes the
+// MAX_WORKERS, plus the calling thread with finish()); `StreamHashing` hashes, in one worker thread, the bytes the
 // import's payload reader reads anyway (buffers shared with the worker, so the bundle is read once), and reads only
 // what the reader skipped. The import publishes nothing before every hash agrees.
 
@@ -52,8 +52,8 @@ export function checkPartSizes(b: OpenedBundle): void {
 
 /** The hashing of a bundle's parts, under way. */
 export interface Hashing {
-  /** Hashes, on the calling thread, every part no worker has taken yet (synchronously). */
-  help(): void;
+  /** Hashes, on the calling thread, whatever no worker has taken yet (synchronously); `result` then settles. */
+  finish(): void;
   /** Lets no thread take another part (those under way finish); `result` then rejects unless every part was done. */
   abort(): void;
   /** Settles once every part is hashed: rejects with a BundleError naming the first damaged or unreadable part. */
@@ -62,7 +62,7 @@ export interface Hashing {
 
 /**
  * Starts hashing every part in `workers` threads (at most MAX_WORKERS), beside the calling thread, which can join
- * in with help() once it has nothing better to do.
+ * in with finish() once it has nothing better to do.
  */
 export function startHashing(b: OpenedBundle, workers: number): Hashing {
   const parts = b.manifest.parts;
@@ -80,7 +80,7 @@ export function startHashing(b: OpenedBundle, workers: number): Hashing {
       if (r.hex !== p.sha256) throw new BundleError(`${label(i)}: SHA-256 ${r.hex} does not match the manifest's ${p.sha256}: the part is damaged`);
     });
   });
-  return { help: () => hashHere(jobs, next, out), abort: () => void Atomics.store(next, 0, jobs.length), result };
+  return { finish: () => hashHere(jobs, next, out), abort: () => void Atomics.store(next, 0, jobs.length), result };
 }
 
 /** Hashes every part (one worker per core) and settles once all are done, like startHashing's result. */
@@ -100,7 +100,7 @@ export async function verifyParts(b: OpenedBundle): Promise<void> {
  * Bytes the reader never reads (stores skipped, or left unread after a damaged record) are read by finish().
  * Nothing is trusted before `result` settles: it resolves only once every part's SHA-256 matched the manifest.
  */
-export class StreamHashing {
+export class StreamHashing implements Hashing {
   /** Payload bytes hashed (posted) so far, from 0: the stream has no gaps. */
   private fed = 0;
   private seq = 0;

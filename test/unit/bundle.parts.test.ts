@@ -90,7 +90,7 @@ test('parts hashed by a worker and by the calling thread together: every part ch
   w.finish(encodeManifest({ format: 'tilemirror-bundle', formatVersion: 1, created: 'now', payloadBytes: w.offset, partSize: 1_000_003, parts, stores: [] }), undefined);
   expect(parts.length).toBeGreaterThan(8);
   const good = startHashing(openBundle(out), 1);
-  good.help();
+  good.finish();
   await expect(good.result).resolves.toBeUndefined();
   // Whichever thread takes it, the damaged part is named.
   for (const damaged of [1, parts.length - 1]) {
@@ -99,7 +99,7 @@ test('parts hashed by a worker and by the calling thread together: every part ch
     bytes[7] ^= 1;
     writeFileSync(file, bytes);
     const h = startHashing(openBundle(out), 1);
-    h.help();
+    h.finish();
     await expect(h.result).rejects.toThrow(new RegExp(`^${parts[damaged].name}: SHA-256 [0-9a-f]{64} does not match the manifest's ${parts[damaged].sha256}`));
     bytes[7] ^= 1;
     writeFileSync(file, bytes);
