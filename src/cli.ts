@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
-import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/load';
+import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/basics';
 import type { Config } from './config/schema';
 import type { Scheduler } from './mirror/schedule';
 import { registerMirrorCommands } from './mirror/cli';

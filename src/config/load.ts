@@ -4,10 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { configSchema, keySchema, type ApiKey, type Config } from './schema';
 
-/** Where `npm run indexes` builds the derived indexes: `dist/indexes` in the package (this file is in src|dist/config). */
-export const DEFAULT_INDEX_DIR = resolve(__dirname, '..', '..', 'dist', 'indexes');
+import { ConfigError, DEFAULT_INDEX_DIR } from './basics';
 
-export class ConfigError extends Error {}
+export { ConfigError, DEFAULT_INDEX_DIR };
 
 /** Turns zod issues into lines naming the bad field, e.g. `keys[0].plan: Invalid option: expected one of "free"|"paid"`. */
 function describeIssues(error: z.ZodError, source: string): string {

@@ -4,7 +4,7 @@
 
 import { Command } from 'commander';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../config/load';
+import { ConfigError, loadConfig } from '../config/basics';
 import type { Config } from '../config/schema';
 import { listStores } from '../store/content';
 import { storeVersions } from '../store/content-version';

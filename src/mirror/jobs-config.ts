@@ -1,7 +1,7 @@
 // The configured mirror jobs (`mirror.jobs` in the config file) turned into what a run needs: the upstream,
 // the key (from the environment by default, never printed), resources, zooms, areas and limits.
 
-import { ConfigError } from '../config/load';
+import { ConfigError } from '../config/basics';
 import type { Config } from '../config/schema';
 import type { Bounds } from '../geo/bounds';
 import type { TileFormat } from '../store/types';

@@ -3,7 +3,6 @@
 // bytes of a first tile (kept and stored, not fetched again). Templates with `{s}` subdomains are refused: the
 // first template is used as it is, so write one without `{s}`.
 
-import sharp from 'sharp';
 import { lonLatToTile } from '../../geo/mercator';
 import { isGzip, sniffImageFormat } from '../../store/formats';
 import type { TileFormat } from '../../store/types';
@@ -87,6 +86,8 @@ export function probeCandidates(bounds: [number, number, number, number], minzoo
 /** The width in pixels of a raster tile (its header read by sharp), or undefined when it cannot be read. */
 export async function tilePixels(data: Buffer): Promise<number | undefined> {
   try {
+    // Loaded on first use (~50 ms): only a TileJSON without a usable tileSize needs a tile measured.
+    const sharp = require('sharp') as typeof import('sharp');
     const { width, height } = await sharp(data).metadata();
     return width && width === height ? width : undefined;
   } catch {
