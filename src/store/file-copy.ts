@@ -18,12 +18,11 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { CONTENT_TABLES, readHeader, storeSchemaProblem, type StoreHeader } from './content';
-import { flushBehind, type FlushBehind } from './flush-behind';
+import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
 import { publishFile } from './publish';
 import { removeStaging } from './staging';
 
 /** Below this size a staging file is flushed by the publishing fsync alone (as for a patch). */
-const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
 
 /** A store file that fails the checks: the message says what is wrong with it. */
 export class StoreFileError extends Error {}

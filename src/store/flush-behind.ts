@@ -9,6 +9,9 @@ import { Worker } from 'node:worker_threads';
 
 const FLUSH_EVERY_MS = 100;
 
+/** Files smaller than this are not worth a thread: their final fsync is short anyway. */
+export const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
+
 const WORKER = `
 const { workerData } = require('node:worker_threads');
 const { openSync, fdatasyncSync, closeSync } = require('node:fs');

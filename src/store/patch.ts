@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { constants, copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTENT_TABLES, MAIN_TABLE_KEY, type StoreHeader } from './content';
-import { flushBehind, type FlushBehind } from './flush-behind';
+import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
 import { publishFile } from './publish';
 import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
 import { removeStaging } from './staging';
@@ -21,7 +21,6 @@ export function patchPaths(dataDir: string, kind: StoreKind, id: string): { publ
 
 const BATCH = 2000;
 /** Below this size a staging file is flushed by the publishing fsync alone (a flushing thread costs more than it saves). */
-const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
 
 export class StorePatch {
   private readonly db: Database.Database;

@@ -21,6 +21,7 @@
 import Database from 'better-sqlite3';
 import { constants, copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
 import { StoreWriter, tmsRow, type StoreHeader } from './writer';
 import type { TileCounts } from './job-state';
 import type { StoreKind } from './types';
@@ -177,6 +178,14 @@ export class StagingStore {
   private readonly batchMs: number;
   /** Tile rows written (stored bytes or a change to/from empty): what a refresh promises to keep small. */
   tileWrites = 0;
+  /** Tile bytes committed by this run, until the flush behind starts. */
+  private committedBytes = 0;
+  /**
+   * Flushes the file to disk behind the commits (flush-behind.ts) once a run has written FLUSH_BEHIND_BYTES: without
+   * it, publishing fsynced the whole run's pages at the end (~0.2 s of a 3.5 s run of 250 MB here, with nothing
+   * else to do meanwhile). Only for the journal mode without fsyncs: in WAL mode the checkpoints already sync.
+   */
+  private flusher: FlushBehind | undefined = undefined;
   /** Written in WAL mode with fsyncs (where the boot of the machine cannot be told), else without (see bootId). */
   private readonly wal: boolean;
   /** The empty-tile table may hold rows (false only for a file this run started, until it records an empty tile). */
@@ -424,14 +433,24 @@ export class StagingStore {
       throw err;
     }
     this.tileWrites += writes;
+    if (!this.flusher && !this.wal && this.committedBytes < FLUSH_BEHIND_BYTES) {
+      for (const { data } of batch) this.committedBytes += data?.length ?? 0;
+      if (this.committedBytes >= FLUSH_BEHIND_BYTES) this.flusher = flushBehind(this.file);
+    }
     for (const w of waiters) w.resolve();
   }
 
   /** Returns the file to the plain rollback-journal mode with everything in it, no -wal or -journal file beside it (before publishing; closes nothing). */
   settle(): void {
     this.flush();
+    this.stopFlushing();
     if (this.wal) this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.pragma('journal_mode = DELETE');
+  }
+
+  private stopFlushing(): void {
+    this.flusher?.stop();
+    this.flusher = undefined;
   }
 
   putDocument(path: string, contentType: string, data: Buffer | string): void {
@@ -496,6 +515,7 @@ export class StagingStore {
   }
 
   close(): void {
+    this.stopFlushing();
     if (this.db.open) {
       try {
         this.flush();
