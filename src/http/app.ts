@@ -82,7 +82,9 @@ export function createListener(config: Config, catalog: Catalog, log: Logger, se
   return (req, res) => {
     // Every answer goes out through dispatcher.send (or the static files' hook), which logs and counts it with this stamp.
     if (stamp) (req as TimedRequest).startedAt = performance.now();
-    if (Buffer.byteLength(req.url ?? '/') > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most URLs are measured without encoding them.
+    const target = req.url ?? '/';
+    if (target.length * 3 > MAX_URI_BYTES && Buffer.byteLength(target) > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return dispatcher.send(req, res, textReply(405, 'Method not allowed: this API is read-only (GET, HEAD)', { Allow: 'GET, HEAD' }));
     }

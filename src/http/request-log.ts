@@ -17,6 +17,9 @@ export function registerPlainLogger(log: Logger, destination: { write(line: stri
 /** pino's numeric level for `info`. */
 const INFO = 30;
 
+/** The method of nearly every line, written once. */
+const GET = ',"method":"GET"';
+
 export type RequestLine = (method: string | undefined, url: string, status: number, ms: number | undefined) => void;
 
 /** Writes `{"level":30,"time":…,"method":…,"url":…,"status":…,"ms":…,"msg":"request"}` for each request. */
@@ -27,7 +30,7 @@ export function requestLineWriter(log: Logger): RequestLine {
     // Read per line: a level changed at run time (log.level = 'warn') is honoured at once.
     if (log.levelVal > INFO) return;
     out.write(
-      `{"level":30,"time":${Date.now()}${method === undefined ? '' : `,"method":${JSON.stringify(method)}`},"url":${JSON.stringify(url)},` +
+      `{"level":30,"time":${Date.now()}${method === 'GET' ? GET : method === undefined ? '' : `,"method":${JSON.stringify(method)}`},"url":${JSON.stringify(url)},` +
         `"status":${status}${ms === undefined ? '' : `,"ms":${ms}`},"msg":"request"}\n`,
     );
   };
