@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ConfigError, DEFAULT_INDEX_DIR } from './basics';
 import { configSchema, keySchema, type ApiKey, type Config } from './schema';
 
-import { ConfigError, DEFAULT_INDEX_DIR } from './basics';
-
+// Commands import these from basics.ts, which loads this module only when a file is read.
 export { ConfigError, DEFAULT_INDEX_DIR };
 
 /** Turns zod issues into lines naming the bad field, e.g. `keys[0].plan: Invalid option: expected one of "free"|"paid"`. */
