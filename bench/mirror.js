@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { ROOT } = require('./lib/store');
-const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds, waitIdle, cpuPinning } = require('./lib/processes');
+const { startServer, waitReady, stop, freePort, allProcessesCpu, otherCpuSeconds, waitIdle, cpuPinning, stealSeconds } = require('./lib/processes');
 const { runWrk } = require('./lib/wrk');
 const { ensureMapproxy } = require('./lib/anchors');
 const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
@@ -124,6 +124,7 @@ function runMeasured(name, cmd, args, { cpus, env, cwd, timeoutMs, sampleMs = 25
     cmd = 'taskset';
   }
   const before = allProcessesCpu();
+  const stealBefore = stealSeconds();
   const t0 = performance.now();
   const child = startServer(name, cmd, args, { cwd, env: { ...env, ...(exitStats && { BENCH_EXIT_STATS: exitStats }) }, stdout: 'pipe' });
   let stdout = '';
@@ -198,6 +199,8 @@ function runMeasured(name, cmd, args, { cpus, env, cwd, timeoutMs, sampleMs = 25
         cpuSec: stats ? stats.userSec + stats.systemSec : cpuLast,
         exitStats: stats,
         otherCpuCores: others / wallSec,
+        // CPU the hypervisor gave to other guests meanwhile: on a shared VM it moves every figure here by tens of %.
+        stealCores: (stealSeconds() - stealBefore) / wallSec,
       });
     });
   });
@@ -296,13 +299,14 @@ async function tilemirrorRuns(ctx, concurrencies, runs) {
         cpuCores: r.cpuSec / r.wallSec,
         upstreamCores,
         otherCpuCores: r.otherCpuCores,
+        stealCores: r.stealCores,
         otherCpuCoresBefore: idle,
         summary: r.stdout.trim().split('\n').slice(-3),
       };
       if (!ok) round.error = `exit ${r.code ?? r.signal}, ${check.count} tiles (${check.identical} identical) of ${ctx.area.total}: ${r.stderrTail.slice(-600)}`;
       console.error(
         `- tilemirror c${c} run ${i}: ${ok ? 'published' : 'FAILED'} ${check.count} tiles in ${fmt(r.wallSec, 2)} s = ${fmt(round.tilesPerSec, 0)} tiles/s, ` +
-          `peak RSS ${fmt(r.peakRssMb, 0)} MB, mirror CPU ${fmt(round.cpuCores, 2)} cores, upstream CPU ${fmt(upstreamCores, 2)} cores` +
+          `peak RSS ${fmt(r.peakRssMb, 0)} MB, mirror CPU ${fmt(round.cpuCores, 2)} cores, upstream CPU ${fmt(upstreamCores, 2)} cores, steal ${fmt(r.stealCores, 2)} cores` +
           (round.error ? `\n  ${round.error}` : ''),
       );
       fs.rmSync(data, { recursive: true, force: true });
@@ -322,6 +326,7 @@ async function tilemirrorRuns(ctx, concurrencies, runs) {
       cpuCores: pick.cpuCores,
       upstreamCores: pick.upstreamCores,
       otherCpuCores: Math.max(...rounds.map((r) => r.otherCpuCores)),
+      stealCores: Math.max(...rounds.map((r) => r.stealCores)),
       identical: pick.identical === ctx.area.total,
       rounds,
     });
@@ -438,12 +443,13 @@ async function mapproxyRuns(ctx, concurrencies) {
       cpuCores: r.cpuSec / r.wallSec,
       upstreamCores,
       otherCpuCores: r.otherCpuCores,
+      stealCores: r.stealCores,
       otherCpuCoresBefore: idle,
     };
     if (!ok) row.error = `exit ${r.code ?? r.signal}, ${check.count} tiles of ${ctx.area.total}: ${(r.stderrTail + r.stdout).slice(-800)}`;
     console.error(
       `- mapproxy-seed -c ${c}: ${ok ? 'done' : 'FAILED'} ${check.count} tiles (${check.identical} byte-identical) in ${fmt(r.wallSec, 2)} s = ${fmt(row.tilesPerSec, 0)} tiles/s, ` +
-        `peak RSS ${fmt(r.peakRssMb, 0)} MB (PSS ${fmt(r.peakPssMb, 0)} MB, ${r.processes} processes), upstream CPU ${fmt(upstreamCores, 2)} cores` +
+        `peak RSS ${fmt(r.peakRssMb, 0)} MB (PSS ${fmt(r.peakPssMb, 0)} MB, ${r.processes} processes), upstream CPU ${fmt(upstreamCores, 2)} cores, steal ${fmt(r.stealCores, 2)} cores` +
         (row.error ? `\n  ${row.error}` : ''),
     );
     fs.rmSync(dir, { recursive: true, force: true });
@@ -526,6 +532,7 @@ async function bigRun(ctx, bigOrigin, bigPid) {
     rssEndMb: s.length ? s[s.length - 1].rssMb : undefined,
     cpuCores: r.cpuSec / r.wallSec,
     otherCpuCores: r.otherCpuCores,
+    stealCores: r.stealCores,
     samples: r.samples,
     summary: r.stdout.trim().split('\n').slice(-4),
   };
@@ -678,8 +685,9 @@ async function run(opts) {
           `tilemirror / upstream ceiling ${vsCeiling ? `${fmt(vsCeiling * 100, 0)} %` : 'n/a'}${vsCeiling ? ` (at ${bestTm.concurrency} in flight; the best ceiling ${fmt(bestCeiling.tilesPerSec, 0)} tiles/s)` : ''}`,
         ].join(', '),
     );
-    const disturbed = [...tm.map((r) => ['tilemirror ' + r.config, r.otherCpuCores]), ...mp.map((r) => ['mapproxy-seed ' + r.config, r.otherCpuCores]), ...(big ? [['big run', big.otherCpuCores]] : [])].filter(([, v]) => v > 0.2);
-    if (disturbed.length) console.log(`WARNING: other processes used CPU during ${disturbed.map(([n, v]) => `${n} (${fmt(v, 2)} cores)`).join(', ')}: those figures are noisy.`);
+    const disturbance = (r) => r.otherCpuCores + (r.stealCores ?? 0);
+    const disturbed = [...tm.map((r) => ['tilemirror ' + r.config, r]), ...mp.map((r) => ['mapproxy-seed ' + r.config, r]), ...(big ? [['big run', big]] : [])].filter(([, r]) => disturbance(r) > 0.2);
+    if (disturbed.length) console.log(`WARNING: other processes or the hypervisor (steal) took CPU during ${disturbed.map(([n, r]) => `${n} (others ${fmt(r.otherCpuCores, 2)}, steal ${fmt(r.stealCores ?? 0, 2)} cores)`).join(', ')}: those figures are noisy.`);
     for (const r of [...tm, ...mp, ...plans, ...(big ? [big] : [])]) if (r.ok === false) console.log(`${r.tool} ${r.config}: FAILED (${(r.error ?? r.rounds?.find((x) => x.error)?.error ?? '').slice(0, 400)})`);
     console.log('\ntargets:');
     for (const c of result.checks) console.log(`  ${c.pass.padEnd(4)}  ${c.target}: ${c.shown ?? 'n/a'}`);
