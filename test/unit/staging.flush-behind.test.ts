@@ -3,31 +3,51 @@
 // per file without timing it (/proc/self/io counts bytes as they are dirtied, not written); what is checked is
 // when the flushing thread runs: not below FLUSH_BEHIND_BYTES committed, from then on, and no longer after close.
 // The effect is measured by `npm run bench -- mirror` (the time from the last tile to the published store).
+//
+// Threads are counted in a fresh child process running the built code: in a jest worker, a thread left by an
+// earlier test file could end in the middle and move the count.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { planPyramid } from '../../src/mirror/plan';
-import { tilesOf } from '../../src/geo/tile-bands';
-import { FLUSH_BEHIND_BYTES } from '../../src/store/flush-behind';
-import { bootId, StagingStore, storePaths } from '../../src/store/staging';
-import type { Bounds } from '../../src/store/types';
+import { built } from '../helpers/dist';
+import { bootId } from '../../src/store/staging';
 
-const bounds: Bounds = [-180, -85, 180, 85];
-const header = { kind: 'tiles' as const, name: 't', pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'png' as const, minzoom: 0, maxzoom: 6, bounds }] };
+const PROBE = `
+const { readFileSync, mkdirSync } = require('node:fs');
+const { randomBytes } = require('node:crypto');
+const { planPyramid } = require(process.env.DIST + '/mirror/plan.js');
+const { tilesOf } = require(process.env.DIST + '/geo/tile-bands.js');
+const { FLUSH_BEHIND_BYTES } = require(process.env.DIST + '/store/flush-behind.js');
+const { StagingStore, storePaths } = require(process.env.DIST + '/store/staging.js');
+const threads = () => Number(/^Threads:\\s+(\\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+const bounds = [-180, -85, 180, 85];
+const header = { kind: 'tiles', name: 't', pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'png', minzoom: 0, maxzoom: 6, bounds }] };
 const plan = planPyramid('main', header.pyramids[0], [bounds], [0, 6]);
-const TILE_BYTES = 20_000;
-
-function threadCount(): number {
-  return Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
-}
-
-async function threadsDownTo(count: number, withinMs: number): Promise<number> {
-  const until = Date.now() + withinMs;
-  while (threadCount() > count && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  return threadCount();
-}
+const paths = storePaths(process.env.DIR, 'tiles', 't');
+mkdirSync(paths.dir, { recursive: true });
+const st = StagingStore.open({ paths, header, fingerprint: 'f', upstream: 'u', plans: [plan], planSignature: 'p' });
+const TILE = 20000;
+const data = randomBytes(TILE);
+const tiles = [...tilesOf(plan)];
+const half = Math.floor(FLUSH_BEHIND_BYTES / 2 / TILE);
+const past = Math.ceil((FLUSH_BEHIND_BYTES * 1.25) / TILE);
+const out = { tiles: tiles.length, past, start: threads() };
+for (const t of tiles.slice(0, half)) void st.record(t, { data });
+st.flush();
+out.belowThreshold = threads();
+for (const t of tiles.slice(half, past)) void st.record(t, { data });
+st.flush();
+out.pastThreshold = threads();
+st.close();
+const until = Date.now() + 10000;
+(function wait() {
+  out.afterClose = threads();
+  if (out.afterClose > out.start && Date.now() < until) return setTimeout(wait, 50);
+  process.stdout.write(JSON.stringify(out));
+})();
+`;
 
 let dir = '';
 beforeEach(() => {
@@ -40,33 +60,19 @@ describe('flushing a staging file behind the commits', () => {
     expect(bootId()).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  test('below FLUSH_BEHIND_BYTES committed nothing starts; past it a thread flushes the file while the run goes on, until close', async () => {
-    const paths = storePaths(dir, 'tiles', 't');
-    mkdirSync(paths.dir, { recursive: true });
-    const st = StagingStore.open({ paths, header, fingerprint: 'f', upstream: 'u', plans: [plan], planSignature: 'p' });
-    try {
-      const tiles = [...tilesOf(plan)];
-      const below = Math.floor((FLUSH_BEHIND_BYTES * 0.5) / TILE_BYTES);
-      const enough = Math.ceil((FLUSH_BEHIND_BYTES * 1.25) / TILE_BYTES);
-      expect(tiles.length).toBeGreaterThan(enough);
-      const data = randomBytes(TILE_BYTES);
-
-      // Half the threshold: no thread is started to flush.
-      const threads = threadCount();
-      for (const t of tiles.slice(0, below)) void st.record(t, { data });
-      st.flush();
-      expect(threadCount()).toBe(threads);
-
-      // Past it: a thread flushes.
-      for (const t of tiles.slice(below, enough)) void st.record(t, { data });
-      st.flush();
-      expect(threadCount()).toBeGreaterThan(threads);
-
-      // Closing stops it: the thread ends.
-      st.close();
-      expect(await threadsDownTo(threads, 10_000)).toBe(threads);
-    } finally {
-      st.close();
-    }
+  test('below FLUSH_BEHIND_BYTES committed nothing starts; past it a thread flushes the file while the run goes on, until close', () => {
+    const dist = built('store/staging.js').replace(/\/store\/staging\.js$/, '');
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', PROBE], { env: { ...process.env, DIST: dist, DIR: dir }, encoding: 'utf8', timeout: 60_000 })) as {
+      tiles: number;
+      past: number;
+      start: number;
+      belowThreshold: number;
+      pastThreshold: number;
+      afterClose: number;
+    };
+    expect(out.tiles).toBeGreaterThan(out.past);
+    expect(out.belowThreshold).toBe(out.start);
+    expect(out.pastThreshold).toBe(out.start + 1);
+    expect(out.afterClose).toBe(out.start);
   });
 });
