@@ -22,8 +22,6 @@ import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behin
 import { publishFile } from './publish';
 import { removeStaging } from './staging';
 
-/** Below this size a staging file is flushed by the publishing fsync alone (as for a patch). */
-
 /** A store file that fails the checks: the message says what is wrong with it. */
 export class StoreFileError extends Error {}
 
@@ -121,4 +119,3 @@ function checkStoreFile(db: Database.Database, expected: ExpectedStore): void {
     throw new StoreFileError(`it holds ${tiles} tiles and ${documents} documents, the manifest says ${expected.tiles} and ${expected.documents}`);
   }
 }
-

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 
 const FLUSH_EVERY_MS = 100;
 
-/** Files smaller than this are not worth a thread: their final fsync is short anyway. */
+/** Files smaller than this are flushed by the publishing fsync alone: a flushing thread would cost more than it saves. */
 export const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
 
 const WORKER = `

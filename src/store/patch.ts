@@ -20,8 +20,6 @@ export function patchPaths(dataDir: string, kind: StoreKind, id: string): { publ
 }
 
 const BATCH = 2000;
-/** Below this size a staging file is flushed by the publishing fsync alone (a flushing thread costs more than it saves). */
-
 export class StorePatch {
   private readonly db: Database.Database;
   private readonly putMain: Database.Statement;
