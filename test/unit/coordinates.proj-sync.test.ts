@@ -68,7 +68,7 @@ test('the worker crashing in the middle of a synchronous transform: the call fai
   const { op } = await proj.firstUsable(wgs84, wgs84);
   await proj.release([wgs84]);
   const crash = proj.crashForTest([op as ProjHandle], new Float64Array([17, 50, 0, 0]));
-  expect(crash).toBeInstanceOf(Promise); // the worker was idle: the slot took the call
+  expect(crash).toBeInstanceOf(Promise); // the worker was idle: the slot took the call (or, not scheduled in time, a message)
   await expect(crash).rejects.toBeInstanceOf(ProjStopped);
   // The server's process is still here, and the next transform starts a new worker and builds its pipeline there.
   expectExample((await transformer.transform(parsePoints(EXAMPLE), 4326, 5514)).results);
