@@ -14,6 +14,7 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const { ROOT } = require('./lib/store');
 const { startServer, waitReady, stop, freePort } = require('./lib/processes');
 const { table, markdownTable, fmt, writeResults } = require('./lib/report');
+const { wrkPath } = require('./lib/wrk');
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const KEY = 'demo';
@@ -30,7 +31,7 @@ const options = {
 function which(bin, fallback) {
   if (fs.existsSync(fallback)) return fallback;
   const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${bin} is not installed (Debian: apt-get install ${bin === 'nginx' ? 'nginx-light' : bin})`);
+  if (r.status !== 0) throw new Error(`${bin} is not installed (Debian: apt-get install nginx-light)`);
   return r.stdout.trim();
 }
 
@@ -97,7 +98,7 @@ async function startNginx(nginxBin, ports, cache) {
 
 async function run(o) {
   const nginxBin = which('nginx', '/usr/sbin/nginx');
-  const wrk = which('wrk', '/usr/bin/wrk');
+  const wrk = wrkPath();
   if (!fs.existsSync(path.join(ROOT, 'mirror', 'maps', 'sample.mbtiles'))) throw new Error('mirror/maps/sample.mbtiles is missing: npm run sample');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tm-bench-topology-'));
   const script = wrkScript(dir, o.maxzoom);

@@ -45,8 +45,7 @@ function tileserverVersion() {
 
 module.exports = { ensureTileserver, TILESERVER_PREFIX };
 
-// MapProxy (the mirror benchmark's anchor): Debian's `mapproxy` package provides mapproxy-seed. Installed with
-// apt-get on first use (as root, or through sudo when available); never a project dependency.
+// MapProxy (the mirror benchmark's anchor): Debian's `mapproxy` package provides mapproxy-seed, installed on first use.
 const MAPPROXY_PACKAGE = 'mapproxy';
 
 function which(cmd) {
@@ -61,27 +60,37 @@ function mapproxyVersion(seed) {
   return (v.stdout || v.stderr || 'unknown').trim().split('\n')[0];
 }
 
-/** The path of mapproxy-seed, installing Debian's `mapproxy` first when needed; { reason } when it cannot. */
-function ensureMapproxy({ install = true, log = console.error } = {}) {
-  let seed = which('mapproxy-seed');
-  if (seed) return { seed, version: mapproxyVersion(seed) };
-  if (!install) return { reason: 'mapproxy-seed is not installed (apt-get install mapproxy; run without --no-install)' };
-  if (!which('apt-get')) return { reason: 'mapproxy-seed is not installed and there is no apt-get' };
+/**
+ * The path of `command`, installing Debian's `pkg` first with apt-get when it is missing (as root, or through
+ * `sudo -n`); { reason } when it cannot. Benchmark tools only (wrk, mapproxy-seed): never project dependencies.
+ */
+function ensureDebianCommand(command, pkg, { install = true, log = console.error } = {}) {
+  let found = which(command);
+  if (found) return { path: found };
+  if (!install) return { reason: `${command} is not installed (apt-get install ${pkg}; run without --no-install)` };
+  if (!which('apt-get')) return { reason: `${command} is not installed and there is no apt-get` };
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = root ? [] : which('sudo') ? ['sudo', '-n'] : undefined;
-  if (!sudo) return { reason: 'mapproxy-seed is not installed and apt-get needs root (apt-get install mapproxy)' };
-  log(`installing Debian ${MAPPROXY_PACKAGE} (mapproxy-seed) with apt-get (once) ...`);
+  if (!sudo) return { reason: `${command} is not installed and apt-get needs root (apt-get install ${pkg})` };
+  log(`installing Debian ${pkg} (${command}) with apt-get (once) ...`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (args) =>
     spawnSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), ...args], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 15 * 60 * 1000 });
-  let r = apt(['install', '-y', '-q', '--no-install-recommends', MAPPROXY_PACKAGE]);
+  let r = apt(['install', '-y', '-q', '--no-install-recommends', pkg]);
   if (r.status !== 0) {
     apt(['update', '-q']);
-    r = apt(['install', '-y', '-q', '--no-install-recommends', MAPPROXY_PACKAGE]);
+    r = apt(['install', '-y', '-q', '--no-install-recommends', pkg]);
   }
-  seed = which('mapproxy-seed');
-  if (r.status !== 0 || !seed) return { reason: `apt-get install ${MAPPROXY_PACKAGE} failed (exit ${r.status ?? r.signal})` };
-  return { seed, version: mapproxyVersion(seed) };
+  found = which(command);
+  if (r.status !== 0 || !found) return { reason: `apt-get install ${pkg} failed (exit ${r.status ?? r.signal})` };
+  return { path: found };
+}
+
+/** The path of mapproxy-seed, installing Debian's `mapproxy` first when needed; { reason } when it cannot. */
+function ensureMapproxy(opts = {}) {
+  const r = ensureDebianCommand('mapproxy-seed', MAPPROXY_PACKAGE, opts);
+  return r.reason ? r : { seed: r.path, version: mapproxyVersion(r.path) };
 }
 
 module.exports.ensureMapproxy = ensureMapproxy;
+module.exports.ensureDebianCommand = ensureDebianCommand;

@@ -4,19 +4,24 @@
 // 3k req/s on ~27 KB bodies (the same bare server: 3.2k under autocannon, 63k under wrk): its figures were its own.
 // Returns the same shape as bench/lib/load.js (autocannon), so the reports read either.
 
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const { ensureDebianCommand } = require('./anchors');
+
 const LUA = path.join(__dirname, 'wrk.lua');
 
+let found;
+
+/** The path of wrk, installed from Debian's `wrk` package on first use; throws when it cannot be. */
 function wrkPath() {
-  try {
-    return execFileSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  if (found) return found;
+  const r = ensureDebianCommand('wrk', 'wrk');
+  if (r.reason) throw new Error(r.reason);
+  found = r.path;
+  return found;
 }
 
 /** CPU seconds (user + system) of a process, from /proc; 0 once it is gone. */
@@ -60,7 +65,7 @@ function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10, 
  * (requests per second) each connection is paced to offer about that much in all.
  */
 async function runWrk({ origin, paths, connections, duration, warmup, rate }, { onPhase, cpus } = {}) {
-  if (!wrkPath()) throw new Error('wrk is not installed (Debian package `wrk`: apt-get install wrk)');
+  wrkPath();
   const pathsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-')), 'paths.txt');
   fs.writeFileSync(pathsFile, paths.join('\n') + '\n');
   try {
