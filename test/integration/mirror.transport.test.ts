@@ -57,8 +57,13 @@ describe('mirror transport', () => {
     try {
       await expect(t.get(`${base}/drip`, {})).rejects.toThrow(new RequestTimeout('timed out after 300 ms'));
       await expect(t.get(`${base}/hang`, {})).rejects.toBeInstanceOf(RequestTimeout);
-      // One connection: a request queued behind a hung one has the same deadline from its call.
-      const [a, b] = await Promise.allSettled([t.get(`${base}/hang`, {}), t.get(`${base}/ok`, {})]);
+      // One connection: a request queued behind a hung one has its deadline from its call, not from getting the
+      // connection, so both end together. The clock is held for the two calls: a millisecond ticking between them
+      // gave /ok a later deadline, and it was answered on the connection the timed-out /hang had just freed.
+      const now = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+      const calls = [t.get(`${base}/hang`, {}), t.get(`${base}/ok`, {})];
+      now.mockRestore();
+      const [a, b] = await Promise.allSettled(calls);
       expect(a.status).toBe('rejected');
       expect(b.status === 'rejected' ? b.reason : undefined).toBeInstanceOf(RequestTimeout);
       expect((await t.get(`${base}/ok`, {})).body.toString()).toBe('fine');
