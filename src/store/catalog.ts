@@ -166,6 +166,9 @@ export class Catalog {
    * listed (other than one that does not exist) keeps its stores open: a failed scan never unloads anything.
    */
   scan(): void {
+    // A scan scheduled by the watch is this one.
+    if (this.pending) clearTimeout(this.pending);
+    this.pending = undefined;
     this.lastScan = Date.now();
     const seen = new Set<string>();
     let changed = false;
@@ -257,8 +260,9 @@ export class Catalog {
 
   private lookup(kind: StoreKind, id: string): AnyStore | undefined {
     const store = this.stores.get(`${kind}/${id}`);
-    // A miss may be a store published a moment ago; look again, but at most once a second.
-    if (!store && Date.now() - this.lastScan > 1000) {
+    // A miss may be a store published a moment ago: look again at once when the watch has seen a change whose scan
+    // is still waiting (a client asking right after a publish got 404 for up to 50 ms), else at most once a second.
+    if (!store && (this.pending !== undefined || Date.now() - this.lastScan > 1000)) {
       this.scan();
       return this.stores.get(`${kind}/${id}`);
     }
