@@ -28,10 +28,11 @@ const options = {
   modes: { default: 'nocache,cache', help: 'nocache, cache or both (comma-separated)' },
 };
 
-function which(bin, fallback) {
-  if (fs.existsSync(fallback)) return fallback;
-  const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${bin} is not installed (Debian: apt-get install nginx-light)`);
+/** nginx: Debian puts it in /usr/sbin, often not on a user's PATH (test/run.sh installs nginx-light). */
+function nginxPath() {
+  if (fs.existsSync('/usr/sbin/nginx')) return '/usr/sbin/nginx';
+  const r = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error('nginx is not installed (Debian: apt-get install nginx-light)');
   return r.stdout.trim();
 }
 
@@ -97,7 +98,7 @@ async function startNginx(nginxBin, ports, cache) {
 }
 
 async function run(o) {
-  const nginxBin = which('nginx', '/usr/sbin/nginx');
+  const nginxBin = nginxPath();
   const wrk = wrkPath();
   if (!fs.existsSync(path.join(ROOT, 'mirror', 'maps', 'sample.mbtiles'))) throw new Error('mirror/maps/sample.mbtiles is missing: npm run sample');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tm-bench-topology-'));

@@ -154,10 +154,8 @@ export class Catalog {
 
   private scheduleScan(): void {
     if (this.pending) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      this.scan();
-    }, 50);
+    // scan() clears `pending`: a lookup miss may run this scan before the timer does.
+    this.pending = setTimeout(() => this.scan(), 50);
     this.pending.unref();
   }
 

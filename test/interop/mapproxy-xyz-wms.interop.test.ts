@@ -16,7 +16,6 @@ import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirr
 import { sourceBase, type GenericSource } from '../../src/mirror/sources';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
-import { waitForStatus } from '../helpers/wait';
 import { decodeRGBA, expectSamePixels, fetchJson, fetchOk, gdalinfo, gdalTranslateTile, isUniform, makeTempDir, tileBounds3857 } from './helpers';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, storedTileSize, type MapProxy } from './mapproxy';
 
@@ -252,9 +251,6 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
     const r = await mirror(id, source(), [1, 3], { bboxes: [[0, 0, 90, 60]] });
     expect(r.status).toBe('published');
     served ??= await startServer({ dataDir: data });
-    // A server started by an earlier test sees the new store once its catalog has rescanned (the directory watch
-    // waits 50 ms): GDAL's first request came sooner once and was answered 404.
-    await waitForStatus(`${served.url.replace(/\/+$/, '')}/tiles/${id}/tiles.json?key=demo`);
     const caps = `WMTS:${served.url.replace(/\/+$/, '')}/tiles/${id}/WMTSCapabilities.xml?key=demo`;
     const info = await gdalinfo(caps);
     // The finest level's pixel is that of z3 at this tile size (a 256/512 mix-up doubles or halves it).
