@@ -6,6 +6,7 @@ import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { sendReply, type CachePolicy } from './headers';
 import { NO_ROUTE } from './metrics';
+import { ReplyBatch } from './reply-batch';
 import { HttpError, textReply, type Reply } from './reply';
 import { requestLineWriter, type RequestLine } from './request-log';
 import type { RawParams, RequestContext, Route, Services } from './route-table';
@@ -20,6 +21,9 @@ export class Dispatcher {
   readonly proxies: ProxyTrust;
 
   private readonly requestLine: RequestLine | undefined;
+  private readonly batch = new ReplyBatch((req: IncomingMessage, res: ServerResponse, reply: Reply, extra: Record<string, string> | undefined) =>
+    this.write(req, res, reply, extra),
+  );
 
   constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, readonly services: Services = {}) {
     this.keys = new KeyRing(config.keys);
@@ -72,7 +76,14 @@ export class Dispatcher {
     return textReply(500, 'Internal error');
   }
 
+  /** Answers with `reply`, written with the other answers of this turn of the event loop (reply-batch.ts says why). */
   send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>): void {
+    if (res.headersSent || res.destroyed) return;
+    this.batch.add(req, res, reply, extra);
+  }
+
+  /** Writes, counts and logs one answer (a second answer for the same response, or one for a closed one, is dropped). */
+  private write(req: IncomingMessage, res: ServerResponse, reply: Reply, extra: Record<string, string> | undefined): void {
     if (res.headersSent || res.destroyed) return;
     const sent = sendReply(req, res, reply, this.policy, extra);
     const failed = typeof sent === 'number' ? undefined : sent;
