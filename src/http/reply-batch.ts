@@ -1,10 +1,12 @@
 // Answers are written together, once the event loop has handled every request that was ready, not one by one as
-// each is built. Why: on loopback (nginx in front, a benchmark, a local client) each write(2) of an answer also
-// runs the reader's side of TCP and wakes the reader if it sleeps. Written one by one, ~20 µs of our code apart,
-// the reader has finished the previous answer and gone back to sleep before the next arrives, and every write pays
-// a wake-up through the hypervisor; written back to back, one wake-up serves the batch. Measured on a 2-core AMD
-// EPYC VM (wrk, 64 connections, pinned cores): 22-29k req/s one by one, 32-37k batched, bare node:http 40-49k; a
-// bare server slowed by 15 µs of busy work per request fell from 49.6k to 19.1k req/s for the same reason.
+// each is built. Why: on loopback (a local client, a benchmark, a proxy on the same host) each write(2) of an
+// answer also runs the reader's side of TCP and wakes the reader if it sleeps. Written one by one, ~20 µs of our
+// code apart, the reader has finished the previous answer and gone back to sleep before the next arrives, and
+// every write pays a wake-up through the hypervisor; written back to back, one wake-up serves the batch. Measured
+// on a 2-core AMD EPYC VM (wrk, 64 connections, pinned cores), interleaved runs: 19-29k req/s one by one, 31-37k
+// batched, bare node:http 40-49k; a bare server slowed by 15 µs of busy work per request fell from 49.6k to 19.1k
+// req/s for the same reason. Through nginx sharing the same two cores it measured neither better nor worse
+// (README, scale-out).
 //
 // The batch is written in the `check` phase that follows the I/O callbacks that built it (setImmediate), or as soon
 // as it holds `maxSize` answers, which bounds what an answer waits for the others: at most `maxSize - 1` answers'

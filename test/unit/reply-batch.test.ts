@@ -30,7 +30,7 @@ test('answers added in one turn are written after it, together and in the order 
   ]);
 });
 
-test('answers added by I/O callbacks of the same turn wait for the last of them', async () => {
+test('answers added by several callbacks of one event-loop phase wait for the last of them', async () => {
   const { batch, written } = recorder();
   // Two timers set in one tick share libuv's cached clock, so they fall due together and run in one timers phase,
   // before the check phase: as two requests read in one poll.
