@@ -65,7 +65,7 @@ function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10, 
  * (requests per second) each connection is paced to offer about that much in all.
  */
 async function runWrk({ origin, paths, connections, duration, warmup, rate }, { onPhase, cpus } = {}) {
-  wrkPath();
+  wrkPath(); // installs wrk, or throws, before any file is written
   const pathsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-')), 'paths.txt');
   fs.writeFileSync(pathsFile, paths.join('\n') + '\n');
   try {

@@ -21,9 +21,7 @@ export class Dispatcher {
   readonly proxies: ProxyTrust;
 
   private readonly requestLine: RequestLine | undefined;
-  private readonly batch = new ReplyBatch((req: IncomingMessage, res: ServerResponse, reply: Reply, extra: Record<string, string> | undefined) =>
-    this.write(req, res, reply, extra),
-  );
+  private readonly batch = new ReplyBatch(this.write.bind(this));
 
   constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, readonly services: Services = {}) {
     this.keys = new KeyRing(config.keys);
@@ -78,11 +76,13 @@ export class Dispatcher {
 
   /** Answers with `reply`, written with the other answers of this turn of the event loop (reply-batch.ts says why). */
   send(req: IncomingMessage, res: ServerResponse, reply: Reply, extra?: Record<string, string>): void {
-    if (res.headersSent || res.destroyed) return;
     this.batch.add(req, res, reply, extra);
   }
 
-  /** Writes, counts and logs one answer (a second answer for the same response, or one for a closed one, is dropped). */
+  /**
+   * Writes, counts and logs one answer. Checked here, when it is written, not when queued: the first answer queued
+   * for a response wins, and one for a response closed meanwhile is dropped.
+   */
   private write(req: IncomingMessage, res: ServerResponse, reply: Reply, extra: Record<string, string> | undefined): void {
     if (res.headersSent || res.destroyed) return;
     const sent = sendReply(req, res, reply, this.policy, extra);
