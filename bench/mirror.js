@@ -29,7 +29,7 @@ const options = {
   area: { default: '96,64,191,159', help: 'the area, as tiles x0,y0,x1,y1 (XYZ, inclusive) at --maxzoom, with all their parents (default: 96x96 tiles at z8, lon -45..90, lat -41..66.5: 12,294 tiles)' },
   maxzoom: { default: 8, help: 'deepest zoom mirrored (z0..maxzoom over the area)' },
   'tile-bytes': { default: 0, help: 'pad every PNG tile to about this many bytes with a random ancillary chunk (0: solid-colour PNGs of ~156 bytes)' },
-  concurrency: { default: '8,32,128', help: 'tilemirror mirror --concurrency values, comma-separated (no --rate); 128 keeps a loopback upstream busy while the mirror commits (see bench/README.md)' },
+  concurrency: { default: '8,32,128,256', help: 'tilemirror mirror --concurrency values, comma-separated (no --rate); 128 and 256 (the most the CLI takes) keep a loopback upstream busy while the mirror commits (see bench/README.md)' },
   runs: { default: 3, help: 'tilemirror runs per concurrency (the median is reported; all are kept in the JSON)' },
   'mapproxy-concurrency': { default: '2,8', help: 'mapproxy-seed -c values, comma-separated' },
   'ceiling-duration': { default: 5, help: 'seconds of load per concurrency when measuring the upstream\'s own rate (after 1 s warm-up)' },

@@ -69,12 +69,17 @@ export function bandCount(b: Band): number {
   return (b.y1 - b.y0 + 1) * b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
 }
 
-/** Every tile of a pyramid plan, zoom by zoom, row by row (neighbours stay close in the store). */
+/**
+ * Every tile of a pyramid plan, zoom by zoom, band by band, column by column: the order of the MBTiles index
+ * (zoom_level, tile_column, tile_row) and of the mirror's per-tile tables (z, x, y). A commit of the tiles settled
+ * in one turn then touches one or two index pages instead of one per tile, each journaled and rewritten: row by
+ * row, SQLite spent ~49 µs per 20 KB tile, column by column ~43 (same inserts, commits of 36).
+ */
 export function* tilesOf(plan: PyramidPlan): Generator<TileTask> {
   for (const { z, bands } of plan.zooms) {
     for (const b of bands) {
-      for (let y = b.y0; y <= b.y1; y++) {
-        for (const [lo, hi] of b.xs) for (let x = lo; x <= hi; x++) yield { pyramid: plan.pyramid, z, x, y };
+      for (const [lo, hi] of b.xs) {
+        for (let x = lo; x <= hi; x++) for (let y = b.y0; y <= b.y1; y++) yield { pyramid: plan.pyramid, z, x, y };
       }
     }
   }
@@ -95,8 +100,9 @@ export function tileAt(zp: ZoomPlan, index: number): { x: number; y: number } | 
       i -= n;
       continue;
     }
-    const y = b.y0 + Math.floor(i / width);
-    let col = i % width;
+    const height = b.y1 - b.y0 + 1;
+    const y = b.y0 + (i % height);
+    let col = Math.floor(i / height);
     for (const [lo, hi] of b.xs) {
       if (col <= hi - lo) return { x: lo + col, y };
       col -= hi - lo + 1;

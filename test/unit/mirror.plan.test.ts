@@ -96,6 +96,16 @@ describe('plan counts', () => {
     expect(it.next().value).toEqual({ pyramid: 'main', z: 1, x: 0, y: 0 });
   });
 
+  test('a rectangle comes column by column, the order of the MBTiles index (zoom_level, tile_column, tile_row)', () => {
+    const zp = planZoom([[5, 45, 11, 48]], WORLD, 9);
+    expect(zp.bands).toHaveLength(1);
+    const got = [...tilesOf({ pyramid: 'p', zooms: [zp], count: zp.count })].map((t) => [t.x, t.y]);
+    const byColumn = got.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    expect(got).toEqual(byColumn);
+    // Not row by row: the second tile is below the first, not beside it.
+    expect(got[1]).toEqual([got[0][0], got[0][1] + 1]);
+  });
+
   test('tileAt agrees with the generator order', () => {
     const zp = planZoom([[5, 45, 11, 48], [8, 46, 12, 49]], WORLD, 9);
     const all = [...tilesOf({ pyramid: 'p', zooms: [zp], count: zp.count })];
