@@ -94,8 +94,7 @@ export function* tilesOfAll(plans: PyramidPlan[]): Generator<TileTask> {
 export function tileAt(zp: ZoomPlan, index: number): { x: number; y: number } | undefined {
   let i = index;
   for (const b of zp.bands) {
-    const width = b.xs.reduce((n, [lo, hi]) => n + hi - lo + 1, 0);
-    const n = width * (b.y1 - b.y0 + 1);
+    const n = bandCount(b);
     if (i >= n) {
       i -= n;
       continue;
