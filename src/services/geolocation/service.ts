@@ -36,7 +36,8 @@ export interface GeolocationAnswer extends CountryFacts {
   note?: string;
 }
 
-export type AnswerSource = 'network' | 'database' | 'default' | 'none';
+/** What an answer rests on: a configured network's site, the IP database, the configured default, or nothing. */
+export type AnswerBasis = 'network' | 'database' | 'default' | 'none';
 
 /** Ranges that never reach the database, named in the `note` of an answer that locates nothing. */
 const SPECIAL: ReadonlyArray<[Cidr, string]> = [
@@ -94,20 +95,20 @@ export class GeolocationService {
    * The answer for an address, without elevation. Throws DatabaseMissing when the address needs a database file
    * that is not installed.
    */
-  locate(addressText: string): { answer: GeolocationAnswer; source: AnswerSource; site?: GeolocationSite } {
+  locate(addressText: string): { answer: GeolocationAnswer; basis: AnswerBasis; site?: GeolocationSite } {
     const address = parseAddress(addressText);
     if (!address) return this.unlocated(`"${addressText}" is not an IP address`);
     const network = this.networks.find((n) => cidrContains(n.cidr, address));
-    if (network) return { answer: this.siteAnswer(network.site), source: 'network', site: network.site };
+    if (network) return { answer: this.siteAnswer(network.site), basis: 'network', site: network.site };
     const special = SPECIAL.find(([range]) => cidrContains(range, address));
     if (!special) {
       // maxmind reads the text again: hand it the plain form (no zone, IPv4-mapped as IPv4).
       const plain = addressText.includes(':') && (address.family === 4 || addressText.includes('%')) ? formatAddress(address) : addressText;
       const record = this.database.lookup(address, plain);
-      if (record) return { answer: this.recordAnswer(record), source: 'database' };
+      if (record) return { answer: this.recordAnswer(record), basis: 'database' };
     }
     const def = this.config.default;
-    if (def) return { answer: this.siteAnswer(def), source: 'default', site: def };
+    if (def) return { answer: this.siteAnswer(def), basis: 'default', site: def };
     return this.unlocated(
       special
         ? `${addressText} is ${special[1]}: not located. Map it to a site in geolocation.networks, or set geolocation.default`
@@ -149,8 +150,8 @@ export class GeolocationService {
     return !this.networks.some((n) => cidrContains(n.cidr, address)) && !SPECIAL.some(([range]) => cidrContains(range, address));
   }
 
-  private unlocated(note: string): { answer: GeolocationAnswer; source: AnswerSource } {
-    return { answer: { ...EMPTY_ANSWER, country_languages: [], note }, source: 'none' };
+  private unlocated(note: string): { answer: GeolocationAnswer; basis: AnswerBasis } {
+    return { answer: { ...EMPTY_ANSWER, country_languages: [], note }, basis: 'none' };
   }
 
   /** Region name and code at the position from the injected lookup, when it agrees on the country. */
