@@ -2,7 +2,7 @@ import { cidrContains, formatAddress, parseAddress, parseCidr, type Cidr, type I
 import type { GeolocationConfig, GeolocationSite } from '../../config/schema';
 import { countryFacts, type CountryFacts } from './countries';
 import { DatabaseMissing, DBIP_ATTRIBUTION, IpDatabase, type DbipRecord } from './database';
-import { timezoneAt } from './timezone';
+import { TimeZones } from './timezone';
 
 // `/geolocation/ip.json`: where a client is, from its address. In order: the configured sites of local networks
 // (`geolocation.networks`, longest prefix first), the IP database (DB-IP Lite City), the configured
@@ -77,6 +77,7 @@ export class GeolocationService {
   private readonly networks: Array<{ cidr: Cidr; site: GeolocationSite }>;
   private readonly siteAnswers = new Map<GeolocationSite, GeolocationAnswer>();
   private readonly recordAnswers = new WeakMap<DbipRecord, GeolocationAnswer>();
+  private readonly timeZones = new TimeZones();
 
   constructor(private readonly config: GeolocationConfig, private readonly hooks: GeolocationHooks = {}) {
     this.database = new IpDatabase(config.database);
@@ -178,7 +179,7 @@ export class GeolocationService {
       postal: fields.postal,
       region: fields.region || region.region || '',
       region_code: fields.region_code || region.region_code || '',
-      timezone: fields.timezone || timezoneAt(lat, lon),
+      timezone: fields.timezone || this.timeZones.at(lat, lon),
       ...(fields.attribution && { attribution: fields.attribution }),
     };
   }
