@@ -119,9 +119,9 @@ export class Dispatcher {
 }
 
 /**
- * The context of one request. A class, not an object literal with getters: one
- * allocation of a fixed shape per request, the lazy parts (base URL, query, signal, client address) on the
- * prototype and worked out on first use — tiles never ask for them.
+ * The context of one request. A class, not an object literal with getters: one allocation of a fixed shape per
+ * request, the lazy parts (base URL, query, signal, client address) on the prototype and worked out on first
+ * use — tiles never ask for them.
  */
 class Context implements RequestContext {
   readonly catalog: Catalog;

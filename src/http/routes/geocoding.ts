@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { ServiceError } from '../../errors';
 import { PLACE_TYPES, type FeatureCollection, type PlaceType } from '../../services/geocoding/features';
 import { isLanguageCode } from '../../services/geocoding/languages';
-import { ServiceError } from '../../errors';
 import {
   classifyQuery,
   languagesFromHeader,
