@@ -1,19 +1,16 @@
-// `tilemirror serve` wired: the HTTP server over the data directory, plus the mirror's scheduler when this
-// process runs the schedules. The server reads the jobs' status through the JobStatusSource handed to it here
-// (the live scheduler, or the persisted state), so http never imports mirror.
+// `tilemirror serve` wired: the HTTP server over the data directory (its services are built in
+// http/service-root.ts), plus the mirror's scheduler when this process runs the schedules. The server reads the
+// jobs' status through the JobStatusSource handed to it here (the live scheduler, or the persisted state), so
+// http never imports mirror.
 
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import { DEFAULT_INDEX_DIR } from './config/load';
 import type { Config } from './config/schema';
 import { schedulerCheck, type SchedulerState } from './http/health';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/job-status';
 import { Scheduler } from './mirror/schedule';
-import { ElevationService } from './services/elevation';
-import { CoordinatesService } from './services/coordinates';
-import { GeocodingService } from './services/geocoding/service';
-import { GeolocationService, type GeolocationHooks } from './services/geolocation/service';
+import type { GeolocationHooks } from './services/geolocation/service';
 
 export interface Tilemirror extends HttpServer {
   /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
@@ -48,43 +45,11 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   } catch (err) {
     schedulerFailed(err);
   }
-  const indexDir = config.indexDir ?? DEFAULT_INDEX_DIR;
-  // Indexes open cheaply (PROJ itself loads on the first transform, the gazetteer on the first geocoding request,
-  // DB-IP on the first lookup): `serve` is ready at once. A missing index is a 503 on its endpoints, logged once.
-  const coordinates = CoordinatesService.open(indexDir, config.coordinates);
-  if (!coordinates) log.warn({ indexDir }, 'coordinates index not built (run `npm run indexes`): /coordinates answers 503');
-  else if (config.coordinates.gridDir) {
-    const g = coordinates.grids;
-    log.info({ gridDir: config.coordinates.gridDir, files: g.files.length, mb: Math.round(g.bytes / 1e5) / 10, grids: g.available.size }, 'PROJ grid files found (loaded with PROJ)');
-  }
-  const closers: (() => unknown)[] = [() => coordinates?.close()];
-  let server: HttpServer;
-  try {
-    server = await startServer(config, log, {
-      jobStatus: scheduler ?? persistedJobStatus(config),
-      checks: () => ({
-        scheduler: schedulerCheck(schedulerState),
-        // Informational: an index not built answers 503 on its own endpoints, the rest serves.
-        indexes: { ok: true, coordinates: coordinates ? 'open' : 'absent' },
-      }),
-      services: (catalog, labels) => {
-        const elevation = new ElevationService(catalog, {
-          ...config.elevation,
-          onBadTile: (tile, err) => log.error({ tile, err: err.message }, 'terrain tile cannot be decoded: read as absent'),
-        });
-        // Geocoding and geolocation ask each other (proximity=ip; the region of a located address): `locate`
-        // is read when a request needs it, after both exist.
-        let geolocation: GeolocationService | undefined;
-        const geocoding = new GeocodingService({ indexDir, labels, locate: (ip) => geolocation?.position(ip), log: (m) => log.warn(m) });
-        geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...opts.geolocation });
-        closers.push(() => geocoding.close());
-        return { elevation, coordinates, geocoding, geolocation };
-      },
-    });
-  } catch (err) {
-    await Promise.all(closers.map((c) => c()));
-    throw err;
-  }
+  const server = await startServer(config, log, {
+    jobStatus: scheduler ?? persistedJobStatus(config),
+    checks: () => ({ scheduler: schedulerCheck(schedulerState) }),
+    geolocation: opts.geolocation,
+  });
   try {
     scheduler?.start();
   } catch (err) {
@@ -98,7 +63,6 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     // The server stops accepting at once and drains while the scheduler winds down.
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
-      await Promise.all(closers.map((c) => c()));
       return finished;
     },
   };

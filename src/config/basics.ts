@@ -3,13 +3,10 @@
 // flags, `plan` and `bundle` would pay at every start for nothing; `loadConfig` and `parseConfig` here load it on
 // first use. (require, not import(): this is CommonJS, and import() would not run under ts-jest.)
 
-import { resolve } from 'node:path';
 import type * as Load from './load';
 
-export class ConfigError extends Error {}
-
-/** Where `npm run indexes` builds the derived indexes: `dist/indexes` in the package (this file is in src|dist/config). */
-export const DEFAULT_INDEX_DIR = resolve(__dirname, '..', '..', 'dist', 'indexes');
+export { ConfigError } from './config-error';
+export { DEFAULT_INDEX_DIR } from './index-dir';
 
 const parser = (): typeof Load => require('./load') as typeof Load;
 

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, DEFAULT_INDEX_DIR } from './basics';
+import { ConfigError } from './config-error';
+import { DEFAULT_INDEX_DIR } from './index-dir';
 import { configSchema, keySchema, type ApiKey, type Config } from './schema';
 
-// Commands import these from basics.ts, which loads this module only when a file is read.
+// Commands import these from basics.ts, which loads this module only when a file is read; callers that load the
+// parser anyway may take them from here.
 export { ConfigError, DEFAULT_INDEX_DIR };
 
 /** Turns zod issues into lines naming the bad field, e.g. `keys[0].plan: Invalid option: expected one of "free"|"paid"`. */

@@ -7,6 +7,10 @@ import { parseCidr } from './cidr';
 // One schema for the whole configuration file; every field has a default so an empty file is valid.
 // Unknown keys are rejected (strict) so a typo such as `prot: 80` is reported instead of silently ignored.
 
+/** What a key may do (its tier): `free` or `paid`. */
+export const TIERS = ['free', 'paid'] as const;
+export type Tier = (typeof TIERS)[number];
+
 const originPattern = z
   .string()
   .min(1)
@@ -32,7 +36,7 @@ export const keySchema = z
      * (not domain itself) with that scheme and port. Empty: any origin. `originMatch: host` loosens this.
      */
     allowedOrigins: z.array(originPattern).default([]),
-    /** `exact` (default): scheme + host + port; `host`: the host alone, any scheme and port (the pre-1.x rule). */
+    /** `exact` (default): scheme + host + port; `host`: the host alone, any scheme and port (looser, for clients that reach this server by several schemes or ports). */
     originMatch: z.enum(['exact', 'host']).default('exact'),
     /**
      * A product the User-Agent must name: `QGIS` allows `QGIS/3.34` and `Mozilla/5.0 QGIS/33400/Linux`, not
@@ -41,8 +45,8 @@ export const keySchema = z
     allowedUserAgent: z.string().min(1).optional(),
     /** `product` (default): a product token of that exact name; `substring`: the User-Agent contains the text. */
     userAgentMatch: z.enum(['product', 'substring']).default('product'),
-    /** `free` keys cannot render static maps (spec: a paid plan is required). */
-    plan: z.enum(['free', 'paid']).default('free'),
+    /** The key's tier, spelled `plan` as the cloud spells it: `free` keys cannot render static maps (spec: a paid plan is required). */
+    plan: z.enum(TIERS).default('free'),
   })
   .strict()
   .superRefine((k, ctx) => {

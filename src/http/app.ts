@@ -7,13 +7,13 @@ import type { Catalog } from '../store/catalog';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { admit } from './backpressure';
 import { Drain } from './drain';
-import { readiness, type ExtraChecks } from './health';
 import { ASSETS_ROUTE } from './metrics';
 import { releaseOnClose } from './piped-streams';
 import { closeStalledSockets } from './stalled-sockets';
 import { textReply } from './reply';
-import { matchRoute, type Services } from './route-table';
-import { routes } from './routes';
+import { matchRoute, type Route } from './route-table';
+import { routes as apiRoutes } from './routes';
+import type { Services } from './service-root';
 
 /** Longest request URI answered; the spec names 8192 bytes (414 above). */
 export const MAX_URI_BYTES = 8192;
@@ -75,8 +75,8 @@ export function createApp(dispatcher: Dispatcher): express.Express {
  * routing cost ~70 µs a request), then Express for the viewer's library files and the 404. Every request is
  * logged once, with the key redacted.
  */
-export function createListener(config: Config, catalog: Catalog, log: Logger, services: Services = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  const dispatcher = new Dispatcher(config, catalog, log, services);
+export function createListener(config: Config, catalog: Catalog, log: Logger, services: Services, routes: readonly Route[] = apiRoutes): (req: IncomingMessage, res: ServerResponse) => void {
+  const dispatcher = new Dispatcher(config, catalog, log, services, routes);
   const app = createApp(dispatcher);
   const stamp = config.server.requestLog || services.metrics !== undefined;
   return (req, res) => {
@@ -130,13 +130,10 @@ export interface RunningServer {
   close(graceMs?: number): Promise<boolean>;
 }
 
-/**
- * Starts serving on the configured host and port (port 0 picks a free one). `checks`: what else readiness
- * depends on (the scheduler, wired by `serve`), besides the stores.
- */
-export function listen(config: Config, catalog: Catalog, log: Logger, services: Services = {}, checks?: ExtraChecks): Promise<RunningServer> {
+/** Starts serving on the configured host and port (port 0 picks a free one). */
+export function listen(config: Config, catalog: Catalog, log: Logger, services: Services): Promise<RunningServer> {
+  const listener = createListener(config, catalog, log, services);
   // Node's default header limit (16 KiB) would answer 431 before we could say 414 for long URIs.
-  const listener = createListener(config, catalog, log, { ...services, readiness: () => readiness(catalog, checks) });
   const server = createServer({ maxHeaderSize: 64 * 1024, keepAliveTimeout: 65_000 }, (req, res) => {
     drain.mark(res);
     admit(req, res, () => listener(req, res));

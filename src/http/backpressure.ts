@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 
 // One 64 KB read can carry ~1,000 pipelined requests, and Node handles every one as it is parsed: each answer
 // is built and held in memory until the answers before it are sent. A client that pipelines and never reads
-// made the server hold thousands of answers per socket (issue 8: 200 sockets took RSS from 459 MB to 2,974 MB).
+// would make the server hold thousands of answers per socket (measured without this bound: 200 such sockets took
+// RSS from 459 MB to 2,974 MB).
 // Here at most MAX_IN_FLIGHT requests per connection are handled at once; the rest wait, as cheap request
 // objects, and the connection is not read further until they are all answered.
 

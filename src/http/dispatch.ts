@@ -1,19 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../config/schema';
+import type { Config, Tier } from '../config/schema';
 import type { Catalog } from '../store/catalog';
 import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
+import { cloudErrors, errorReply, type ErrorDialect } from './error-reply';
 import { sendReply, type CachePolicy } from './headers';
 import { NO_ROUTE } from './metrics';
 import { ReplyBatch } from './reply-batch';
-import { HttpError, textReply, type Reply } from './reply';
+import type { Reply } from './reply';
 import { requestLineWriter, type RequestLine } from './request-log';
-import type { RawParams, RequestContext, Route, Services } from './route-table';
+import type { RawParams, RequestContext, Route } from './route-table';
+import type { Services } from './service-root';
 
 /**
- * Runs one matched route: key check, handler, errors, and the reply. Express's 404 and error answers are sent
- * through `send` too, so headers, logging and metrics are the same code for every answer.
+ * Runs one matched route: key check, handler, errors (error-reply.ts, in the route's dialect), and the reply.
+ * Express's 404 and error answers are sent through `send` too, so headers, logging and metrics are the same code
+ * for every answer.
  */
 export class Dispatcher {
   private readonly keys: KeyRing;
@@ -23,7 +26,14 @@ export class Dispatcher {
   private readonly requestLine: RequestLine | undefined;
   private readonly batch = new ReplyBatch(this.write.bind(this));
 
-  constructor(readonly config: Config, readonly catalog: Catalog, private readonly log: Logger, readonly services: Services = {}) {
+  constructor(
+    readonly config: Config,
+    readonly catalog: Catalog,
+    private readonly log: Logger,
+    readonly services: Services,
+    /** The route table requests are matched in (handlers read it through their context). */
+    readonly routes: readonly Route[],
+  ) {
     this.keys = new KeyRing(config.keys);
     this.policy = config.cache;
     this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
@@ -34,19 +44,19 @@ export class Dispatcher {
     (req as TimedRequest).route = route.pattern;
     const key = keyParam(rawQuery);
     let cors = ANY_ORIGIN;
-    let plan: RequestContext['plan'] = 'free';
+    let tier: Tier = 'free';
     if (!route.public) {
       const auth = this.keys.check(key, req.headers);
-      if (!auth.ok) return this.send(req, res, textReply(403, auth.message), cors);
-      plan = auth.key.plan;
+      if (!auth.ok) return this.send(req, res, route.dialect({ status: 403, message: auth.message }), cors);
+      tier = auth.key.plan;
       if (auth.allowOrigin !== '*') cors = { 'Access-Control-Allow-Origin': auth.allowOrigin, Vary: 'Origin' };
     }
     if (route.deprecated) {
       const { successor } = route.deprecated;
       cors = { ...cors, Deprecation: 'true', ...(successor && { Link: `<${successor}>; rel="successor-version"` }) };
     }
-    if (!params) return this.send(req, res, textReply(400, 'Invalid percent-encoding in the path'), cors);
-    const ctx = new Context(this, req, res, key ?? '', plan, path, rawQuery);
+    if (!params) return this.send(req, res, route.dialect({ status: 400, message: 'Invalid percent-encoding in the path' }), cors);
+    const ctx = new Context(this, req, res, key ?? '', tier, path, rawQuery);
     // A document whose links came from a trusted proxy's X-Forwarded-* differs by those headers: a shared cache
     // must not hand it to a request that sent others (or none).
     const headers = (): Record<string, string> => (ctx.forwarded ? withVary(cors, FORWARDED_HEADERS) : cors);
@@ -54,24 +64,24 @@ export class Dispatcher {
     try {
       result = route.invoke(ctx, params);
     } catch (err) {
-      return this.send(req, res, this.errorReply(err, req), headers());
+      return this.send(req, res, this.errorReply(err, req, route.dialect), headers());
     }
     if (result instanceof Promise) {
       result.then(
         (reply) => this.send(req, res, reply, headers()),
-        (err: unknown) => this.send(req, res, this.errorReply(err, req), headers()),
+        (err: unknown) => this.send(req, res, this.errorReply(err, req, route.dialect), headers()),
       );
     } else {
       this.send(req, res, result, headers());
     }
   }
 
-  /** Expected errors answer with their status; anything else is logged and answered 500 without details. */
-  errorReply(err: unknown, req: IncomingMessage): Reply {
-    if (err instanceof HttpError) return textReply(err.status, err.message, err.headers);
-    this.services.metrics?.failures.handler.inc();
-    this.log.error({ err, url: redactKey(req.url ?? '') }, 'handler failed');
-    return textReply(500, 'Internal error');
+  /** Expected errors answer with their status (error-reply.ts); anything else is logged, counted and answered 500 without details. */
+  errorReply(err: unknown, req: IncomingMessage, dialect: ErrorDialect = cloudErrors): Reply {
+    return errorReply(err, dialect, (unexpected) => {
+      this.services.metrics?.failures.handler.inc();
+      this.log.error({ err: unexpected, url: redactKey(req.url ?? '') }, 'handler failed');
+    });
   }
 
   /** Answers with `reply`, written with the other answers of this turn of the event loop (reply-batch.ts says why). */
@@ -109,21 +119,16 @@ export class Dispatcher {
 }
 
 /**
- * The context of one request. A class, not an object literal with getters and the services spread in: one
- * allocation of a fixed shape per request, the lazy parts (base URL, query, signal, client address) on the
- * prototype and worked out on first use — tiles never ask for them.
+ * The context of one request. A class, not an object literal with getters: one allocation of a fixed shape per
+ * request, the lazy parts (base URL, query, signal, client address) on the prototype and worked out on first
+ * use — tiles never ask for them.
  */
 class Context implements RequestContext {
   readonly catalog: Catalog;
   readonly config: Config;
   readonly headers: IncomingMessage['headers'];
-  readonly jobStatus: Services['jobStatus'];
-  readonly elevation: Services['elevation'];
-  readonly coordinates: Services['coordinates'];
-  readonly geocoding: Services['geocoding'];
-  readonly geolocation: Services['geolocation'];
-  readonly metrics: Services['metrics'];
-  readonly readiness: Services['readiness'];
+  readonly services: Services;
+  readonly routes: readonly Route[];
   /** The base URL came from a trusted proxy's X-Forwarded-* headers (known once `baseUrl` was read). */
   forwarded = false;
   private base: string | undefined = undefined;
@@ -135,21 +140,15 @@ class Context implements RequestContext {
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     readonly key: string,
-    readonly plan: RequestContext['plan'],
+    readonly tier: Tier,
     readonly path: string,
     private readonly rawQuery: string,
   ) {
     this.catalog = dispatcher.catalog;
     this.config = dispatcher.config;
     this.headers = req.headers;
-    const services = dispatcher.services;
-    this.jobStatus = services.jobStatus;
-    this.elevation = services.elevation;
-    this.coordinates = services.coordinates;
-    this.geocoding = services.geocoding;
-    this.geolocation = services.geolocation;
-    this.metrics = services.metrics;
-    this.readiness = services.readiness;
+    this.services = dispatcher.services;
+    this.routes = dispatcher.routes;
   }
 
   get baseUrl(): string {

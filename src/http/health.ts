@@ -1,4 +1,4 @@
-// Liveness and readiness. Liveness (`/health/live`, and `/health` as before) says the process answers: no I/O.
+// Liveness and readiness. Liveness (`/health/live`, and its alias `/health`) says the process answers: no I/O.
 // Readiness (`/health/ready`) says this instance should get traffic: the data directory was scanned and serves at
 // least one store, and the scheduler (when this process runs the schedules) started.
 // Running or failed mirror jobs do not make it unready: the stores already published keep serving.

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 // Pipelined requests are all handled as they are parsed: a static file answer opens its file and pipes it into
 // a response that waits its turn behind the one being sent. If the connection closes first, the waiting
 // responses never get a socket, their file streams stay paused, and each keeps a descriptor open for good
-// (issue 8: 200 sockets x 20 asset requests left 3,800). Every stream piped into a response is therefore
+// (measured: 200 sockets x 20 pipelined asset requests, closed early, left 3,800 descriptors open). Every stream piped into a response is therefore
 // destroyed when its connection closes before the response finished.
 
 const open = new WeakMap<Socket, Set<Readable>>();

@@ -1,16 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import type { Config } from '../config/schema';
+import type { Config, Tier } from '../config/schema';
 import type { Catalog } from '../store/catalog';
-import type { CoordinatesService } from '../services/coordinates';
-import type { GeocodingService } from '../services/geocoding/service';
-import type { GeolocationService } from '../services/geolocation/service';
-import type { JobStatusSource } from '../store/job-state';
-import type { ElevationService } from '../services/elevation';
-import type { Readiness } from './health';
-import type { ServerMetrics } from './metrics';
+import { cloudErrors, type ErrorDialect } from './error-reply';
 import { compileFastParser, FAIL, IDENTIFIER } from './params';
 import { badRequest, type Reply } from './reply';
+import type { Services } from './service-root';
 
 /** What a handler knows about the request, after the key was checked. */
 export interface RequestContext {
@@ -18,8 +13,8 @@ export interface RequestContext {
   config: Config;
   /** The requester's own key, put into every URL of a generated document. */
   key: string;
-  /** The plan of the requester's key; public routes (no key) count as `free`. Static maps need `paid`. */
-  plan: 'free' | 'paid';
+  /** The tier of the requester's key (its `plan`); public routes (no key) count as `free`. Static maps need `paid`. */
+  tier: Tier;
   /** Public base URL of this server, no trailing slash (configured, or from the request and X-Forwarded-*). */
   baseUrl: string;
   query: URLSearchParams;
@@ -35,24 +30,11 @@ export interface RequestContext {
   clientAddress: string;
   /** The peer is a trusted proxy (`server.trustProxy` and `server.trustedProxies`): its X-Forwarded-* are believed. */
   trustedProxy: boolean;
-  /** The mirror jobs' status, wired by `cli` (absent: the server knows of no jobs). */
-  jobStatus?: JobStatusSource;
-  /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
-  elevation?: ElevationService;
-  /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
-  coordinates?: CoordinatesService;
-  /** Forward, reverse and by-id geocoding (absent: the geocoding endpoints answer 503). */
-  geocoding?: GeocodingService;
-  /** `/geolocation/ip.json` (absent: it answers 503). */
-  geolocation?: GeolocationService;
-  /** The server's metrics (absent: `metrics.enabled` is false and `/metrics` answers 404). */
-  metrics?: ServerMetrics;
-  /** Whether this instance should get traffic, and why not (absent: `/health/ready` answers as `/health/live`). */
-  readiness?: () => Readiness;
+  /** Every service the handlers use, built in one place (service-root.ts). */
+  services: Services;
+  /** The route table this request was matched in (the API describes itself from it: `/openapi.json`). */
+  routes: readonly Route[];
 }
-
-/** The services handlers reach through their context, wired by `serve` (each optional). */
-export type Services = Pick<RequestContext, 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding' | 'geolocation' | 'metrics' | 'readiness'>;
 
 /**
  * The parameters of one route: path parameters (the names of the pattern) and query parameters (every other key),
@@ -82,10 +64,13 @@ export interface RouteOptions {
   public?: boolean;
   /** Marks a deprecated path: answers carry a Deprecation header (the handler may add a Link to the successor). */
   deprecated?: { successor?: string };
+  /** How the route words its errors (error-reply.ts); default: the cloud API's plain text. */
+  dialect?: ErrorDialect;
 }
 
 export interface Route extends RouteOptions {
   pattern: string;
+  dialect: ErrorDialect;
   regex: RegExp;
   /** The pattern with numbered groups, the parameter name of each group in order, and the builder of a match's raw parameters (what matching uses). */
   indexed: { regex: RegExp; names: readonly string[]; build: (m: RegExpExecArray) => RawParams };
@@ -215,6 +200,7 @@ export function route<S extends ParamSchema>(pattern: string, params: S, handler
     handler: handler as Handler<never>,
     doc,
     ...options,
+    dialect: options.dialect ?? cloudErrors,
     invoke(ctx, raw) {
       if (fast) {
         const value = fast(raw);

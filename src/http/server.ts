@@ -2,35 +2,25 @@ import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
-import type { JobStatusSource } from '../store/job-state';
-import { MirroredLabels } from '../services/geocoding/labels-source';
+import type { MirroredLabels } from '../services/geocoding/labels-source';
 import { listen, type RunningServer } from './app';
 import { BatchedDestination } from './log-destination';
 import { registerPlainLogger } from './request-log';
-import type { ExtraChecks } from './health';
 import { createServerMetrics } from './metrics';
 import { workerScrape } from './metrics-cluster';
-import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-sources';
 import { limitConnections } from './connection-limit';
-import type { Services } from './route-table';
+import { createServices, type ServiceOptions, type ServiceRoot, type Services } from './service-root';
 
 export interface HttpServer extends RunningServer {
   catalog: Catalog;
+  /** The services the routes use (service-root.ts). */
+  services: Services;
   /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelSource. */
   labels: MirroredLabels;
 }
 
-export interface ServerOptions {
-  /** What `/admin/` shows about the mirror jobs (wired by `cli`: the scheduler, or the persisted state). */
-  jobStatus?: JobStatusSource;
-  /**
-   * Builds the other services handlers use (wired by `serve`), over the catalog opened here and the labels of its
-   * vector tile sets (the geocoder's LabelSource, indexed in the background once the server listens).
-   */
-  services?: (catalog: Catalog, labels: MirroredLabels) => Omit<Services, 'jobStatus' | 'metrics' | 'readiness'>;
-  /** What readiness depends on besides the stores (wired by `serve`: the scheduler), read on every probe. */
-  checks?: ExtraChecks;
-}
+/** What the wiring (`serve`) hands the services: the jobs' status, readiness checks, geolocation hooks. The metrics are made here. */
+export type ServerOptions = Omit<ServiceOptions, 'metrics'>;
 
 /**
  * JSON logs to stdout, written asynchronously in batches of 16 KB (one write(2) per ~100 request lines instead of
@@ -49,7 +39,7 @@ export function createLogger(config: Config): Logger {
   return log;
 }
 
-/** Opens the catalog of the data directory and serves it until `close()`. */
+/** Opens the catalog of the data directory, builds the services over it (service-root.ts) and serves them until `close()`. */
 export async function startServer(config: Config, log: Logger = createLogger(config), opts: ServerOptions = {}): Promise<HttpServer> {
   // Before the catalog: its first scan already reports stores that cannot be opened.
   const metrics = config.metrics.enabled ? createServerMetrics() : undefined;
@@ -67,34 +57,38 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     },
     tileCacheBytes: config.cache.memoryMb * 1024 * 1024,
   }).watch();
-  if (metrics) {
-    registerStoreMetrics(metrics.registry, catalog);
-    registerStaticMapMetrics(metrics.registry);
-    if (opts.jobStatus) registerMirrorMetrics(metrics.registry, opts.jobStatus);
+  let root: ServiceRoot;
+  try {
+    root = createServices(config, catalog, log, { ...opts, metrics });
+  } catch (err) {
+    catalog.close();
+    throw err;
   }
-  const labels = new MirroredLabels(catalog, { log });
   let running: RunningServer;
   try {
-    running = await listen(config, catalog, log, { ...opts.services?.(catalog, labels), jobStatus: opts.jobStatus, metrics }, opts.checks);
+    running = await listen(config, catalog, log, root.services);
     limitConnections(running.server, config.server.maxConnections, log);
   } catch (err) {
-    labels.close();
+    root.stop();
     catalog.close();
+    await root.close();
     throw err;
   }
   log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');
   // After listening: the first reconciliation (and any build) runs in the background, never before readiness.
-  labels.start();
+  root.start();
   return {
     ...running,
     catalog,
-    labels,
+    services: root.services,
+    labels: root.labels,
     close: async (graceMs?: number) => {
-      labels.close();
+      root.stop();
       const finished = await running.close(graceMs);
       if (!finished) log.warn({ graceMs }, 'shutdown: connections still busy after the grace period were cut');
       catalog.close();
       log.flush();
+      await root.close();
       return finished;
     },
   };

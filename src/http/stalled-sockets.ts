@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 // ~0.6 µs of every tile request in the serve profile, about 1.5 % of its CPU. Here one interval looks at every
 // connection's byte counts a few times per timeout instead, so a stalled connection closes between 1 and 1.25
 // timeouts (at most a second more) after its last byte. Between requests a keep-alive connection is left to
-// Node's keep-alive timer, as before: Node arms it with socket.setTimeout, so `socket.timeout` is then non-zero.
+// Node's own keep-alive timer: Node arms it with socket.setTimeout, so `socket.timeout` is then non-zero.
 
 interface Seen {
   /** bytesRead + bytesWritten at the last look (-1: not looked at since it was handed to the keep-alive timer). */

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import sharp from 'sharp';
-import { DEFAULTS, overlaySegments, overlaySvg, parsePath, renderCounts } from '../../src/services/static-maps';
+import { DEFAULTS, overlaySegments, overlaySvg, parsePath } from '../../src/services/static-maps';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
 
 // The static-map render queue: renders whose client went away do not run, the wait is bounded (503 with
@@ -14,6 +14,7 @@ beforeAll(async () => {
   port = Number(new URL(srv.url).port);
 });
 afterAll(() => srv.close());
+const renderCounts = () => srv.server.services.staticMaps.renderCounts();
 
 // Each takes the whole pixel budget (4096 x 4096 device pixels), so they run one at a time.
 const HEAVY = '/maps/sample/static/0,0,1/2048x2048@2x.png?key=demo&attribution=false';
@@ -54,6 +55,7 @@ test('abandoned renders: clients that sent heavy renders and left cost a later s
 
 test('beyond the queue bound a render is refused with 503 and Retry-After, the others are rendered', async () => {
   const tight = await startServer({ config: { staticMaps: { queue: 1 } } });
+  const renderCounts = () => tight.server.services.staticMaps.renderCounts();
   try {
     const before = renderCounts();
     const answers = await Promise.all(Array.from({ length: 4 }, () => rawGet(`${tight.url}${HEAVY}`)));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { latToPixelY, lonToPixelX, WORLD_BOUNDS } from '../../src/geo/mercator';
-import { planStaticMap, parseStaticMapRequest } from '../../src/services/static-maps';
+import { parseStaticMapRequest, StaticMaps } from '../../src/services/static-maps';
 import { Catalog } from '../../src/store/catalog';
 import { StoreWriter } from '../../src/store/writer';
 import type { Pyramid } from '../../src/store/types';
@@ -384,8 +384,8 @@ describe('fitted areas', () => {
       for (const q of cases) {
         const query = new URLSearchParams(q);
         const req = parseStaticMapRequest({ area: 'auto', size: '500x300', format: 'png' }, query);
-        const plan = await planStaticMap(catalog, catalog.get('maps', 'plain')!, req);
-        const { window: w } = plan;
+        const layout = await new StaticMaps(catalog).layout(catalog.get('maps', 'plain')!, req);
+        const { window: w } = layout;
         const at = (lon: number, lat: number): [number, number] => {
           let x = lonToPixelX(lon, w.world) - w.x0;
           // The copy of the world nearest the image.

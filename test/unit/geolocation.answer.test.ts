@@ -171,12 +171,12 @@ test('elevation: the site\'s own, else the elevation service at the position; le
 
 test('loopback and private addresses: empty fields and a note, or the default site; never an error', () => {
   for (const [ip, what] of [['127.0.0.1', 'loopback'], ['::1', 'loopback'], ['10.1.2.3', 'private'], ['192.168.1.1', 'private'], ['fd12::1', 'unique local'], ['fe80::1', 'link-local'], ['100.64.0.1', 'carrier-grade NAT']]) {
-    const { answer, source } = service.locate(ip);
-    expect([ip, source, answer.country_code, answer.latitude, answer.note]).toEqual([ip, 'none', '', undefined, expect.stringContaining(what)]);
+    const { answer, basis } = service.locate(ip);
+    expect([ip, basis, answer.country_code, answer.latitude, answer.note]).toEqual([ip, 'none', '', undefined, expect.stringContaining(what)]);
   }
   const withDefault = new GeolocationService(geolocation({ default: site('Head office', 59.3293, 18.0686, 'SE') }));
-  expect(withDefault.locate('192.168.1.1')).toMatchObject({ source: 'default', answer: { city: 'Head office', country: 'Sweden', eu: true, timezone: 'Europe/Stockholm' } });
-  expect(withDefault.locate('8.8.8.8').source).toBe('database');
+  expect(withDefault.locate('192.168.1.1')).toMatchObject({ basis: 'default', answer: { city: 'Head office', country: 'Sweden', eu: true, timezone: 'Europe/Stockholm' } });
+  expect(withDefault.locate('8.8.8.8').basis).toBe('database');
 });
 
 test('without the database files: public addresses throw DatabaseMissing (the route answers 503); sites and loopback still answer', async () => {

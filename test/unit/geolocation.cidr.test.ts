@@ -82,7 +82,7 @@ test('the longest matching prefix wins, whatever the order of the list', () => {
   expect(city('::ffff:10.20.30.1')).toBe('Lab');
   expect(city('fd00:20:30:1::9')).toBe('Lab');
   expect(city('10.20.30.40')).toBe('Desk');
-  expect(svc.locate('fd00:20:31::1').source).toBe('none');
+  expect(svc.locate('fd00:20:31::1').basis).toBe('none');
 });
 
 describe('the requester behind proxies (server.trustProxy, server.trustedProxies)', () => {

@@ -1,7 +1,9 @@
+import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
 import { HttpError, type Reply } from '../../src/http/reply';
 import { matchRoute, type RequestContext } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
+import { createServices } from '../../src/http/service-root';
 import { mapTile } from '../../src/http/routes/maps';
 import { ogcLanding } from '../../src/http/routes/ogc';
 import { sprite } from '../../src/http/routes/sprites';
@@ -12,11 +14,16 @@ import { SAMPLE_DIR } from '../helpers/server';
 // Handlers called in-process over the sample catalog, no socket: a RequestContext in, a Reply (data) out.
 
 const catalog = new Catalog(SAMPLE_DIR);
-afterAll(() => catalog.close());
 const config = parseConfig({ data: SAMPLE_DIR, keys: [{ key: 'demo', plan: 'paid' }], logLevel: 'silent' }, 'test', process.cwd(), {});
+const root = createServices(config, catalog, pino({ level: 'silent' }));
+afterAll(async () => {
+  root.stop();
+  catalog.close();
+  await root.close();
+});
 
 function context(path: string, query = 'key=demo'): RequestContext {
-  return { catalog, config, key: 'demo', plan: 'paid', baseUrl: 'https://maps.example.org', query: new URLSearchParams(query), headers: {}, path, signal: new AbortController().signal, clientAddress: '203.0.113.9', trustedProxy: false };
+  return { catalog, config, key: 'demo', tier: 'paid', baseUrl: 'https://maps.example.org', query: new URLSearchParams(query), headers: {}, path, signal: new AbortController().signal, clientAddress: '203.0.113.9', trustedProxy: false, services: root.services, routes };
 }
 
 /** What the dispatcher does after the key check: match the route, validate its parameters, run its handler. */

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { QueryError, TransformError, type CoordinatesService } from '../../services/coordinates';
+import { ServiceError } from '../../errors';
+import type { CoordinatesService } from '../../services/coordinates';
 import { flag } from '../params';
-import { badRequest, HttpError, jsonReply, type Reply } from '../reply';
+import { jsonReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 // `/coordinates/search/{query}.json` and `/coordinates/transform/{coordinates}.json`: the schemas check the numbers
 // (limit, offset, EPSG codes, ops); the service parses the query grammar and the coordinate pairs and says what
-// is wrong with them (400 naming the part).
+// is wrong with them (QueryError, TransformError: `invalid`, naming the part).
 
 const integerIn = (name: string, min: number, max: number, description: string) =>
   z
@@ -61,30 +62,19 @@ export const coordinatesTransformParams = z.object({
 });
 
 function service(ctx: RequestContext): CoordinatesService {
-  if (!ctx.coordinates) throw new HttpError(503, 'The coordinates index is not built: run `npm run indexes` (or `tilemirror build-indexes`) and restart');
-  return ctx.coordinates;
-}
-
-function asHttp(err: unknown): unknown {
-  return err instanceof QueryError || err instanceof TransformError ? badRequest(err.message) : err;
+  const { coordinates } = ctx.services;
+  if (!coordinates) throw new ServiceError('unavailable', 'The coordinates index is not built: run `npm run indexes` (or `tilemirror build-indexes`) and restart');
+  return coordinates;
 }
 
 /** `/coordinates/search/{query}.json` */
 export async function coordinatesSearch(ctx: RequestContext, p: z.output<typeof coordinatesSearchParams>): Promise<Reply> {
   const coordinates = service(ctx);
-  try {
-    return jsonReply(await coordinates.search(p.query, { limit: p.limit ?? 10, offset: p.offset ?? 0, transformations: p.transformations ?? false, exports: p.exports ?? false }));
-  } catch (err) {
-    throw asHttp(err);
-  }
+  return jsonReply(await coordinates.search(p.query, { limit: p.limit ?? 10, offset: p.offset ?? 0, transformations: p.transformations ?? false, exports: p.exports ?? false }));
 }
 
 /** `/coordinates/transform/{coordinates}.json` */
 export async function coordinatesTransform(ctx: RequestContext, p: z.output<typeof coordinatesTransformParams>): Promise<Reply> {
   const coordinates = service(ctx);
-  try {
-    return jsonReply(await coordinates.transform(p.coordinates, p.s_srs, p.t_srs, p.ops));
-  } catch (err) {
-    throw asHttp(err);
-  }
+  return jsonReply(await coordinates.transform(p.coordinates, p.s_srs, p.t_srs, p.ops));
 }

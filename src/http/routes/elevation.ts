@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { METRES_PER_FOOT, NoTerrainError, roundHeight, type Heights } from '../../services/elevation';
-import { badRequest, HttpError, jsonReply, type Reply } from '../reply';
+import { ServiceError } from '../../errors';
+import { METRES_PER_FOOT, roundHeight } from '../../services/elevation';
+import { badRequest, jsonReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 // `/elevation/{locations}.json`: heights from the mirrored terrain (services/elevation). The schema parses and
@@ -50,16 +51,14 @@ export const elevationParams = z.object({
     .meta({ description: 'unit of the heights' }),
 });
 
-/** `/elevation/{locations}.json`: `[[lng, lat, elevation], …]` in the order asked; 400 for a position no terrain covers. */
+/**
+ * `/elevation/{locations}.json`: `[[lng, lat, elevation], …]` in the order asked; 400 for a position no terrain
+ * covers (the service's NoTerrainError, no terrain at all, is `unavailable`).
+ */
 export async function elevation(ctx: RequestContext, p: z.output<typeof elevationParams>): Promise<Reply> {
-  if (!ctx.elevation) throw new HttpError(503, 'The elevation service is not running on this server');
-  let found: Heights;
-  try {
-    found = await ctx.elevation.heights(p.locations);
-  } catch (err) {
-    if (err instanceof NoTerrainError) throw new HttpError(503, err.message);
-    throw err;
-  }
+  const service = ctx.services.elevation;
+  if (!service) throw new ServiceError('unavailable', 'The elevation service is not running on this server');
+  const found = await service.heights(p.locations);
   const scale = p.unit === 'feet' ? 1 / METRES_PER_FOOT : 1;
   const answer = p.locations.map(([lng, lat], i) => {
     const h = found.heights[i];

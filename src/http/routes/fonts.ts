@@ -1,13 +1,9 @@
 import { z } from 'zod';
-import { GlyphComposer } from '../../services/fonts/compose';
 import { parseFontstack, parseGlyphRange } from '../../services/fonts/glyphs';
 import { documentReply, notFound, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 const PROTOBUF = 'application/x-protobuf';
-
-/** One cache of combined ranges for the process; keys hold store versions, so a republished font never answers stale. */
-const composer = new GlyphComposer();
 
 export const fontGlyphsParams = z.object({
   fontstack: z
@@ -33,7 +29,8 @@ export const fontGlyphsParams = z.object({
  */
 export function fontGlyphs(ctx: RequestContext, p: z.output<typeof fontGlyphsParams>): Reply {
   const { fontstack: stack, range } = p;
-  const answer = composer.compose((name) => ctx.catalog.documents('fonts', name), stack, ctx.config.fonts.fallback, range.start);
+  // The composer's cache keys hold store versions, so a republished font never answers stale.
+  const answer = ctx.services.glyphs.compose((name) => ctx.catalog.documents('fonts', name), stack, ctx.config.fonts.fallback, range.start);
   if (!answer) throw notFound(`Unknown font: ${stack.join(',')}`);
   return documentReply(answer.data, PROTOBUF, answer.etag);
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { ServiceError } from '../../errors';
 import { PLACE_TYPES, type FeatureCollection, type PlaceType } from '../../services/geocoding/features';
 import { isLanguageCode } from '../../services/geocoding/languages';
 import {
   classifyQuery,
-  GeocodingUnavailable,
   languagesFromHeader,
   MAX_BATCH,
   MAX_LANGUAGES,
@@ -11,12 +11,13 @@ import {
   type ForwardOptions,
   type GeocodingService,
 } from '../../services/geocoding/service';
-import { badRequest, HttpError, jsonReply, type Reply } from '../reply';
+import { badRequest, jsonReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 // Geocoding: forward, reverse, by id, batch (the four overlapping path shapes are told apart by the route table's
 // patterns, in this order: `{lon},{lat}`, a `;` list, `{type}.{n}`, anything else). Parameters are validated by
-// the schemas below (a 400 naming the parameter); the service answers from the gazetteer (503 until it is built).
+// the schemas below (a 400 naming the parameter); the service answers from the gazetteer (GeocodingUnavailable, a
+// 503, until it is built).
 
 /** A comma list of the raw text; `undefined` when the parameter is absent. */
 function commaList(name: string, description: string, check: (item: string) => string | undefined, opts: { max?: number; meta?: Record<string, unknown> } = {}) {
@@ -172,8 +173,9 @@ export const batchParams = z.object({ queries: z.string().describe(`up to ${MAX_
 type Common = { language?: string[]; types?: string[]; excludeTypes?: boolean; limit?: number };
 
 function service(ctx: RequestContext): GeocodingService {
-  if (!ctx.geocoding) throw new HttpError(503, 'Geocoding is not available on this server');
-  return ctx.geocoding;
+  const { geocoding } = ctx.services;
+  if (!geocoding) throw new ServiceError('unavailable', 'Geocoding is not available on this server');
+  return geocoding;
 }
 
 /** Absent `language`: the Accept-Language header; present but empty: none. */
@@ -201,22 +203,12 @@ function checkReverseLimit(p: Common): void {
   if ((p.limit ?? 1) > 1 && (p.types?.length !== 1 || p.excludeTypes)) throw badRequest('Invalid limit: above 1, reverse geocoding needs exactly one value in types');
 }
 
-/** Runs a service call, turning a missing index into a 503. */
-function answer<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (err) {
-    if (err instanceof GeocodingUnavailable) throw new HttpError(503, err.message);
-    throw err;
-  }
-}
-
 /** `/geocoding/{query}.json` */
 export function geocodingForward(ctx: RequestContext, p: z.output<typeof forwardParams>): Reply {
   const geo = service(ctx);
   // A label id of the mirrored tiles (`tileset.N`) is answered by id.
-  if (classifyQuery(p.query, geo.isLabelId).kind === 'id') return jsonReply(answer(() => geo.byId(p.query.trim(), { language: languages(ctx, p) })));
-  return perRequester(p, jsonReply(answer(() => geo.forward(p.query, forwardOptions(ctx, p)))));
+  if (classifyQuery(p.query, geo.isLabelId).kind === 'id') return jsonReply(geo.byId(p.query.trim(), { language: languages(ctx, p) }));
+  return perRequester(p, jsonReply(geo.forward(p.query, forwardOptions(ctx, p))));
 }
 
 /** An answer ranked near the requester's address (`proximity=ip`) is the requester's: no shared cache keeps it. */
@@ -228,13 +220,13 @@ function perRequester(p: { proximity?: [number, number] | 'ip' }, reply: Reply):
 export function geocodingReverse(ctx: RequestContext, p: z.output<typeof reverseParams>): Reply {
   checkReverseLimit(p);
   const geo = service(ctx);
-  return jsonReply(answer(() => geo.reverse(p.longitude, p.latitude, { language: languages(ctx, p), types: p.types as PlaceType[] | undefined, excludeTypes: p.excludeTypes, limit: p.limit })));
+  return jsonReply(geo.reverse(p.longitude, p.latitude, { language: languages(ctx, p), types: p.types as PlaceType[] | undefined, excludeTypes: p.excludeTypes, limit: p.limit }));
 }
 
 /** `/geocoding/{id}.json` */
 export function geocodingById(ctx: RequestContext, p: z.output<typeof byIdParams>): Reply {
   const geo = service(ctx);
-  return jsonReply(answer(() => geo.byId(p.id, { language: languages(ctx, p) })));
+  return jsonReply(geo.byId(p.id, { language: languages(ctx, p) }));
 }
 
 /** `/geocoding/{q1;q2;...}.json`: each item split on the verbatim `;` of the raw path, then decoded. */
@@ -262,14 +254,12 @@ export function geocodingBatch(ctx: RequestContext, p: z.output<typeof batchPara
     }
     return item;
   });
-  const results: FeatureCollection[] = answer(() =>
-    parsed.map((item) =>
-      item.kind === 'reverse'
-        ? geo.reverse(item.lon, item.lat, { language: opts.language, types: opts.types, excludeTypes: opts.excludeTypes, limit: p.limit })
-        : item.kind === 'id'
-          ? geo.byId(item.id, { language: opts.language })
-          : geo.forward(item.text, opts),
-    ),
+  const results: FeatureCollection[] = parsed.map((item) =>
+    item.kind === 'reverse'
+      ? geo.reverse(item.lon, item.lat, { language: opts.language, types: opts.types, excludeTypes: opts.excludeTypes, limit: p.limit })
+      : item.kind === 'id'
+        ? geo.byId(item.id, { language: opts.language })
+        : geo.forward(item.text, opts),
   );
   return perRequester(p, jsonReply(results));
 }

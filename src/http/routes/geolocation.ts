@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DatabaseMissing } from '../../services/geolocation/service';
+import { ServiceError } from '../../errors';
 import { flag } from '../params';
-import { HttpError, jsonReply, type Reply } from '../reply';
+import { jsonReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 // `/geolocation/ip.json`: where the requester is (geolocation service). The answer depends on who asks: private
@@ -11,15 +11,10 @@ export const geolocationParams = z.object({
   elevation: flag('elevation', 'Include `elevation` (meters) at the located position'),
 });
 
-/** `/geolocation/ip.json` */
+/** `/geolocation/ip.json` (the service's DatabaseMissing is `unavailable`). */
 export async function geolocationIp(ctx: RequestContext, { elevation }: z.output<typeof geolocationParams>): Promise<Reply> {
-  const service = ctx.geolocation;
-  if (!service) throw new HttpError(503, 'IP geolocation is not available on this server');
-  try {
-    const answer = await service.answer(ctx.clientAddress, { elevation: elevation === true });
-    return { ...jsonReply(answer), headers: { 'Cache-Control': 'private, no-cache' } };
-  } catch (err) {
-    if (err instanceof DatabaseMissing) throw new HttpError(503, `${err.message}: reinstall tilemirror's dependencies (npm ci), or set geolocation.database`);
-    throw err;
-  }
+  const service = ctx.services.geolocation;
+  if (!service) throw new ServiceError('unavailable', 'IP geolocation is not available on this server');
+  const answer = await service.answer(ctx.clientAddress, { elevation: elevation === true });
+  return { ...jsonReply(answer), headers: { 'Cache-Control': 'private, no-cache' } };
 }

@@ -6,7 +6,7 @@ import type { RequestContext } from '../route-table';
 
 export function healthReady(ctx: RequestContext): Reply {
   // Without a readiness source (a listener built without one), answering is all there is to check.
-  const report = ctx.readiness?.() ?? { ready: true, checks: {} };
+  const report = ctx.services.readiness?.() ?? { ready: true, checks: {} };
   return {
     status: report.ready ? 200 : 503,
     body: Buffer.from(`${JSON.stringify(report)}\n`),

@@ -5,7 +5,6 @@ import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 import { storedTileReply, tileReply } from './tile-reply';
-import { rasterTiles } from './tiles';
 
 const MAP_FORMATS = ['png', 'jpg', 'webp', 'basis'] as const satisfies readonly TileFormat[];
 const xyz = tileAddress({ z: 'z', x: 'x', y: 'y' });
@@ -37,6 +36,7 @@ export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileReque
   // Bounds and zooms come from the pyramid of that tile size when the map has one, else from the main pyramid.
   const sized = store.info.pyramids.find((q) => q.tileSize === tileSize) ?? store.info.pyramids[0];
   assertInPyramid(sized, a);
+  const { rasterTiles } = ctx.services;
   const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
   if (exact) return storedTileReply(ctx, store, exact.name, a, format);
   if (format === 'basis') throw badRequest('Invalid format: basis tiles are not mirrored for this map');

@@ -41,9 +41,10 @@ export function metricsAllowed(ctx: RequestContext): boolean {
 }
 
 export async function metrics(ctx: RequestContext): Promise<Reply> {
-  if (!ctx.metrics) throw new HttpError(404, 'Not found');
+  const { metrics: serverMetrics } = ctx.services;
+  if (!serverMetrics) throw new HttpError(404, 'Not found');
   if (!metricsAllowed(ctx)) throw new HttpError(403, 'Metrics are readable from the addresses of metrics.allow, or with an admin key');
-  const { registry, scrape } = ctx.metrics;
+  const { registry, scrape } = serverMetrics;
   let text: string;
   try {
     text = await scrape();

@@ -6,10 +6,8 @@ import { escapeHtml as esc } from '../html';
 import { documentReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { scriptJson } from '../viewer';
-import { routes } from './index';
 
-// `/openapi.json` and `/docs`: the API describes itself, from the route table (read when asked: this module and
-// the table import each other).
+// `/openapi.json` and `/docs`: the API describes itself, from the route table the request was matched in.
 
 // package.json sits three levels up from src/http/routes and dist/http/routes alike.
 const { version } = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
@@ -17,7 +15,7 @@ const INFO = { title: 'tilemirror', version, description: 'A cloud map API serve
 
 /** `/openapi.json`: the OpenAPI 3.1.0 definition of every route, for this request's base URL. */
 export function openApiDocument(ctx: RequestContext): Reply {
-  return documentReply(JSON.stringify(buildOpenApi(routes, ctx.baseUrl, INFO)), OPENAPI_MEDIA_TYPE);
+  return documentReply(JSON.stringify(buildOpenApi(ctx.routes, ctx.baseUrl, INFO)), OPENAPI_MEDIA_TYPE);
 }
 
 /**

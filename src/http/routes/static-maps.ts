@@ -1,23 +1,16 @@
-import { planStaticMap, parseStaticMapRequest, RenderAbandoned, RenderQueueFull, renderStaticMap, StaticMapError } from '../../services/static-maps';
 import { z } from 'zod';
+import { parseStaticMapRequest } from '../../services/static-maps';
 import { id, scale2x } from '../params';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
-/**
- * Bad input found by the service is answered with its status (400, or 404) and message; a full render queue with
- * 503 and Retry-After. A render abandoned by its client gets nginx's 499 "client closed request": nobody reads it
- * (the connection is gone, so nothing is written), and it is no server error to log.
- */
-function asHttp(err: unknown): unknown {
-  if (err instanceof StaticMapError) return new HttpError(err.status, err.message);
-  if (err instanceof RenderAbandoned) return new HttpError(499, err.message);
-  if (err instanceof RenderQueueFull) return new HttpError(503, err.message, { 'Retry-After': String(err.retryAfter) });
-  return err;
-}
+// The service's errors go through as they are: bad input (StaticMapError, `invalid` or `not-found`, its message
+// naming the bad part), a full render queue (`too-busy`, with Retry-After), a render its client abandoned
+// (`abandoned`: nobody reads the answer, and it is no server error to log).
 
-// The grammar of the area, size, path and markers is the static-map service's (services/static-maps/request.ts):
+// The grammar of the area (parsed into a view), size, path and markers is the static-map service's
+// (services/static-maps/request.ts):
 // it parses them with messages naming the bad part. The schema types and documents them; `meta` says what the
 // service enforces.
 const text = (description: string, meta: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...meta });
@@ -50,20 +43,17 @@ function matches(header: string | undefined, tag: string): boolean {
 
 /**
  * `/maps/{mapId}/static/{area}/{width}x{height}[@2x].{format}`: center-based (`lon,lat,zoom`), bounds-based
- * (`minx,miny,maxx,maxy`) or `auto`; paid plans only (403 on free keys), 404 for an unknown map, 400 naming the
+ * (`minx,miny,maxx,maxy`) or `auto`; the paid tier only (403 on free keys), 404 for an unknown map, 400 naming the
  * bad part of the request. The ETag is known before rendering, so a revalidation (304) costs no render.
  */
 export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMapParams>): Promise<Reply> {
-  if (ctx.plan !== 'paid') throw new HttpError(403, 'Static maps are not available on the free plan');
+  if (ctx.tier !== 'paid') throw new HttpError(403, 'Static maps are not available on the free plan');
   const store = requireStore(ctx, 'maps', p.mapId);
-  try {
-    const request = parseStaticMapRequest({ area: p.area, size: p.size, scale: p.scale, format: p.format }, ctx.query);
-    const plan = await planStaticMap(ctx.catalog, store, request);
-    const reply: Reply = { status: 200, type: plan.mediaType, cache: 'tile', etag: plan.etag };
-    const inm = ctx.headers['if-none-match'];
-    if (matches(Array.isArray(inm) ? inm.join(',') : inm, plan.etag)) return reply; // answered 304, no body needed
-    return { ...reply, body: await renderStaticMap(plan, { signal: ctx.signal, maxWaiting: ctx.config.staticMaps.queue }) };
-  } catch (err) {
-    throw asHttp(err);
-  }
+  const { staticMaps } = ctx.services;
+  const request = parseStaticMapRequest({ area: p.area, size: p.size, scale: p.scale, format: p.format }, ctx.query);
+  const layout = await staticMaps.layout(store, request);
+  const reply: Reply = { status: 200, type: layout.mediaType, cache: 'tile', etag: layout.etag };
+  const inm = ctx.headers['if-none-match'];
+  if (matches(Array.isArray(inm) ? inm.join(',') : inm, layout.etag)) return reply; // answered 304, no body needed
+  return { ...reply, body: await staticMaps.render(layout, ctx.signal) };
 }

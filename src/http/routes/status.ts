@@ -38,10 +38,10 @@ export interface StatusDocument {
   jobs: JobView[];
 }
 
-/** The status of every configured job, from the source the server was started with (none: no jobs known). */
+/** The status of every configured job, from the job status the server was started with (none: no jobs known). */
 export function statusDocument(ctx: RequestContext): StatusDocument {
-  const source = ctx.jobStatus;
-  return { generatedAt: new Date().toISOString(), scheduler: source?.live ?? false, jobs: source?.views() ?? [] };
+  const { jobStatus } = ctx.services;
+  return { generatedAt: new Date().toISOString(), scheduler: jobStatus?.live ?? false, jobs: jobStatus?.views() ?? [] };
 }
 
 const PRIVATE = {

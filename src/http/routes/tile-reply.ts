@@ -1,11 +1,10 @@
 import { digestTag } from '../../store/etag';
 import { isGzip, mediaType } from '../../store/formats';
-import { DamagedTileError } from '../../store/plain-tiles';
 import type { TileStore } from '../../store/tile-source';
 import type { TileFormat } from '../../store/types';
 import { acceptsGzip } from '../headers';
 import type { TileAddress } from '../params';
-import { HttpError, type Reply } from '../reply';
+import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 // Tile ETags name the bytes, not the store version: a republished store whose tile did not change keeps its
@@ -34,16 +33,11 @@ export function tileReply(data: Buffer | undefined, format: TileFormat): Reply {
 
 /**
  * A stored tile as the client can take it: gzip as stored when it accepts gzip, else decompressed (once per tile
- * and store version: the store caches the copy). A tile whose gzip is damaged answers 500 "Damaged tile" (the
- * store reports it once); the process serves on.
+ * and store version: the store caches the copy). A tile whose gzip is damaged throws the store's DamagedTileError
+ * (`damaged`: answered 500 "Damaged tile", the store reports it once); the process serves on.
  */
 export function storedTileReply(ctx: RequestContext, store: TileStore, pyramid: string, a: TileAddress, format: TileFormat): Reply {
   const reply = tileReply(store.tile(pyramid, a.z, a.x, a.y), format);
   if (!reply.gzipped || acceptsGzip(ctx.headers['accept-encoding'])) return reply;
-  try {
-    return { ...reply, plain: store.plainTile(pyramid, a.z, a.x, a.y) };
-  } catch (err) {
-    if (err instanceof DamagedTileError) throw new HttpError(500, 'Damaged tile: the stored tile cannot be decompressed');
-    throw err;
-  }
+  return { ...reply, plain: store.plainTile(pyramid, a.z, a.x, a.y) };
 }

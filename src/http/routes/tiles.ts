@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { RasterTiles } from '../../services/raster-tiles';
 import type { TileFormat } from '../../store/types';
 import { assertInPyramid, fastObject, formatFromExtension, id, optionalText, tileAddress, type TileAddress } from '../params';
 import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 import { storedTileReply, tileReply } from './tile-reply';
-
-export const rasterTiles = new RasterTiles();
 
 const RASTER: readonly TileFormat[] = ['png', 'jpg', 'webp'];
 
@@ -35,7 +32,7 @@ export function serveStoredTile(ctx: RequestContext, kind: 'tiles' | 'images', s
   }
   assertInPyramid(main, a);
   if (format === main.format) return storedTileReply(ctx, store, main.name, a, format);
-  return rasterTiles
+  return ctx.services.rasterTiles
     .get(store, { tileSize: main.tileSize, scale: 1, ...a, format })
     .then((t) => tileReply(t?.data, format));
 }

@@ -2,6 +2,7 @@
 // the result documents. Pure over an open read-only database; exports (PROJ.4, WKT) are added by the service.
 
 import type Database from 'better-sqlite3';
+import { ServiceError } from '../../errors';
 
 /** Every kind of the spec's `kind` filter: a family (`CRS`) matches its sub-kinds (`CRS-PROJCRS`, …). */
 export const KINDS = [
@@ -12,7 +13,12 @@ export const KINDS = [
   'UNIT', 'UNIT-ANGUNIT', 'UNIT-SCALEUNIT', 'UNIT-LENUNIT', 'UNIT-TIMEUNIT',
 ] as const;
 
-export class QueryError extends Error {}
+/** A search query that does not parse: `invalid`, the message names the bad filter. */
+export class QueryError extends ServiceError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
 
 export interface ParsedQuery {
   terms: string[];

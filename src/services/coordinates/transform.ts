@@ -3,16 +3,22 @@
 // Rules, in order (the strategy names are epsg.io's, whose API the cloud's grew out of):
 //   - `ops` given ("listed"): those operations by code, applied in order, each in GIS axis order; from s_srs to
 //     the first one's source and from the last one's target to t_srs PROJ's first usable operation links them.
-//     An operation that needs a grid not in the grid directory is a 400 naming the grid.
+//     An operation that needs a grid not in the grid directory is a TransformError naming the grid.
 //   - else, when either CRS has a default transformation ("boundcrs"): the CRS bound to WGS 84, as PROJ builds
 //     it (the TOWGS84 GDAL uses): 4326 → 5514 goes through EPSG:15965 and reproduces the spec's example.
 //   - else ("auto"): PROJ's first operation that needs no missing grid. When PROJ's best operation needs a grid,
 //     the strategy says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
 
+import { ServiceError } from '../../errors';
 import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
 import type { ObjRow, RegistrySearch } from './search';
 
-export class TransformError extends Error {}
+/** Coordinates, a reference system or an operation that cannot be transformed here: `invalid`, the message names the part. */
+export class TransformError extends ServiceError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
 
 export const MAX_POINTS = 50;
 
@@ -73,7 +79,7 @@ export class Transformer {
 
   constructor(private readonly proj: Proj, private readonly registry: RegistrySearch) {}
 
-  /** The CRS of a code for `param`: 400 when unknown or deprecated. */
+  /** The CRS of a code for `param`: a TransformError when unknown or deprecated. */
   private crsRow(code: number, param: string): ObjRow {
     const row = this.registry.crs(code);
     if (!row) throw new TransformError(`Invalid ${param}: EPSG:${code} is not a coordinate reference system known here`);
@@ -153,7 +159,7 @@ export class Transformer {
     return pipeline;
   }
 
-  /** Runs a pipeline; PROJ failing on the points is a 400. */
+  /** Runs a pipeline; PROJ failing on the points is a TransformError. */
   private async run(p: Pipeline, input: Float64Array): Promise<Float64Array> {
     p.users = (p.users ?? 0) + 1;
     try {
@@ -246,7 +252,7 @@ export class Transformer {
     }
   }
 
-  /** Operation `code` (inverted when asked) in GIS axis order: a 400 when it needs a grid that is not here. */
+  /** Operation `code` (inverted when asked) in GIS axis order: a TransformError when it needs a grid that is not here. */
   private async operation(code: number, name: string, inverse: boolean): Promise<ProjHandle> {
     const made: (ProjHandle | null)[] = [];
     try {

@@ -10,6 +10,7 @@
 
 import sharp from 'sharp';
 import { MAX_LAT } from '../../geo/mercator';
+import { ServiceError } from '../../errors';
 import type { Catalog } from '../../store/catalog';
 import { Lru } from '../../store/lru';
 import type { TileStore } from '../../store/tile-source';
@@ -25,7 +26,11 @@ export { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bi
  * No terrain tileset to read from: none mirrored, the configured one is missing or not terrain, or the one being
  * read was closed under the request (replaced by a newer version) or cannot be read.
  */
-export class NoTerrainError extends Error {}
+export class NoTerrainError extends ServiceError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
 
 export interface ElevationOptions {
   /** Id of the `tiles` store to read; absent: chosen from the catalog. */

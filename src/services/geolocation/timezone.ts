@@ -26,23 +26,27 @@ function loadGeoTz(): Find {
   return geoTz.find;
 }
 
-let find: Find | undefined;
-const cache = new Map<string, string>();
 const MAX_CACHED = 50_000;
 
-/** The time zone at the position; `Etc/GMT±n` at sea; '' when geo-tz cannot say. */
-export function timezoneAt(lat: number, lon: number): string {
-  const key = `${Math.round(lat * 1000)},${Math.round(lon * 1000)}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  find ??= loadGeoTz();
-  let zone = '';
-  try {
-    zone = find(lat, lon)[0] ?? '';
-  } catch {
-    zone = ''; // geo-tz throws for positions outside -90..90 / -180..180; the callers do not send those
+/** Time zones by position, with the answers kept (at most MAX_CACHED positions; then they start over). */
+export class TimeZones {
+  private find: Find | undefined;
+  private readonly cache = new Map<string, string>();
+
+  /** The time zone at the position; `Etc/GMT±n` at sea; '' when geo-tz cannot say. */
+  at(lat: number, lon: number): string {
+    const key = `${Math.round(lat * 1000)},${Math.round(lon * 1000)}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    this.find ??= loadGeoTz();
+    let zone = '';
+    try {
+      zone = this.find(lat, lon)[0] ?? '';
+    } catch {
+      zone = ''; // geo-tz throws for positions outside -90..90 / -180..180; the callers do not send those
+    }
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(key, zone);
+    return zone;
   }
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(key, zone);
-  return zone;
 }

@@ -1,8 +1,10 @@
-// Static map images (spec: "Static maps"): parse the request, plan the view, render from the mirrored pyramid.
+// Static map images (spec: "Static maps"): parse the request, lay it out over the map, render it from the mirrored pyramid.
 export { parseColor, type Rgba } from './color';
-export { mapSprites, resolveIcon, type Icon } from './icons';
+export { MarkerIcons, type Icon } from './icons';
+export { layoutStaticMap, placeView, type StaticMapLayout } from './layout';
 export { attributionText, overlaySvg, PIN } from './overlay';
 export { RenderAbandoned, RenderQueueFull, type RenderCounts } from './queue';
-export { overlaySegments, planStaticMap, placeView, renderCounts, renderStaticMap, type StaticMapPlan } from './render';
-export { DEFAULTS, LIMITS, parseMarkers, parsePath, parseStaticMapRequest, StaticMapError, type StaticMapRequest } from './request';
+export { overlaySegments } from './render';
+export { DEFAULTS, LIMITS, parseMarkers, parsePath, parseStaticMapRequest, StaticMapError, type StaticMapRequest, type StaticMapView } from './request';
+export { StaticMaps, type StaticMapsOptions } from './service';
 export { chooseLevel, fitBox, OVERZOOM, UNDERZOOM, zoomRange } from './view';

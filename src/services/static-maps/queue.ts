@@ -1,18 +1,20 @@
 // The render queue: renders in flight share a budget of pixels (memory); a render that does not fit waits, in
-// order. The wait is bounded (beyond `maxWaiting` waiting renders a new one is refused: RenderQueueFull, a 503),
+// order. The wait is bounded (beyond `maxWaiting` waiting renders a new one is refused: RenderQueueFull),
 // and a waiting render whose client went away (its AbortSignal fired) leaves the queue without running.
 
-/** Refused because the queue is full; `retryAfter` (seconds) is a guess from recent render times. */
-export class RenderQueueFull extends Error {
-  constructor(readonly waiting: number, readonly retryAfter: number) {
-    super(`Too many static maps waiting to be rendered (${waiting}); retry in ${retryAfter} s`);
+import { ServiceError } from '../../errors';
+
+/** Refused because the queue is full (`too-busy`); `retryAfterSeconds` is a guess from recent render times. */
+export class RenderQueueFull extends ServiceError {
+  constructor(readonly waiting: number, retryAfter: number) {
+    super('too-busy', `Too many static maps waiting to be rendered (${waiting}); retry in ${retryAfter} s`, retryAfter);
   }
 }
 
-/** The render was not run, or stopped at a checkpoint, because its client went away. */
-export class RenderAbandoned extends Error {
+/** The render was not run, or stopped at a checkpoint, because its client went away (`abandoned`). */
+export class RenderAbandoned extends ServiceError {
   constructor() {
-    super('static map render abandoned: the client went away');
+    super('abandoned', 'static map render abandoned: the client went away');
   }
 }
 
@@ -24,7 +26,7 @@ export interface RenderCounts {
   dropped: number;
   /** Renders that stopped at a checkpoint after starting (their client went away). */
   stopped: number;
-  /** Renders refused with 503 (the queue was full). */
+  /** Renders refused because the queue was full (RenderQueueFull). */
   refused: number;
 }
 

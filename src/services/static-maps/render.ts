@@ -1,155 +1,40 @@
 // Static map images rendered from a map's mirrored raster pyramids: the pixels of one stored level under the
 // view are assembled from its tiles (decoded by sharp), resized with sharp when the zoom is fractional or the
 // level's pixels differ, and the paths, markers (one SVG rendered by librsvg) and the attribution (a text badge)
-// are blended over them. See chooseLevel (view.ts) for how the level is picked.
+// are blended over them. The layout (layout.ts) says what to draw; see chooseLevel (view.ts) for how the level
+// is picked.
 
 import sharp from 'sharp';
-import type { Catalog } from '../../store/catalog';
-import { digestTag } from '../../store/etag';
 import { ByteLru, Lru } from '../../store/lru';
-import type { TileSource } from '../../store/tile-source';
-import { resolveIcon, type Icon } from './icons';
-import { attributionText, markerExtents, overlaySvg, pathWorld, type Window } from './overlay';
-import { RenderAbandoned, RenderQueue, type RenderCounts } from './queue';
-import { StaticMapError, type StaticMapRequest } from './request';
-import { shortestArc } from '../../geo/arc';
-import { chooseLevel, fitBox, OVERZOOM, UNDERZOOM, worldX, worldY, zoomRange, type Extents, type Level } from './view';
+import type { StaticMapLayout } from './layout';
+import { overlaySvg } from './overlay';
+import { RenderAbandoned } from './queue';
+import type { StaticMapRequest } from './request';
 
-/** Bumped when the same request would render differently: part of every ETag. */
-const RENDERER_VERSION = 'static-1';
-/** A render gives up (500) after this long; sharp stops the work. */
+/** A render gives up (an error of sharp's, an internal error to the client) after this long; sharp stops the work. */
 const RENDER_TIMEOUT_S = 30;
 
-export interface StaticMapPlan {
-  request: StaticMapRequest;
-  store: TileSource;
-  /** 512 px-pyramid zoom of the image (computed for bounds and auto). */
-  zoom: number;
-  /** Centre in world fractions (x in 0..1). */
-  center: [number, number];
-  level: Level;
-  window: Window;
-  icons: Array<Icon | undefined>;
-  attribution: string;
-  /** Identifies the image this plan renders (store version, icons, request). */
-  etag: string;
-  mediaType: string;
+/** What renders keep between them (the static-map service owns them): attribution badges and decoded tiles. */
+export interface RenderCaches {
+  /** Keyed by the request's width and height too: bounded, or requests could grow it without end. */
+  badges: Lru<Promise<Raw | undefined>>;
+  /** Decoded tiles (raw RGBA), shared by all maps, keyed by store version. */
+  decoded: ByteLru;
 }
 
-const MEDIA: Record<StaticMapRequest['format'], string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
-
-const round6 = (v: number): number => Math.round(v * 1e6) / 1e6;
-
-/** The zoom and centre of the image, from the request's area (center, bounds, or every path and marker). */
-export function placeView(
-  req: StaticMapRequest,
-  range: { coarsest: number; finest: number },
-  extents: Extents[],
-): { zoom: number; cx: number; cy: number } {
-  const minFit = range.coarsest - UNDERZOOM;
-  const maxFit = Math.max(minFit, range.finest);
-  const { area } = req;
-  if (area.kind === 'center') {
-    const lo = Math.max(0, range.coarsest - UNDERZOOM);
-    const hi = range.finest + OVERZOOM;
-    if (area.zoom < lo || area.zoom > hi) {
-      throw new StaticMapError(`Out of bounds: zoom ${area.zoom} is outside ${round6(lo)}..${round6(hi)} for this map (mirrored to zoom ${round6(range.finest)})`);
-    }
-    return { zoom: area.zoom, cx: worldX(area.lon), cy: worldY(area.lat) };
-  }
-  const fit = { width: req.width, height: req.height, padding: req.padding, minZoom: minFit, maxZoom: maxFit };
-  if (area.kind === 'bounds') {
-    const [w, s, e, n] = area.bounds;
-    return fitBox({ ...fit, box: [worldX(w), worldY(n), worldX(e), worldY(s)] });
-  }
-  // auto: every path vertex and marker; across the dateline when shortest paths are asked for.
-  const intervals: Array<[number, number]> = [];
-  let minY = Infinity;
-  let maxY = -Infinity;
-  for (const p of req.paths) {
-    let a = Infinity;
-    let b = -Infinity;
-    for (const [x, y] of pathWorld(p)) {
-      a = Math.min(a, x);
-      b = Math.max(b, x);
-      minY = Math.min(minY, y);
-      maxY = Math.max(maxY, y);
-    }
-    intervals.push([a, b]);
-  }
-  for (const m of req.markers) {
-    const x = worldX(m.lon);
-    const y = worldY(m.lat);
-    intervals.push([x, x]);
-    minY = Math.min(minY, y);
-    maxY = Math.max(maxY, y);
-  }
-  let x0: number;
-  let x1: number;
-  if (req.shortest || req.paths.some((p) => p.shortest)) [x0, x1] = shortestArc(intervals);
-  else [x0, x1] = [Math.min(...intervals.map((i) => i[0])), Math.max(...intervals.map((i) => i[1]))];
-  const room: Extents = { left: 0, right: 0, top: 0, bottom: 0 };
-  for (const e of extents) {
-    room.left = Math.max(room.left, e.left);
-    room.right = Math.max(room.right, e.right);
-    room.top = Math.max(room.top, e.top);
-    room.bottom = Math.max(room.bottom, e.bottom);
-  }
-  return fitBox({ ...fit, box: [x0, minY, x1, maxY], extents: room });
-}
-
-/** Resolves icons and the view; throws StaticMapError (400, or 404 for a map without raster tiles). */
-export async function planStaticMap(catalog: Catalog, store: TileSource, req: StaticMapRequest): Promise<StaticMapPlan> {
-  const range = zoomRange(store.info.pyramids);
-  const pending = new Map<string, Promise<Icon>>();
-  const icons = await Promise.all(
-    req.markers.map((m) => {
-      if (m.icon.kind === 'pin') return undefined;
-      const deviceScale = req.scale * m.scale;
-      const key = `${JSON.stringify(m.icon)}@${deviceScale}`;
-      let p = pending.get(key);
-      if (!p) pending.set(key, (p = resolveIcon(catalog, store, m.icon, deviceScale)));
-      return p;
-    }),
-  );
-  const extents = req.markers.map((m, i) => markerExtents(m, icons[i]));
-  const view = placeView(req, range, extents);
-  const cx = view.cx - Math.floor(view.cx);
-  const cy = view.cy;
-  const outW = req.width * req.scale;
-  const outH = req.height * req.scale;
-  const world = 512 * 2 ** view.zoom * req.scale;
-  // The window's origin is a whole device pixel: at an integer zoom the stored tiles land pixel for pixel
-  // (the centre moves by at most half a pixel); the overlay uses the same origin, so it is exact on the map.
-  const window: Window = { x0: Math.round(cx * world - outW / 2), y0: Math.round(cy * world - outH / 2), world, width: outW, height: outH, scale: req.scale };
-  const level = chooseLevel(store.info.pyramids, view.zoom, req.scale);
-  const attribution = req.attribution === false ? '' : attributionText(store.info.attribution);
-  const etag = digestTag(JSON.stringify([RENDERER_VERSION, store.info.id, store.info.version, icons.map((i) => i?.version ?? ''), req]));
-  return { request: req, store, zoom: view.zoom, center: [cx, cy], level, window, icons, attribution, etag, mediaType: MEDIA[req.format] };
-}
-
-// ---- memory bound: renders in flight share a budget of pixels; a bigger one waits (one alone may exceed it) ----
-
-const PIXEL_BUDGET = 48 * 1024 * 1024;
-/** One queue for the process: the budget is the process's memory. */
-const queue = new RenderQueue(PIXEL_BUDGET);
-
-/** What the render queue did since the process started, and how many renders wait now. */
-export function renderCounts(): Readonly<RenderCounts> & { waiting: number } {
-  return { ...queue.counts, waiting: queue.queued };
+/** Empty caches: at most 64 badges, and 64 MB of decoded tiles (~64 tiles of 512 px). */
+export function renderCaches(): RenderCaches {
+  return { badges: new Lru(64), decoded: new ByteLru(64 * 1024 * 1024) };
 }
 
 // ---- attribution badge ----
-
-/** Keyed by the request's width and height too: bounded, or requests could grow it without end. */
-const badges = new Lru<Promise<Raw | undefined>>(64);
 
 function escapeMarkup(s: string): string {
   return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
 }
 
 /** The attribution as a small half-transparent white box with dark text, at most `maxWidth` wide (text wraps). */
-function badge(text: string, scale: number, maxWidth: number, maxHeight: number): Promise<Raw | undefined> {
+function badge(badges: RenderCaches['badges'], text: string, scale: number, maxWidth: number, maxHeight: number): Promise<Raw | undefined> {
   const key = `${scale}|${maxWidth}|${maxHeight}|${text}`;
   let b = badges.get(key);
   if (b) return b;
@@ -182,17 +67,14 @@ function badge(text: string, scale: number, maxWidth: number, maxHeight: number)
 // in one sharp call when the level's scale differs, and the overlays are blended in place. libvips' composite is
 // far slower than this for a few overlays on one image (measured: ~100 ms vs ~3 ms for 512 x 512).
 
-/** Decoded tiles (raw RGBA), shared by all maps, keyed by store version: ~64 tiles of 512 px. */
-const decoded = new ByteLru(64 * 1024 * 1024);
-
-interface Raw {
+export interface Raw {
   data: Buffer;
   width: number;
   height: number;
 }
 
-async function decodeTile(plan: StaticMapPlan, x: number, y: number): Promise<Buffer | undefined> {
-  const { level, store } = plan;
+async function decodeTile(decoded: ByteLru, layout: StaticMapLayout, x: number, y: number): Promise<Buffer | undefined> {
+  const { level, store } = layout;
   const key = `${store.info.version}/${level.pyramid.name}/${level.z}/${x}/${y}`;
   const hit = decoded.get(key);
   if (hit) return hit.length === 0 ? undefined : hit;
@@ -209,9 +91,9 @@ async function decodeTile(plan: StaticMapPlan, x: number, y: number): Promise<Bu
 }
 
 /** The source pixels [x0, x0+width) x [y0, y0+height) of the level (x wraps around the world; rows beyond the poles stay empty). */
-async function sourceRegion(plan: StaticMapPlan, x0: number, y0: number, width: number, height: number): Promise<Raw> {
-  const t = plan.level.tilePx;
-  const n = 2 ** plan.level.z;
+async function sourceRegion(decoded: ByteLru, layout: StaticMapLayout, x0: number, y0: number, width: number, height: number): Promise<Raw> {
+  const t = layout.level.tilePx;
+  const n = 2 ** layout.level.z;
   const out = Buffer.alloc(width * height * 4);
   const tx0 = Math.floor(x0 / t);
   const tx1 = Math.floor((x0 + width - 1) / t);
@@ -221,7 +103,7 @@ async function sourceRegion(plan: StaticMapPlan, x0: number, y0: number, width: 
   for (let ty = ty0; ty <= ty1; ty++) {
     for (let tx = tx0; tx <= tx1; tx++) {
       jobs.push(
-        decodeTile(plan, ((tx % n) + n) % n, ty).then((tile) => {
+        decodeTile(decoded, layout, ((tx % n) + n) % n, ty).then((tile) => {
           if (!tile) return;
           // The part of this tile inside the region, in region coordinates.
           const left = Math.max(x0, tx * t);
@@ -318,17 +200,17 @@ async function rasterizeOverlay(svg: string, width: number, height: number): Pro
 }
 
 /** The map under the window: the level's pixels, resized when the level's scale is not the image's. */
-async function baseMap(plan: StaticMapPlan, signal: AbortSignal | undefined): Promise<Raw> {
-  const { window: w } = plan;
-  const f = w.world / plan.level.worldPx; // device pixels per source pixel
-  if (f === 1) return sourceRegion(plan, w.x0, w.y0, w.width, w.height);
+async function baseMap(decoded: ByteLru, layout: StaticMapLayout, signal: AbortSignal | undefined): Promise<Raw> {
+  const { window: w } = layout;
+  const f = w.world / layout.level.worldPx; // device pixels per source pixel
+  if (f === 1) return sourceRegion(decoded, layout, w.x0, w.y0, w.width, w.height);
   // The source pixels under the window plus a few around it (the resampling kernel sees real neighbours).
   const m = 3;
   const sx = Math.floor(w.x0 / f) - m;
   const sy = Math.floor(w.y0 / f) - m;
   const sw = Math.ceil((w.x0 + w.width) / f) + m - sx;
   const sh = Math.ceil((w.y0 + w.height) / f) + m - sy;
-  const region = await sourceRegion(plan, sx, sy, sw, sh);
+  const region = await sourceRegion(decoded, layout, sx, sy, sw, sh);
   checkpoint(signal);
   const rw = Math.max(1, Math.round(sw * f));
   const rh = Math.max(1, Math.round(sh * f));
@@ -349,23 +231,10 @@ function cornerOf(corner: StaticMapRequest['attribution'], w: number, h: number,
 }
 
 /** Pixels a render holds at once (source region, output, overlay), for the shared budget. */
-export function renderWeight(plan: StaticMapPlan): number {
-  const f = plan.window.world / plan.level.worldPx;
-  const out = plan.window.width * plan.window.height;
+export function renderWeight(layout: StaticMapLayout): number {
+  const f = layout.window.world / layout.level.worldPx;
+  const out = layout.window.width * layout.window.height;
   return Math.ceil(out / Math.min(1, f) ** 2) + 3 * out;
-}
-
-export interface RenderOptions {
-  /** Fires when the client went away: a waiting render is dropped, a running one stops at its next checkpoint. */
-  signal?: AbortSignal;
-  /** Most renders waiting for their turn; beyond, RenderQueueFull (503). */
-  maxWaiting?: number;
-}
-
-/** Renders the planned image into its format's bytes. */
-export function renderStaticMap(plan: StaticMapPlan, opts: RenderOptions = {}): Promise<Buffer> {
-  const { signal } = opts;
-  return queue.run(renderWeight(plan), opts.maxWaiting ?? Infinity, signal, () => render(plan, signal));
 }
 
 /** A checkpoint between the steps of a render: stops it when its client went away. */
@@ -373,15 +242,16 @@ function checkpoint(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new RenderAbandoned();
 }
 
-async function render(plan: StaticMapPlan, signal: AbortSignal | undefined): Promise<Buffer> {
-  const { window: w, request: req } = plan;
-  const svg = overlaySvg(w, req.paths, req.markers, plan.icons);
-  const wantBadge = plan.attribution !== '' && req.attribution !== false;
+/** Draws the laid-out image into its format's bytes; stops at a checkpoint when `signal` fires (RenderAbandoned). */
+export async function drawStaticMap(layout: StaticMapLayout, caches: RenderCaches, signal: AbortSignal | undefined): Promise<Buffer> {
+  const { window: w, request: req } = layout;
+  const svg = overlaySvg(w, req.paths, req.markers, layout.icons);
+  const wantBadge = layout.attribution !== '' && req.attribution !== false;
   // Settled, not raced: the budget is only given back once no step of this render is still working.
   const steps = await Promise.allSettled([
-    baseMap(plan, signal),
+    baseMap(caches.decoded, layout, signal),
     svg ? rasterizeOverlay(svg, w.width, w.height) : undefined,
-    wantBadge ? badge(plan.attribution, req.scale, w.width, Math.floor(w.height / 3)) : undefined,
+    wantBadge ? badge(caches.badges, layout.attribution, req.scale, w.width, Math.floor(w.height / 3)) : undefined,
   ]);
   checkpoint(signal);
   const [base, overlay, badgeRaw] = steps.map((s) => {

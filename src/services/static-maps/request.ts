@@ -1,14 +1,16 @@
 // The static map request, parsed and validated from its path parameters and query string, exactly as the spec's
 // grammar says. Every number is parsed strictly (plain decimals: no exponent, NaN or Infinity); every count is capped.
-// Errors are StaticMapError (the route answers 400 with the message, which names the bad part).
+// Errors are StaticMapError of kind `invalid`, whose message names the bad part.
 
 import { MAX_LAT } from '../../geo/mercator';
+import { ServiceError } from '../../errors';
 import { decodePolyline, PolylineError } from '../../geo/polyline';
 import { parseColor, type Rgba } from './color';
 
-export class StaticMapError extends Error {
-  constructor(message: string, readonly status = 400) {
-    super(message);
+/** A static map that cannot be drawn as asked: `invalid` (the message names the bad part), or `not-found`. */
+export class StaticMapError extends ServiceError {
+  constructor(message: string, kind: 'invalid' | 'not-found' = 'invalid') {
+    super(kind, message);
   }
 }
 const fail = (message: string): never => {
@@ -19,7 +21,8 @@ export type StaticFormat = 'png' | 'jpg' | 'webp';
 export type Corner = 'bottomright' | 'bottomleft' | 'topleft' | 'topright';
 export type Anchor = 'center' | 'top' | 'bottom' | 'left' | 'right' | 'topleft' | 'topright' | 'bottomleft' | 'bottomright';
 
-export type StaticArea =
+/** What the image shows, parsed from the spec's `{area}` segment: a centre and zoom, a bbox, or `auto` (fitted to its overlays). */
+export type StaticMapView =
   | { kind: 'center'; lon: number; lat: number; zoom: number }
   | { kind: 'bounds'; bounds: [number, number, number, number] }
   | { kind: 'auto' };
@@ -51,8 +54,10 @@ export interface StaticMarker {
   label?: string;
 }
 
+/** The whole request, parsed. Its field names are part of the image's ETag (layout.ts): renaming one changes every ETag. */
 export interface StaticMapRequest {
-  area: StaticArea;
+  /** The view, under the spec's name of the segment it is parsed from. */
+  area: StaticMapView;
   /** CSS pixels. */
   width: number;
   height: number;
@@ -119,7 +124,7 @@ function checkLonLat(lon: number, lat: number, what: string, maxLat = MAX_LAT): 
   if (lat < -maxLat || lat > maxLat) fail(`Out of bounds: ${what} latitude ${lat} is outside -${maxLat}..${maxLat}`);
 }
 
-function parseArea(area: string): StaticArea {
+function parseView(area: string): StaticMapView {
   if (area === 'auto') return { kind: 'auto' };
   const parts = area.split(',');
   if (parts.length === 3) {
@@ -309,7 +314,7 @@ export function parseStaticMapRequest(p: StaticPathParams, query: URLSearchParam
   const format = parseFormat(p.format ?? '');
   const [width, height] = parseSize(p.size ?? '');
   if (p.scale !== undefined && p.scale !== '' && p.scale !== '@2x') fail(`Invalid scale "${clip(p.scale)}": only @2x`);
-  const area = parseArea(p.area ?? '');
+  const area = parseView(p.area ?? '');
 
   const latlng = parseFlag('latlng', query.get('latlng')) ?? false;
   const shortest = parseFlag('shortest', query.get('shortest')) ?? false;

@@ -37,7 +37,7 @@ const equivalentZoom = (p: Pyramid, z: number): number => z + Math.log2((p.tileS
 /** The zooms (512 px pyramid) a map can render at: from its coarsest level to its finest detail. */
 export function zoomRange(pyramids: readonly Pyramid[]): { coarsest: number; finest: number } {
   const raster = rasterPyramids(pyramids);
-  if (raster.length === 0) throw new StaticMapError('This map has no raster tiles to render a static image from', 404);
+  if (raster.length === 0) throw new StaticMapError('This map has no raster tiles to render a static image from', 'not-found');
   return {
     coarsest: Math.min(...raster.map((p) => equivalentZoom(p, p.minzoom))),
     finest: Math.max(...raster.map((p) => equivalentZoom(p, p.maxzoom))),
@@ -64,7 +64,7 @@ export function chooseLevel(pyramids: readonly Pyramid[], zoom: number, scale: n
       best = { pyramid: p, z, tilePx, worldPx: tilePx * 2 ** z };
     }
   }
-  if (!best) throw new StaticMapError('This map has no raster tiles to render a static image from', 404);
+  if (!best) throw new StaticMapError('This map has no raster tiles to render a static image from', 'not-found');
   return best;
 }
 

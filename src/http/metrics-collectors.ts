@@ -4,7 +4,7 @@
 // up (metrics-cluster.ts): what each worker has of its own is summed, what they all read alike is taken once.
 
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { renderCounts } from '../services/static-maps';
+import type { StaticMaps } from '../services/static-maps';
 import type { Catalog } from '../store/catalog';
 import type { JobStatusSource, JobView } from '../store/job-state';
 
@@ -76,15 +76,15 @@ export function registerStoreMetrics(registry: Registry, catalog: Catalog): void
   });
 }
 
-/** The static-map render queue of this process. */
-export function registerStaticMapMetrics(registry: Registry): void {
+/** The static-map render queue of this server. */
+export function registerStaticMapMetrics(registry: Registry, staticMaps: StaticMaps): void {
   const registers = [registry];
   new Gauge({
     name: 'tilemirror_static_map_queue_waiting',
     help: 'Static maps waiting for their turn to render',
     registers,
     collect() {
-      this.set(renderCounts().waiting);
+      this.set(staticMaps.renderCounts().waiting);
     },
   });
   new Counter({
@@ -93,7 +93,7 @@ export function registerStaticMapMetrics(registry: Registry): void {
     labelNames: ['outcome'],
     registers,
     collect() {
-      const c = renderCounts();
+      const c = staticMaps.renderCounts();
       this.reset();
       for (const outcome of ['started', 'dropped', 'stopped', 'refused'] as const) this.inc({ outcome }, c[outcome]);
     },
@@ -116,15 +116,15 @@ function perJob(registry: Registry, views: Views, kind: 'gauge' | 'counter', nam
 }
 
 /**
- * The mirror jobs, from the status source the server reads (the live scheduler, or the persisted state): progress
+ * The mirror jobs, from the job status the server reads (the live scheduler, or the persisted state): progress
  * of a running run, the last run's tiles, runs by outcome, last success. The views are read once per scrape.
  */
-export function registerMirrorMetrics(registry: Registry, source: JobStatusSource): void {
+export function registerMirrorMetrics(registry: Registry, jobStatus: JobStatusSource): void {
   let cached: { at: number; views: JobView[] } | undefined;
   // Every family below reads the same snapshot within one scrape (the persisted source reads a file).
   const views: Views = () => {
     const now = Date.now();
-    if (!cached || now - cached.at > 250) cached = { at: now, views: source.views() };
+    if (!cached || now - cached.at > 250) cached = { at: now, views: jobStatus.views() };
     return cached.views;
   };
   perJob(registry, views, 'gauge', 'tilemirror_mirror_job_running', 'Whether a run of the job is going on (1) or not (0)', [], (set, j) => set({}, j.running ? 1 : 0));

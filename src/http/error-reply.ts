@@ -1,0 +1,70 @@
+// The one place an error becomes an answer, for every route. Handlers let errors through: an HttpError (bad
+// parameters, an unknown id, a refused key: http's own) keeps its status; an error with a kind (errors.ts) gets
+// the status of its kind; anything else is a bug, logged by the caller and answered 500 without details. The
+// route's dialect then words the answer (each API family answers errors in its own form).
+
+import { ServiceError, type ErrorKind } from '../errors';
+import { DamagedTileError } from '../store/plain-tiles';
+import { HttpError, textReply, type Reply } from './reply';
+
+/** An error answer before a dialect words it. */
+export interface ErrorAnswer {
+  status: number;
+  /** Short, for the client: never a path, a stack or a key. */
+  message: string;
+  headers?: Record<string, string>;
+  /** The kind, when the error had one. */
+  kind?: ErrorKind;
+}
+
+/** How a route words its error answers (a route-table row picks one; the cloud API's is the default). */
+export type ErrorDialect = (answer: ErrorAnswer) => Reply;
+
+/** The cloud API's errors: the status, and the message as one line of plain text, never cached. */
+export const cloudErrors: ErrorDialect = ({ status, message, headers }) => textReply(status, message, headers);
+
+/** The status of each kind. `abandoned` is nginx's 499 "client closed request": nobody reads it, and it is no server error. */
+export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  'not-found': 404,
+  abandoned: 499,
+  damaged: 500,
+  unavailable: 503,
+  'too-busy': 503,
+};
+
+/** What a client is told of damaged data: the error's own message (which tile, zlib's words) is for the log. */
+export const DAMAGED_MESSAGE = 'Damaged tile: the stored tile cannot be decompressed';
+
+/** The answer to an error nobody expected. */
+export const INTERNAL_ERROR: ErrorAnswer = { status: 500, message: 'Internal error' };
+
+/** The kind of an error: its own, or the store's damaged tile (by its class); undefined for anything else. */
+export function errorKind(err: unknown): ErrorKind | undefined {
+  if (err instanceof ServiceError) return err.kind;
+  if (err instanceof DamagedTileError) return 'damaged';
+  return undefined;
+}
+
+/** The answer to an expected error; undefined for any other (a bug: the caller logs it and answers INTERNAL_ERROR). */
+export function errorAnswer(err: unknown): ErrorAnswer | undefined {
+  if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
+  const kind = errorKind(err);
+  if (kind === undefined) return undefined;
+  const status = KIND_STATUS[kind];
+  if (kind === 'damaged') return { status, message: DAMAGED_MESSAGE, kind };
+  const retryAfter = err instanceof ServiceError ? err.retryAfterSeconds : undefined;
+  const headers = kind === 'too-busy' && retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
+  return { status, message: (err as Error).message, headers, kind };
+}
+
+/**
+ * The reply to any error a handler threw, in `dialect`. `unexpected` is told of an error without a kind or
+ * status (to log and count it) before it is answered 500 "Internal error".
+ */
+export function errorReply(err: unknown, dialect: ErrorDialect = cloudErrors, unexpected?: (err: unknown) => void): Reply {
+  const answer = errorAnswer(err);
+  if (answer) return dialect(answer);
+  unexpected?.(err);
+  return dialect(INTERNAL_ERROR);
+}

@@ -1,0 +1,132 @@
+// The composition root of the services: every service the routes use is built here, over one catalog, and handed
+// to the routes as one `Services` object (ctx.services). What the server's wiring knows and the services cannot
+// (the mirror jobs' status, the scheduler's readiness, the server's metrics) comes in as options: http never
+// imports mirror. Callable without a socket: a test builds the services of a catalog and calls the route table.
+
+import type { Logger } from 'pino';
+import { DEFAULT_INDEX_DIR } from '../config/index-dir';
+import type { Config } from '../config/schema';
+import { CoordinatesService } from '../services/coordinates';
+import { ElevationService } from '../services/elevation';
+import { GlyphComposer } from '../services/fonts/compose';
+import { MirroredLabels } from '../services/geocoding/labels-source';
+import { GeocodingService } from '../services/geocoding/service';
+import { GeolocationService, type GeolocationHooks } from '../services/geolocation/service';
+import { RasterTiles } from '../services/raster-tiles';
+import { StaticMaps } from '../services/static-maps';
+import type { Catalog } from '../store/catalog';
+import type { JobStatusSource } from '../store/job-state';
+import { readiness, type ExtraChecks, type Readiness } from './health';
+import type { ServerMetrics } from './metrics';
+import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-collectors';
+
+/** The services handlers reach through `ctx.services`. The optional ones answer 503 (or 404, metrics) when absent. */
+export interface Services {
+  /** Raster tiles in another size, scale or format than stored, with their cache. */
+  readonly rasterTiles: RasterTiles;
+  /** Glyph ranges of font stacks combined from several fonts, with their cache. */
+  readonly glyphs: GlyphComposer;
+  /** Static map images: layout, the render queue, decoded tiles and icons. */
+  readonly staticMaps: StaticMaps;
+  /** The mirror jobs' status, wired by `serve` (absent: the server knows of no jobs). */
+  readonly jobStatus?: JobStatusSource;
+  /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
+  readonly elevation?: ElevationService;
+  /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
+  readonly coordinates?: CoordinatesService;
+  /** Forward, reverse and by-id geocoding (absent: the geocoding endpoints answer 503). */
+  readonly geocoding?: GeocodingService;
+  /** `/geolocation/ip.json` (absent: it answers 503). */
+  readonly geolocation?: GeolocationService;
+  /** The server's metrics (absent: `metrics.enabled` is false and `/metrics` answers 404). */
+  readonly metrics?: ServerMetrics;
+  /** Whether this instance should get traffic, and why not (absent: `/health/ready` answers as `/health/live`). */
+  readonly readiness?: () => Readiness;
+}
+
+/** What the wiring hands the services besides the configuration, the catalog and the log (each optional). */
+export interface ServiceOptions {
+  /** What `/admin/` shows about the mirror jobs (wired by `serve`: the scheduler, or the persisted state). */
+  jobStatus?: JobStatusSource;
+  /** The server's metrics: the collectors of the stores, the render queue and the jobs are registered on them. */
+  metrics?: ServerMetrics;
+  /** What readiness depends on besides the stores and the indexes (wired by `serve`: the scheduler), read on every probe. */
+  checks?: ExtraChecks;
+  /**
+   * What geolocation asks of other services, replacing the wired ones (tests): the ISO 3166-2 region at a position
+   * (by default the gazetteer's) and the elevation (by default the elevation service's).
+   */
+  geolocation?: GeolocationHooks;
+}
+
+/** The services of one server and their lifetime. */
+export interface ServiceRoot {
+  readonly services: Services;
+  /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelSource. */
+  readonly labels: MirroredLabels;
+  /** Starts the background work (the labels' indexing): once the server listens, never before readiness. */
+  start(): void;
+  /** Stops the background work and drops the label indexes: first on shutdown, before connections drain. */
+  stop(): void;
+  /** Closes what the services hold open (PROJ, the gazetteer): last, once no request uses them. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds every service over `catalog`. Indexes open cheaply (PROJ itself loads on the first transform, the
+ * gazetteer on the first geocoding request, DB-IP on the first lookup): the server is ready at once. A missing
+ * index is a 503 on its endpoints, logged once here.
+ */
+export function createServices(config: Config, catalog: Catalog, log: Logger, options: ServiceOptions = {}): ServiceRoot {
+  const indexDir = config.indexDir ?? DEFAULT_INDEX_DIR;
+  const coordinates = CoordinatesService.open(indexDir, config.coordinates);
+  if (!coordinates) log.warn({ indexDir }, 'coordinates index not built (run `npm run indexes`): /coordinates answers 503');
+  else if (config.coordinates.gridDir) {
+    const g = coordinates.grids;
+    log.info({ gridDir: config.coordinates.gridDir, files: g.files.length, mb: Math.round(g.bytes / 1e5) / 10, grids: g.available.size }, 'PROJ grid files found (loaded with PROJ)');
+  }
+  const labels = new MirroredLabels(catalog, { log });
+  const elevation = new ElevationService(catalog, {
+    ...config.elevation,
+    onBadTile: (tile, err) => log.error({ tile, err: err.message }, 'terrain tile cannot be decoded: read as absent'),
+  });
+  // Geocoding and geolocation ask each other (proximity=ip; the region of a located address): `locate` is read
+  // when a request needs it, after both exist.
+  let geolocation: GeolocationService | undefined;
+  const geocoding = new GeocodingService({ indexDir, labels, locate: (ip) => geolocation?.position(ip), log: (m) => log.warn(m) });
+  geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...options.geolocation });
+  const staticMaps = new StaticMaps(catalog, { maxWaiting: config.staticMaps.queue });
+
+  const { metrics, jobStatus, checks } = options;
+  if (metrics) {
+    registerStoreMetrics(metrics.registry, catalog);
+    registerStaticMapMetrics(metrics.registry, staticMaps);
+    if (jobStatus) registerMirrorMetrics(metrics.registry, jobStatus);
+  }
+  const services: Services = {
+    rasterTiles: new RasterTiles(),
+    glyphs: new GlyphComposer(),
+    staticMaps,
+    jobStatus,
+    elevation,
+    coordinates,
+    geocoding,
+    geolocation,
+    metrics,
+    readiness: () =>
+      readiness(catalog, () => ({
+        ...checks?.(),
+        // Informational: an index not built answers 503 on its own endpoints, the rest serves.
+        indexes: { ok: true, coordinates: coordinates ? 'open' : 'absent' },
+      })),
+  };
+  return {
+    services,
+    labels,
+    start: () => void labels.start(),
+    stop: () => labels.close(),
+    close: async () => {
+      await Promise.all([coordinates?.close(), geocoding.close()]);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// The static-map service: lays a request out over a map (layout.ts) and draws it (render.ts) in turn through the
+// render queue. It owns what renders share: the queue and its budget of pixels, decoded tiles, attribution
+// badges and marker icons. One per server: the budget stands for the process's memory.
+
+import type { Catalog } from '../../store/catalog';
+import type { TileSource } from '../../store/tile-source';
+import { MarkerIcons } from './icons';
+import { layoutStaticMap, type StaticMapLayout } from './layout';
+import { RenderQueue, type RenderCounts } from './queue';
+import { drawStaticMap, renderCaches, renderWeight, type RenderCaches } from './render';
+import type { StaticMapRequest } from './request';
+
+/** Pixels the renders in flight may hold together (a bigger one waits; one alone may exceed it). */
+const PIXEL_BUDGET = 48 * 1024 * 1024;
+
+export interface StaticMapsOptions {
+  /** Most renders waiting for their turn; beyond, RenderQueueFull (default: no bound). */
+  maxWaiting?: number;
+}
+
+export class StaticMaps {
+  private readonly icons: MarkerIcons;
+  private readonly queue = new RenderQueue(PIXEL_BUDGET);
+  private readonly caches: RenderCaches = renderCaches();
+  private readonly maxWaiting: number;
+
+  constructor(catalog: Catalog, options: StaticMapsOptions = {}) {
+    this.icons = new MarkerIcons(catalog);
+    this.maxWaiting = options.maxWaiting ?? Infinity;
+  }
+
+  /** Resolves the icons and the view of `request` over `map`; throws StaticMapError (`invalid`, or `not-found`). */
+  layout(map: TileSource, request: StaticMapRequest): Promise<StaticMapLayout> {
+    return layoutStaticMap(map, request, this.icons);
+  }
+
+  /**
+   * Draws a layout into its format's bytes when its turn in the queue comes: RenderQueueFull when too many wait,
+   * RenderAbandoned when `signal` fires (the client went away) before or while it is drawn.
+   */
+  render(layout: StaticMapLayout, signal?: AbortSignal): Promise<Buffer> {
+    return this.queue.run(renderWeight(layout), this.maxWaiting, signal, () => drawStaticMap(layout, this.caches, signal));
+  }
+
+  /** What the render queue did since it was made, and how many renders wait now. */
+  renderCounts(): Readonly<RenderCounts> & { waiting: number } {
+    return { ...this.queue.counts, waiting: this.queue.queued };
+  }
+}
