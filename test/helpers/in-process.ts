@@ -109,6 +109,9 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
   const reached = new Set<string>();
   const failures: unknown[] = [];
 
+  // What the listener and Dispatcher.run do with a matched path: the key check (public routes skip it and count as
+  // the free plan), a 400 for a bad percent-encoding, the handler, a thrown error turned into its answer, and the
+  // Deprecation header of a deprecated path.
   async function get(target: string, opts: GetOptions = {}): Promise<Reply> {
     await labelsReady;
     const q = target.indexOf('?');
