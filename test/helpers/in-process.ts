@@ -1,0 +1,292 @@
+// Handler tests without a socket: the route table called in this process over a data directory (the bundled sample
+// unless told otherwise), as the dispatcher calls it once the key is checked. A path in, a Reply (data) out.
+//
+// Everything that depends on how the server wires its services into a RequestContext and how it turns a thrown
+// error into an answer lives here, marked `ADAPT`, so the test files under test/unit/routes assert on Replies only
+// (status, type, cache class, ETag, headers, body) and keep working when that wiring moves.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DEFAULT_INDEX_DIR, parseConfig } from '../../src/config/load';
+import type { Config } from '../../src/config/schema';
+import { KeyRing } from '../../src/http/auth';
+import { readiness, schedulerCheck } from '../../src/http/health';
+import { createServerMetrics } from '../../src/http/metrics';
+import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from '../../src/http/metrics-sources';
+import { HttpError, textReply, type Reply } from '../../src/http/reply';
+import { matchRoute, type RequestContext, type Route, type Services } from '../../src/http/route-table';
+import { routes } from '../../src/http/routes';
+import { persistedJobStatus } from '../../src/mirror/job-status';
+import { CoordinatesService } from '../../src/services/coordinates';
+import { ElevationService } from '../../src/services/elevation';
+import { MirroredLabels } from '../../src/services/geocoding/labels-source';
+import { GeocodingService } from '../../src/services/geocoding/service';
+import { GeolocationService } from '../../src/services/geolocation/service';
+import { Catalog } from '../../src/store/catalog';
+import { SAMPLE_DIR } from './server';
+
+export { SAMPLE_DIR };
+
+/** The base URL every request is "asked through" (what a Host header would give the dispatcher). */
+export const BASE_URL = 'https://maps.example.org';
+/** A paid key (static maps allowed) and a free one, as configured by default. */
+export const PAID_KEY = 'demo';
+export const FREE_KEY = 'freekey';
+/** The peer address of a request unless told otherwise: loopback, as the integration tests' client. */
+export const LOOPBACK = '127.0.0.1';
+
+/** A service the server may run without; its endpoints then answer as the server does without it. */
+export type ServiceName = 'jobStatus' | 'elevation' | 'coordinates' | 'geocoding' | 'geolocation' | 'metrics' | 'readiness';
+
+export interface InProcessOptions {
+  /** The data directory (default: the bundled sample). */
+  dataDir?: string;
+  /** Merged over the default configuration (same shape as the YAML file): keys `demo` paid and `freekey` free. */
+  config?: Record<string, unknown>;
+  /** Services left out, as when the server runs without them. */
+  without?: readonly ServiceName[];
+  /**
+   * Index the labels of the data directory's vector tile sets (into a temporary folder, not the data directory)
+   * before the first request answers, so geocoding knows their label ids. Off by default: it takes a while.
+   */
+  labels?: boolean;
+}
+
+export interface GetOptions {
+  /** More query parameters (the key is added unless `key` is null). */
+  query?: string | Record<string, string | string[]>;
+  /** Request headers (names in any case). */
+  headers?: Record<string, string>;
+  /** The `key` query parameter: default the paid key; null for none. */
+  key?: string | null;
+  /** The requester's address as the dispatcher works it out (peer, or the client a trusted proxy names). */
+  clientAddress?: string;
+  /** The peer is a trusted proxy. */
+  trustedProxy?: boolean;
+  /** Fires when the client goes away (default: never). */
+  signal?: AbortSignal;
+}
+
+export interface InProcess {
+  /** Answers a GET of `path` (which may carry its own `?query`) as the server would, without a socket. */
+  get(path: string, opts?: GetOptions): Promise<Reply>;
+  /** The route patterns requests reached so far (whatever they answered). */
+  readonly reached: ReadonlySet<string>;
+  /** Errors that were not HttpErrors, each answered 500 'Internal error' (a test can say there were none). */
+  readonly failures: readonly unknown[];
+  readonly config: Config;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds, once per test file, the catalog over the data directory and the services, as `tilemirror serve` does
+ * (src/serve.ts, src/http/server.ts): a catalog that is not watched (the files do not change under a test), no
+ * scheduler, and the jobs' status read from the persisted state.
+ */
+export function inProcess(options: InProcessOptions = {}): InProcess {
+  const dataDir = options.dataDir ?? SAMPLE_DIR;
+  const config = parseConfig(
+    { data: dataDir, keys: [{ key: PAID_KEY, plan: 'paid' }, { key: FREE_KEY, plan: 'free' }], logLevel: 'silent', ...options.config },
+    'in-process test',
+    process.cwd(),
+    {},
+  );
+  const without = new Set(options.without ?? []);
+  const catalog = new Catalog(config.data, { tileCacheBytes: config.cache.memoryMb * 1024 * 1024 });
+  const temp: string[] = [];
+  let labels: MirroredLabels | undefined;
+  if (options.labels) {
+    const dir = mkdtempSync(join(tmpdir(), 'tilemirror-in-process-labels-'));
+    temp.push(dir);
+    labels = new MirroredLabels(catalog, { dir });
+  }
+  const labelsReady = labels ? labels.start().idle() : Promise.resolve();
+  const built = buildServices(config, catalog, labels, without);
+  const keys = new KeyRing(config.keys);
+  const reached = new Set<string>();
+  const failures: unknown[] = [];
+
+  // What the listener and Dispatcher.run do with a matched path: the key check (public routes skip it and count as
+  // the free plan), a 400 for a bad percent-encoding, the handler, a thrown error turned into its answer, and the
+  // Deprecation header of a deprecated path.
+  async function get(target: string, opts: GetOptions = {}): Promise<Reply> {
+    await labelsReady;
+    const q = target.indexOf('?');
+    const path = q < 0 ? target : target.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
+    const key = opts.key === undefined ? PAID_KEY : opts.key;
+    if (key !== null) query.set('key', key);
+    const extra = typeof opts.query === 'string' ? new URLSearchParams(opts.query) : Object.entries(opts.query ?? {}).flatMap(([n, v]) => [v].flat().map((x) => [n, x]));
+    for (const [n, v] of extra) query.append(n, v);
+    const headers: IncomingHttpHeaders = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([n, v]) => [n.toLowerCase(), v]));
+
+    const found = matchRoute(routes, path);
+    // As the listener: no route is Express's plain 404.
+    if (!found) return textReply(404, 'Not found');
+    const { route } = found;
+    reached.add(route.pattern);
+    let plan: RequestContext['plan'] = 'free';
+    if (!route.public) {
+      const auth = keys.check(query.get('key') ?? undefined, headers);
+      if (!auth.ok) return textReply(403, auth.message);
+      plan = auth.key.plan;
+    }
+    if ('badEncoding' in found) return withRouteHeaders(route, textReply(400, 'Invalid percent-encoding in the path'));
+    const ctx = context(built, { catalog, config, key: query.get('key') ?? '', plan, path, query, headers, opts });
+    try {
+      return withRouteHeaders(route, await route.invoke(ctx, found.params));
+    } catch (err) {
+      if (!(err instanceof HttpError)) failures.push(err);
+      return withRouteHeaders(route, errorReply(err));
+    }
+  }
+
+  return {
+    get,
+    reached,
+    failures,
+    config,
+    async close() {
+      await labelsReady.catch(() => undefined);
+      labels?.close();
+      await built.close();
+      catalog.close();
+      for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface Built {
+  services: Services;
+  close(): Promise<void>;
+}
+
+// ADAPT: the services as src/serve.ts and src/http/server.ts wire them today (RequestContext's seven service
+// fields; the raster tiles, the glyph composer and the static-map queue are module singletons of their routes and
+// services). Point this at the composition root's function once there is one, with `without` taking out what the
+// server can run without.
+function buildServices(config: Config, catalog: Catalog, labels: MirroredLabels | undefined, without: ReadonlySet<ServiceName>): Built {
+  const coordinates = without.has('coordinates') ? undefined : CoordinatesService.open(config.indexDir ?? DEFAULT_INDEX_DIR, config.coordinates);
+  const elevation = new ElevationService(catalog, config.elevation);
+  // Geocoding and geolocation ask each other (proximity=ip; the region of a located address).
+  let geolocation: GeolocationService | undefined;
+  const geocoding = new GeocodingService({ indexDir: config.indexDir ?? DEFAULT_INDEX_DIR, labels, locate: (ip) => geolocation?.position(ip), log: () => undefined });
+  geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt });
+  const jobStatus = persistedJobStatus(config);
+  const metrics = config.metrics.enabled && !without.has('metrics') ? createServerMetrics() : undefined;
+  if (metrics) {
+    registerStoreMetrics(metrics.registry, catalog);
+    registerStaticMapMetrics(metrics.registry);
+    registerMirrorMetrics(metrics.registry, jobStatus);
+  }
+  const checks = () => ({ scheduler: schedulerCheck('none'), indexes: { ok: true, coordinates: coordinates ? 'open' : 'absent' } });
+  const all: Services = { jobStatus, elevation, coordinates, geocoding, geolocation, metrics, readiness: () => readiness(catalog, checks) };
+  for (const name of without) delete all[name];
+  return {
+    services: all,
+    async close() {
+      geocoding.close();
+      await coordinates?.close();
+    },
+  };
+}
+
+// ADAPT: the context the dispatcher hands a handler (src/http/dispatch.ts, class Context): request fields plus
+// the services spread in. After the merge the services go in as the one `services` object.
+function context(
+  built: Built,
+  r: { catalog: Catalog; config: Config; key: string; plan: RequestContext['plan']; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; opts: GetOptions },
+): RequestContext {
+  return {
+    catalog: r.catalog,
+    config: r.config,
+    key: r.key,
+    plan: r.plan,
+    baseUrl: BASE_URL,
+    query: r.query,
+    headers: r.headers,
+    path: r.path,
+    signal: r.opts.signal ?? new AbortController().signal,
+    clientAddress: r.opts.clientAddress ?? LOOPBACK,
+    trustedProxy: r.opts.trustedProxy ?? false,
+    ...built.services,
+  };
+}
+
+// ADAPT: how a thrown error becomes the answer (src/http/dispatch.ts, Dispatcher.errorReply): an HttpError its
+// status, message and headers; anything else a 500 without details. After the merge: the one exported function
+// that maps any error (service error kinds included) to a Reply.
+function errorReply(err: unknown): Reply {
+  if (err instanceof HttpError) return textReply(err.status, err.message, err.headers);
+  return textReply(500, 'Internal error');
+}
+
+/** The headers the dispatcher adds for a deprecated path (Deprecation; a Link to the successor if the route names one); the reply's own headers win, as when they are written. */
+function withRouteHeaders(route: Route, reply: Reply): Reply {
+  if (!route.deprecated) return reply;
+  const { successor } = route.deprecated;
+  return { ...reply, headers: { Deprecation: 'true', ...(successor && { Link: `<${successor}>; rel="successor-version"` }), ...reply.headers } };
+}
+
+// ---- the route table ----
+
+/** The patterns of the route table whose handler is one of a route module's exports (the routes "of that file"). */
+export function patternsOf(module: Record<string, unknown>): string[] {
+  const handlers = new Set(Object.values(module));
+  return routes.filter((r) => handlers.has(r.handler)).map((r) => r.pattern);
+}
+
+// ---- reading replies ----
+
+/** The body as UTF-8 text ('' when there is none). */
+export function text(reply: Reply): string {
+  return reply.body?.toString('utf8') ?? '';
+}
+
+/** A plain-text answer's message, without its line end (what the integration tests compare after trim()). */
+export function message(reply: Reply): string {
+  return text(reply).trim();
+}
+
+/** The body parsed as JSON. */
+export function json<T = unknown>(reply: Reply): T {
+  return JSON.parse(text(reply)) as T;
+}
+
+/** The bytes a client that does not accept gzip receives (a stored gzip tile decompressed). */
+export function plainBody(reply: Reply): Buffer | undefined {
+  return reply.gzipped ? reply.plain : reply.body;
+}
+
+/** Status and message of an error answer, for one `toEqual`. */
+export function failure(reply: Reply): { status: number; type: string | undefined; message: string } {
+  return { status: reply.status, type: reply.type, message: message(reply) };
+}
+
+// ---- the stored data, read apart from the code under test ----
+
+/** A document (style.json, sprite.png, 0-255.pbf, features.json, ...) as stored, read with SQL. */
+export function readStoredDocument(file: string, path: string): Buffer {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').get(path) as { data: Buffer } | undefined;
+    if (!row) throw new Error(`no document ${path} in ${file}`);
+    return row.data;
+  } finally {
+    db.close();
+  }
+}
+
+/** The path of a store of the data directory, e.g. storeFile('maps', 'sample'). */
+export function storeFile(kind: string, id: string, dataDir = SAMPLE_DIR): string {
+  return join(dataDir, kind, `${id}.mbtiles`);
+}
+
+/** A temporary directory removed by the returned cleanup (an empty data or index directory). */
+export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `tilemirror-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,107 @@
+// src/http/routes/home.ts in process: the index page `/` on the bundled sample (a resource of every kind, an example
+// for every endpoint family, every link carrying the key and answering), its escaping, and /health, /health/live.
+
+import * as home from '../../../src/http/routes/home';
+import { writeDataStore } from '../../fixtures/document-stores';
+import { BASE_URL, inProcess, json, patternsOf, PAID_KEY, tempDir, text } from '../../helpers/in-process';
+
+const app = inProcess();
+const odd = tempDir('home');
+writeDataStore(odd.dir, `a"b<i>&c`);
+const escaped = inProcess({ dataDir: odd.dir });
+afterAll(async () => {
+  await app.close();
+  await escaped.close();
+  odd.cleanup();
+});
+
+/** The hrefs of a page, entities undone (the page escapes `&` in URLs). */
+const hrefs = (html: string): string[] =>
+  [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+
+let page = '';
+beforeAll(async () => {
+  const r = await app.get('/');
+  expect(r).toMatchObject({ status: 200, type: 'text/html; charset=utf-8', cache: 'document' });
+  page = text(r);
+});
+
+test('the route table gives home.ts its three patterns', () => {
+  expect(patternsOf(home)).toEqual(['/', '/health', '/health/live']);
+});
+
+test('lists a resource of every kind, with its id', () => {
+  const kinds = [...page.matchAll(/<tr><td>([a-z]+)<\/td><td>([^<]+)<\/td>/g)].map((m) => `${m[1]}/${m[2]}`);
+  expect(kinds).toEqual(
+    expect.arrayContaining([
+      'maps/sample',
+      'tiles/sample-vector',
+      'tiles/sample-terrain',
+      'tiles/sample-temperature-0000',
+      'tiles/sample-temperature-0600',
+      'images/sample-image',
+      'data/sample-countries',
+      'weather/latest',
+      'sprites/sample',
+      'fonts/Noto Sans Regular',
+    ]),
+  );
+});
+
+test('links the API docs and the OpenAPI document, and shows an example for every endpoint family', () => {
+  const paths = hrefs(page).map((h) => decodeURIComponent(new URL(h).pathname));
+  for (const p of ['/docs', '/openapi.json']) expect(paths).toContain(p);
+  const families: [string, RegExp][] = [
+    ['map tile z/x/y', /^\/maps\/sample\/\d+\/\d+\/\d+\.png$/],
+    ['map tile 256 px', /^\/maps\/sample\/256\/\d+\/\d+\/\d+\.png$/],
+    ['style', /^\/maps\/sample\/style\.json$/],
+    ['static map', /^\/maps\/sample\/static\/[-\d.]+,[-\d.]+,\d+\/\d+x\d+\.png$/],
+    ['vector tile z/x/y', /^\/tiles\/sample-vector\/\d+\/\d+\/\d+\.pbf$/],
+    ['TileJSON', /^\/tiles\/sample-vector\/tiles\.json$/],
+    ['WMTS', /^\/wmts\/1\.0\.0\/WMTSCapabilities\.xml$/],
+    ['WMTS of a map', /^\/maps\/sample\/WMTSCapabilities\.xml$/],
+    ['OGC API landing page', /^\/ogc$/],
+    ['OGC API tile', /^\/ogc\/collections\/[^/]+\/(map\/)?tiles\/WebMercatorQuad\d*\/\d+\/\d+\/\d+$/],
+    ['image', /^\/images\/sample-image\/image\.json$/],
+    ['fonts range', /^\/fonts\/Noto Sans Regular\/0-255\.pbf$/],
+    ['sprite', /^\/sprites\/sample\/sprite\.(json|png)$/],
+    ['data features', /^\/data\/sample-countries\/features\.json$/],
+    ['weather', /^\/weather\/latest\.json$/],
+  ];
+  expect(families.filter(([, re]) => !paths.some((p) => re.test(p))).map(([name]) => name)).toEqual([]);
+});
+
+test('every example link is on this server, carries the key and answers 200', async () => {
+  const links = [...new Set(hrefs(page))].filter((h) => !h.startsWith('data:'));
+  expect(links.length).toBeGreaterThan(40);
+  const failures: string[] = [];
+  for (const href of links) {
+    const u = new URL(href);
+    expect(u.origin).toBe(BASE_URL);
+    expect(u.searchParams.get('key')).toBe(PAID_KEY);
+    u.searchParams.delete('key');
+    const r = await app.get(`${u.pathname}${u.search}`);
+    if (r.status !== 200) failures.push(`${r.status} ${u.pathname}${u.search}`);
+  }
+  expect(failures).toEqual([]);
+});
+
+test('ids and names with markup are shown as text, and the link still works', async () => {
+  const html = text(await escaped.get('/'));
+  expect(html).not.toContain('<i>&c');
+  expect(html).toContain('a&quot;b&lt;i&gt;&amp;c');
+  const link = new URL(hrefs(html).find((h) => h.includes('/data/'))!);
+  const r = await escaped.get(link.pathname);
+  expect(r.status).toBe(200);
+  expect(json<{ type: string }>(r).type).toBe('FeatureCollection');
+});
+
+test.each(['/health', '/health/live'])('%s: public liveness, ok, never cached', async (path) => {
+  const r = await app.get(path, { key: null });
+  expect(r).toEqual({ status: 200, body: Buffer.from('ok\n'), type: 'text/plain; charset=utf-8', cache: 'none' });
+});
+
+test('every route of home.ts was reached, and nothing failed unexpectedly', () => {
+  expect(patternsOf(home).filter((p) => !app.reached.has(p))).toEqual([]);
+  expect([...app.failures, ...escaped.failures]).toEqual([]);
+});
