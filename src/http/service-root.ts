@@ -57,6 +57,8 @@ export interface ServiceOptions {
    * (by default the gazetteer's) and the elevation (by default the elevation service's).
    */
   geolocation?: GeolocationHooks;
+  /** Folder of the label indexes (default `<data>/.labels`): tests keep them out of the data directory. */
+  labelsDir?: string;
 }
 
 /** The services of one server and their lifetime. */
@@ -85,7 +87,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     const g = coordinates.grids;
     log.info({ gridDir: config.coordinates.gridDir, files: g.files.length, mb: Math.round(g.bytes / 1e5) / 10, grids: g.available.size }, 'PROJ grid files found (loaded with PROJ)');
   }
-  const labels = new MirroredLabels(catalog, { log });
+  const labels = new MirroredLabels(catalog, { log, dir: options.labelsDir });
   const elevation = new ElevationService(catalog, {
     ...config.elevation,
     onBadTile: (tile, err) => log.error({ tile, err: err.message }, 'terrain tile cannot be decoded: read as absent'),

@@ -1,30 +1,27 @@
 // Handler tests without a socket: the route table called in this process over a data directory (the bundled sample
 // unless told otherwise), as the dispatcher calls it once the key is checked. A path in, a Reply (data) out.
 //
-// Everything that depends on how the server wires its services into a RequestContext and how it turns a thrown
-// error into an answer lives here, marked `ADAPT`, so the test files under test/unit/routes assert on Replies only
-// (status, type, cache class, ETag, headers, body) and keep working when that wiring moves.
+// The services come from the server's own composition root (createServices) and errors become answers through
+// its one mapping (errorReply, in the route's dialect), so the test files under test/unit/routes assert on
+// Replies only (status, type, cache class, ETag, headers, body).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_INDEX_DIR, parseConfig } from '../../src/config/load';
+import pino from 'pino';
+import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { KeyRing } from '../../src/http/auth';
-import { readiness, schedulerCheck } from '../../src/http/health';
+import { errorReply } from '../../src/http/error-reply';
+import { schedulerCheck } from '../../src/http/health';
 import { createServerMetrics } from '../../src/http/metrics';
-import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from '../../src/http/metrics-sources';
-import { HttpError, textReply, type Reply } from '../../src/http/reply';
-import { matchRoute, type RequestContext, type Route, type Services } from '../../src/http/route-table';
+import { textReply, type Reply } from '../../src/http/reply';
+import { matchRoute, type RequestContext, type Route } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
+import { createServices, type ServiceRoot, type Services } from '../../src/http/service-root';
 import { persistedJobStatus } from '../../src/mirror/job-status';
-import { CoordinatesService } from '../../src/services/coordinates';
-import { ElevationService } from '../../src/services/elevation';
-import { MirroredLabels } from '../../src/services/geocoding/labels-source';
-import { GeocodingService } from '../../src/services/geocoding/service';
-import { GeolocationService } from '../../src/services/geolocation/service';
 import { Catalog } from '../../src/store/catalog';
 import { SAMPLE_DIR } from './server';
 
@@ -75,7 +72,7 @@ export interface InProcess {
   get(path: string, opts?: GetOptions): Promise<Reply>;
   /** The route patterns requests reached so far (whatever they answered). */
   readonly reached: ReadonlySet<string>;
-  /** Errors that were not HttpErrors, each answered 500 'Internal error' (a test can say there were none). */
+  /** Errors with neither a status nor a kind, each answered 500 'Internal error' (a test can say there were none). */
   readonly failures: readonly unknown[];
   readonly config: Config;
   close(): Promise<void>;
@@ -97,14 +94,11 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
   const without = new Set(options.without ?? []);
   const catalog = new Catalog(config.data, { tileCacheBytes: config.cache.memoryMb * 1024 * 1024 });
   const temp: string[] = [];
-  let labels: MirroredLabels | undefined;
-  if (options.labels) {
-    const dir = mkdtempSync(join(tmpdir(), 'tilemirror-in-process-labels-'));
-    temp.push(dir);
-    labels = new MirroredLabels(catalog, { dir });
-  }
-  const labelsReady = labels ? labels.start().idle() : Promise.resolve();
-  const built = buildServices(config, catalog, labels, without);
+  const labelsDir = mkdtempSync(join(tmpdir(), 'tilemirror-in-process-labels-'));
+  temp.push(labelsDir);
+  const built = buildServices(config, catalog, labelsDir, without);
+  // The labels are indexed only when asked for: without, geocoding knows no label of the tile sets.
+  const labelsReady = options.labels ? built.root.labels.start().idle() : Promise.resolve();
   const keys = new KeyRing(config.keys);
   const reached = new Set<string>();
   const failures: unknown[] = [];
@@ -128,19 +122,18 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
     if (!found) return textReply(404, 'Not found');
     const { route } = found;
     reached.add(route.pattern);
-    let plan: RequestContext['plan'] = 'free';
+    let tier: RequestContext['tier'] = 'free';
     if (!route.public) {
       const auth = keys.check(query.get('key') ?? undefined, headers);
-      if (!auth.ok) return textReply(403, auth.message);
-      plan = auth.key.plan;
+      if (!auth.ok) return route.dialect({ status: 403, message: auth.message });
+      tier = auth.key.plan;
     }
-    if ('badEncoding' in found) return withRouteHeaders(route, textReply(400, 'Invalid percent-encoding in the path'));
-    const ctx = context(built, { catalog, config, key: query.get('key') ?? '', plan, path, query, headers, opts });
+    if ('badEncoding' in found) return withRouteHeaders(route, route.dialect({ status: 400, message: 'Invalid percent-encoding in the path' }));
+    const ctx = context(built, { catalog, config, key: query.get('key') ?? '', tier, path, query, headers, opts });
     try {
       return withRouteHeaders(route, await route.invoke(ctx, found.params));
     } catch (err) {
-      if (!(err instanceof HttpError)) failures.push(err);
-      return withRouteHeaders(route, errorReply(err));
+      return withRouteHeaders(route, errorReply(err, route.dialect, (unexpected) => failures.push(unexpected)));
     }
   }
 
@@ -151,8 +144,8 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
     config,
     async close() {
       await labelsReady.catch(() => undefined);
-      labels?.close();
-      await built.close();
+      built.root.stop();
+      await built.root.close();
       catalog.close();
       for (const dir of temp) rmSync(dir, { recursive: true, force: true });
     },
@@ -160,51 +153,35 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
 }
 
 interface Built {
+  root: ServiceRoot;
+  /** The root's services less the ones left out. */
   services: Services;
-  close(): Promise<void>;
 }
 
-// ADAPT: the services as src/serve.ts and src/http/server.ts wire them today (RequestContext's seven service
-// fields; the raster tiles, the glyph composer and the static-map queue are module singletons of their routes and
-// services). Point this at the composition root's function once there is one, with `without` taking out what the
-// server can run without.
-function buildServices(config: Config, catalog: Catalog, labels: MirroredLabels | undefined, without: ReadonlySet<ServiceName>): Built {
-  const coordinates = without.has('coordinates') ? undefined : CoordinatesService.open(config.indexDir ?? DEFAULT_INDEX_DIR, config.coordinates);
-  const elevation = new ElevationService(catalog, config.elevation);
-  // Geocoding and geolocation ask each other (proximity=ip; the region of a located address).
-  let geolocation: GeolocationService | undefined;
-  const geocoding = new GeocodingService({ indexDir: config.indexDir ?? DEFAULT_INDEX_DIR, labels, locate: (ip) => geolocation?.position(ip), log: () => undefined });
-  geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt });
-  const jobStatus = persistedJobStatus(config);
+/** The services as `tilemirror serve` builds them (the composition root), less those the test leaves out. */
+function buildServices(config: Config, catalog: Catalog, labelsDir: string, without: ReadonlySet<ServiceName>): Built {
   const metrics = config.metrics.enabled && !without.has('metrics') ? createServerMetrics() : undefined;
-  if (metrics) {
-    registerStoreMetrics(metrics.registry, catalog);
-    registerStaticMapMetrics(metrics.registry);
-    registerMirrorMetrics(metrics.registry, jobStatus);
-  }
-  const checks = () => ({ scheduler: schedulerCheck('none'), indexes: { ok: true, coordinates: coordinates ? 'open' : 'absent' } });
-  const all: Services = { jobStatus, elevation, coordinates, geocoding, geolocation, metrics, readiness: () => readiness(catalog, checks) };
-  for (const name of without) delete all[name];
-  return {
-    services: all,
-    async close() {
-      geocoding.close();
-      await coordinates?.close();
-    },
-  };
+  const root = createServices(config, catalog, pino({ level: 'silent' }), {
+    jobStatus: persistedJobStatus(config),
+    metrics,
+    checks: () => ({ scheduler: schedulerCheck('none') }),
+    labelsDir,
+  });
+  const services: { -readonly [K in keyof Services]: Services[K] } = { ...root.services };
+  for (const name of without) delete services[name];
+  return { root, services };
 }
 
-// ADAPT: the context the dispatcher hands a handler (src/http/dispatch.ts, class Context): request fields plus
-// the services spread in. After the merge the services go in as the one `services` object.
+/** The context the dispatcher hands a handler (src/http/dispatch.ts, class Context). */
 function context(
   built: Built,
-  r: { catalog: Catalog; config: Config; key: string; plan: RequestContext['plan']; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; opts: GetOptions },
+  r: { catalog: Catalog; config: Config; key: string; tier: RequestContext['tier']; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; opts: GetOptions },
 ): RequestContext {
   return {
     catalog: r.catalog,
     config: r.config,
     key: r.key,
-    plan: r.plan,
+    tier: r.tier,
     baseUrl: BASE_URL,
     query: r.query,
     headers: r.headers,
@@ -212,16 +189,9 @@ function context(
     signal: r.opts.signal ?? new AbortController().signal,
     clientAddress: r.opts.clientAddress ?? LOOPBACK,
     trustedProxy: r.opts.trustedProxy ?? false,
-    ...built.services,
+    services: built.services,
+    routes,
   };
-}
-
-// ADAPT: how a thrown error becomes the answer (src/http/dispatch.ts, Dispatcher.errorReply): an HttpError its
-// status, message and headers; anything else a 500 without details. After the merge: the one exported function
-// that maps any error (service error kinds included) to a Reply.
-function errorReply(err: unknown): Reply {
-  if (err instanceof HttpError) return textReply(err.status, err.message, err.headers);
-  return textReply(500, 'Internal error');
 }
 
 /** The headers the dispatcher adds for a deprecated path (Deprecation; a Link to the successor if the route names one); the reply's own headers win, as when they are written. */
