@@ -70,8 +70,17 @@ test('an empty data directory is live but not ready; a store published into it m
   }
 });
 
+/** A data directory of its own holding the sample's vector tile set: a scheduler persists its jobs' state there. */
+function vectorOnly(): string {
+  const data = join(dir, 'data');
+  mkdirSync(join(data, 'tiles'), { recursive: true });
+  copyFileSync(join(SAMPLE_DIR, 'tiles', 'sample-vector.mbtiles'), join(data, 'tiles', 'sample-vector.mbtiles'));
+  return data;
+}
+
 test('a scheduled job that cannot start: the server serves, live, but is not ready, naming the scheduler', async () => {
   const srv = await startServer({
+    dataDir: vectorOnly(),
     config: {
       ...serverConfig(),
       mirror: {
@@ -98,6 +107,7 @@ test('a scheduled job that cannot start: the server serves, live, but is not rea
 
 test('a scheduler that starts is ready', async () => {
   const srv = await startServer({
+    dataDir: vectorOnly(),
     config: { ...serverConfig(), mirror: { upstream: 'http://127.0.0.1:9/', jobs: [{ name: 'nightly', resources: ['tiles/sample-vector'], schedule: '0 3 * * *', timezone: 'UTC' }] } },
   });
   try {
