@@ -4,7 +4,7 @@ import { DocumentStore } from './document-store';
 import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
 import type { PmtilesStore } from './pmtiles/store';
-import type { TileStore } from './tile-source';
+import type { TileStore } from './tile-reader';
 import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
