@@ -28,7 +28,7 @@ const FORMATS: Record<string, TileFormat> = { png: 'png', jpg: 'jpg', jpeg: 'jpg
 const MERCATOR_LAT = 85.0511287798066;
 const BATCH = 2000;
 
-/** The tiles of a source file, whichever schema holds them: (z, column, TMS row, data). */
+/** The tiles of the file imported, whichever schema holds them: (z, column, TMS row, data). */
 function tileQuery(tables: Set<string>): string {
   const query = foreignTilesQuery(tables);
   if (query === undefined) throw new MbtilesImportError('tiles', 'the file has no tiles table (nor map and images tables)');
@@ -96,13 +96,13 @@ export interface MbtilesImportPlan {
   tiles: number;
 }
 
-interface SourceFile {
+interface ForeignFile {
   db: Database.Database;
   query: string;
   meta: Map<string, string>;
 }
 
-function openSource(file: string): SourceFile {
+function openForeign(file: string): ForeignFile {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -122,8 +122,8 @@ function openSource(file: string): SourceFile {
 }
 
 /** Checks the file and describes the store it becomes; throws MbtilesImportError naming the bad field. */
-function plan(src: SourceFile, kind: ResourceKind, id: string): MbtilesImportPlan {
-  const { db, query, meta } = src;
+function plan(foreign: ForeignFile, kind: ResourceKind, id: string): MbtilesImportPlan {
+  const { db, query, meta } = foreign;
   const stats = foreignTileStats(db, query);
   if (!stats || stats.n === 0) throw new MbtilesImportError('tiles', 'the file holds no tiles');
   const first = foreignFirstTile(db, query);
@@ -171,11 +171,11 @@ export interface ImportedStore {
  * file, verified (SQLite integrity, tile count), then published by rename. The caller holds the store's lock.
  */
 export function importMbtiles(file: string, dataDir: string, kind: ResourceKind, id: string): ImportedStore {
-  const src = openSource(file);
+  const foreign = openForeign(file);
   const target = join(dataDir, kind, `${id}.mbtiles`);
   const staging = join(dataDir, kind, `.${id}.mbtiles.import-${process.pid}`);
   try {
-    const { header, tiles } = plan(src, kind, id);
+    const { header, tiles } = plan(foreign, kind, id);
     header.extraMetadata = { 'tilemirror:imported_from': basename(file) };
     mkdirSync(join(dataDir, kind), { recursive: true });
     rmSync(staging, { force: true });
@@ -192,7 +192,7 @@ export function importMbtiles(file: string, dataDir: string, kind: ResourceKind,
         copied += part.length;
         batch = [];
       };
-      for (const r of foreignTiles(src.db, src.query)) {
+      for (const r of foreignTiles(foreign.db, foreign.query)) {
         batch.push(r);
         if (batch.length >= BATCH) flush();
       }
@@ -213,6 +213,6 @@ export function importMbtiles(file: string, dataDir: string, kind: ResourceKind,
     rmSync(`${staging}-journal`, { force: true });
     throw err;
   } finally {
-    src.db.close();
+    foreign.db.close();
   }
 }

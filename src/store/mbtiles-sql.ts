@@ -125,7 +125,7 @@ export function dropAllButContent(db: Database.Database): void {
   for (const o of drops) db.exec(`DROP ${o.type.toUpperCase()} IF EXISTS ${quote(o.name)}`);
 }
 
-/** Drops content tables (those a bundle's source store does not have). */
+/** Drops content tables (those the store a bundle was exported from does not have). */
 export function dropTables(db: Database.Database, tables: readonly ContentTable[]): void {
   for (const t of tables) db.exec(`DROP TABLE IF EXISTS ${t}`);
 }

@@ -63,7 +63,7 @@ export class StorePatch {
     this.flusher = fileBytes >= FLUSH_BEHIND_BYTES ? flushBehind(paths.staging) : undefined;
   }
 
-  /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the source has. */
+  /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the exported store has. */
   setHeader(header: StoreHeader): void {
     clearTables(this.db, ['metadata', 'tilemirror_pyramids']);
     writeMetadata(this.db, header.metadata, false);
@@ -104,7 +104,7 @@ export class StorePatch {
     return { tiles: this.tiles.count(), documents: this.documents.count() };
   }
 
-  /** Commits, drops the tables the source does not have, and closes the staging file as one self-contained file. */
+  /** Commits, drops the tables the exported store does not have, and closes the staging file as one self-contained file. */
   complete(): void {
     this.db.exec('COMMIT');
     this.flusher?.stop();

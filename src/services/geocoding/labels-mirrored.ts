@@ -137,7 +137,7 @@ export class MirroredLabels implements LabelFinder {
 
   /** The tile sets indexed now, with the store version each index was built from. */
   indexed(): Record<string, string> {
-    return Object.fromEntries([...this.indexes].map(([id, ix]) => [id, ix.sourceVersion]));
+    return Object.fromEntries([...this.indexes].map(([id, ix]) => [id, ix.tilesetVersion]));
   }
 
   private indexFile(id: string): string {
@@ -166,7 +166,7 @@ export class MirroredLabels implements LabelFinder {
     if (!existsSync(file)) return undefined;
     try {
       const ix = new LabelIndex(file);
-      if (ix.sourceVersion === version && ix.format === LABEL_INDEX_FORMAT) return ix;
+      if (ix.tilesetVersion === version && ix.format === LABEL_INDEX_FORMAT) return ix;
       ix.close();
     } catch {
       // Unreadable (damaged, or another format): rebuilt below.
@@ -194,7 +194,7 @@ export class MirroredLabels implements LabelFinder {
       if (this.closed) return;
       const { id, version } = tileset.info;
       const current = this.indexes.get(id);
-      if (current?.sourceVersion === version) continue;
+      if (current?.tilesetVersion === version) continue;
       const key = `${id}@${version}`;
       if (this.failed.has(key)) continue;
       const ready = this.tryOpen(id, version);
