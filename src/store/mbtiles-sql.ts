@@ -246,19 +246,26 @@ const quoteText = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 /**
  * The two tile tables of one connection: the main pyramid's rows in `tiles`, the other pyramids' in
  * `tilemirror_tiles`, each addressed by its pyramid key (`main` names the one in `tiles`: the main pyramid's name,
- * or MAIN_TABLE_KEY for bundles). Statements are prepared on first use and kept; a file without
- * `tilemirror_tiles` (a plain MBTiles file) holds no tiles of other pyramids.
+ * or MAIN_TABLE_KEY for bundles). A file without `tilemirror_tiles` (a plain MBTiles file) holds no tiles of other
+ * pyramids. The reads of a tile are prepared at once (a file whose tables cannot answer them fails here, when it is
+ * opened, not at its first tile); the other statements on first use, then kept.
  */
 export class TileTables {
   private readonly extra: boolean;
   private readonly stmts = new Map<string, Stmt>();
-  private getMain?: Database.Statement<[number, number, number], Buffer | null>;
-  private getExtra?: Database.Statement<[string, number, number, number], Buffer | null>;
+  private readonly getMain: Database.Statement<[number, number, number], Buffer | null>;
+  private readonly getExtra?: Database.Statement<[string, number, number, number], Buffer | null>;
   private putMain?: Stmt;
   private putExtra?: Stmt;
 
   constructor(private readonly db: Database.Database, readonly main: string) {
     this.extra = tableNames(db).has('tilemirror_tiles');
+    this.getMain = db.prepare<[number, number, number], Buffer | null>('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck();
+    if (this.extra) {
+      this.getExtra = db
+        .prepare<[string, number, number, number], Buffer | null>('SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?')
+        .pluck();
+    }
   }
 
   private stmt(sql: string): Stmt {
@@ -272,15 +279,8 @@ export class TileTables {
 
   /** The stored bytes of a tile; undefined when there is no row (or its data is NULL). */
   get(key: string, z: number, x: number, row: number): Buffer | undefined {
-    if (key === this.main) {
-      this.getMain ??= this.db.prepare<[number, number, number], Buffer | null>('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck();
-      return this.getMain.get(z, x, row) ?? undefined;
-    }
-    if (!this.extra) return undefined;
-    this.getExtra ??= this.db
-      .prepare<[string, number, number, number], Buffer | null>('SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?')
-      .pluck();
-    return this.getExtra.get(key, z, x, row) ?? undefined;
+    if (key === this.main) return this.getMain.get(z, x, row) ?? undefined;
+    return this.getExtra?.get(key, z, x, row) ?? undefined;
   }
 
   /** Whether the tile has a row. */
@@ -408,22 +408,21 @@ export interface DocumentRow {
 }
 
 /**
- * The documents table of one connection (`tilemirror_documents`), by path. Statements are prepared on first use;
- * a file without the table holds no documents.
+ * The documents table of one connection (`tilemirror_documents`), by path; a file without the table holds no
+ * documents. The read of a document is prepared at once, the other statements on first use.
  */
 export class DocumentTable {
   readonly present: boolean;
-  private getStmt?: Database.Statement<[string], { content_type: string; data: Buffer }>;
+  private readonly getStmt?: Database.Statement<[string], { content_type: string; data: Buffer }>;
   private putStmt?: Stmt;
 
   constructor(private readonly db: Database.Database) {
     this.present = tableNames(db).has('tilemirror_documents');
+    if (this.present) this.getStmt = db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
   }
 
   get(path: string): { contentType: string; data: Buffer } | undefined {
-    if (!this.present) return undefined;
-    this.getStmt ??= this.db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
-    const row = this.getStmt.get(path);
+    const row = this.getStmt?.get(path);
     return row ? { contentType: row.content_type, data: row.data } : undefined;
   }
 

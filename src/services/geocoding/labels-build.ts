@@ -4,10 +4,10 @@
 // background keeps answering. The tile set is read through the store's tile reader (its scan), whatever file
 // holds it (MBTiles or PMTiles); the scan holds nothing open while the build yields.
 //
-// Steps: (1) every tile of the deepest zoom holding tiles → labels (points kept in the tile proper), road pieces and their
-// vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one road,
-// placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the name
-// of the nearest road vertex within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
+// Steps: (1) every tile of the deepest zoom holding tiles → labels (points kept in the tile proper), road pieces
+// and their vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one
+// road, placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the
+// name of the nearest road vertex within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
 
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';

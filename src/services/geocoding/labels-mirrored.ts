@@ -1,8 +1,8 @@
-// The LabelFinder over the data directory's vector tile sets, whatever file holds them (MBTiles or PMTiles: each is
-// read through the store's tile reader). The catalog is the one trigger: it already notices
-// every store that appears, is republished (the mirror's atomic rename: a new file version) or disappears, by
-// whatever path it arrived (a mirror run, `import`, a copied file, the sample); on each change this reconciles the
-// label indexes in `<data>/.labels/<id>.sqlite` with the catalog's vector tile sets:
+// The LabelFinder over the data directory's vector tile sets, whatever file holds them (MBTiles or PMTiles: each
+// is read through the store's tile reader). The catalog is the one trigger: it already notices every store that
+// appears, is republished (the mirror's atomic rename: a new file version) or disappears, by whatever path it
+// arrived (a mirror run, `import`, a copied file, the sample); on each change this reconciles the label indexes in
+// `<data>/.labels/<id>.sqlite` with the catalog's vector tile sets:
 //   - a tile set without an index of its current version gets one, built in the background (one at a time,
 //     in slices that yield to the event loop) while the previous version, if any, keeps answering;
 //   - a removed tile set's index is closed and deleted.
