@@ -1,6 +1,7 @@
-// The command-line side of PMTiles export and MBTiles import (issue 13): resolving a resource of the data
-// directory, taking the store's lock, building the archive's metadata from the store's TileJSON, reporting.
-// src/cli.ts calls these from `export --format pmtiles` and `import --mbtiles`.
+// The command-line side of moving tile sets in and out of the data directory in other tools' formats: PMTiles
+// export (`export --format pmtiles`: the store's main pyramid as an archive whose metadata is the store's TileJSON)
+// and MBTiles import (`import --mbtiles`: a file made elsewhere, checked and published as a store, under the
+// store's lock). Resolves the resource, reports in lines to print; src/cli.ts calls these.
 
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -10,7 +10,6 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import { BundleError, parseManifest, type Manifest } from './manifest';
-import { StreamHashing } from './verify';
 
 const MAGIC = Buffer.from('TMBUNDL1');
 const TRAILER = 16;
@@ -229,6 +228,24 @@ function readFileBytes(file: string): Buffer {
 
 const CHUNK = 4 * 1024 * 1024;
 
+/** A buffer whose memory can be shared with a worker thread (a hashing thread reads the bytes read into it). */
+export function sharedBuffer(size: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(size));
+}
+
+/**
+ * What a reader hands every byte it reads to: a hashing thread sharing the reader's buffers (StreamHashing in
+ * verify.ts). A buffer is refilled only once the range last read into it is hashed.
+ */
+export interface ReadHashing {
+  /** The sequence number of the last range handed over. */
+  readonly posted: number;
+  /** Blocks until the range handed over as `seq` (and every one before it) is hashed. */
+  wait(seq: number): void;
+  /** `bytes` (in a sharedBuffer) were read at payload position `pos`. */
+  feed(pos: number, bytes: Buffer): void;
+}
+
 /**
  * Reads a byte range of the payload across parts, sequentially, through two buffers in turn. With `hashing`, every
  * byte read is also handed to its hashing thread (the buffers are shared with it, and one is refilled only once
@@ -246,7 +263,7 @@ export class PayloadReader {
   private readonly stop: number;
   private readonly fds = new Map<number, number>();
 
-  constructor(private readonly b: OpenedBundle, offset: number, length: number, private readonly hashing?: StreamHashing) {
+  constructor(private readonly b: OpenedBundle, offset: number, length: number, private readonly hashing?: ReadHashing) {
     this.pos = offset;
     this.stop = offset + length;
     this.buf = this.alloc(CHUNK);
@@ -254,7 +271,7 @@ export class PayloadReader {
   }
 
   private alloc(n: number): Buffer {
-    return this.hashing ? StreamHashing.buffer(n) : Buffer.allocUnsafe(n);
+    return this.hashing ? sharedBuffer(n) : Buffer.allocUnsafe(n);
   }
 
   get done(): boolean {

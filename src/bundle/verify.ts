@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BundleError } from './manifest';
-import type { OpenedBundle } from './parts';
+import { sharedBuffer, type OpenedBundle, type ReadHashing } from './parts';
 import { hashJobs } from './hash-worker';
 
 const MAX_WORKERS = 4;
@@ -100,7 +100,7 @@ export async function verifyParts(b: OpenedBundle): Promise<void> {
  * Bytes the reader never reads (stores skipped, or left unread after a damaged record) are read by finish().
  * Nothing is trusted before `result` settles: it resolves only once every part's SHA-256 matched the manifest.
  */
-export class StreamHashing implements Hashing {
+export class StreamHashing implements Hashing, ReadHashing {
   /** Payload bytes hashed (posted) so far, from 0: the stream has no gaps. */
   private fed = 0;
   private seq = 0;
@@ -131,11 +131,6 @@ export class StreamHashing implements Hashing {
     });
   }
 
-  /** A new buffer for reads: shared with the hashing thread. */
-  static buffer(size: number): Buffer {
-    return Buffer.from(new SharedArrayBuffer(size));
-  }
-
   /** The sequence number a later wait() needs to know that everything posted so far is hashed. */
   get posted(): number {
     return this.seq;
@@ -155,7 +150,7 @@ export class StreamHashing implements Hashing {
   }
 
   /**
-   * `bytes` (in a buffer from StreamHashing.buffer) were read at payload position `pos`, within one part: hashes
+   * `bytes` (in a sharedBuffer) were read at payload position `pos`, within one part: hashes
    * the part of them not hashed yet; a gap before them is read and hashed first.
    */
   feed(pos: number, bytes: Buffer): void {
@@ -180,7 +175,7 @@ export class StreamHashing implements Hashing {
 
   /** Reads and hashes the payload from where the stream stands to `stop` (two buffers in turn). */
   private readThrough(stop: number): void {
-    const bufs = [StreamHashing.buffer(CHUNK), StreamHashing.buffer(CHUNK)];
+    const bufs = [sharedBuffer(CHUNK), sharedBuffer(CHUNK)];
     const last = [0, 0];
     for (let k = 0; this.fed < stop; k ^= 1) {
       const part = this.partAt(this.fed);

@@ -14,7 +14,7 @@ import Pbf from 'pbf';
 import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import type { Bounds } from '../geo/bounds';
 import type { VectorLayer } from '../store/types';
-import type { TileEntry } from './storeFile';
+import type { TileEntry } from './store-file';
 
 interface VtPbf {
   fromGeojsonVt(layers: Record<string, { features: OutFeature[] }>, options: { version: number; extent: number }): Uint8Array;

@@ -4,7 +4,7 @@
 
 import type { Feature, FeatureCollection, Point } from 'geojson';
 import { countryLabelPoints } from './labels';
-import { naturalEarth } from './naturalEarth';
+import { naturalEarth } from './natural-earth';
 
 export const DATASET_ID = 'sample-countries';
 

@@ -10,9 +10,9 @@ import sharp from 'sharp';
 import type { Position } from 'geojson';
 import type { Bounds } from '../store/types';
 import { imageBounds } from '../geo/mercator';
-import { naturalEarth, rings, wrapOffsets } from './naturalEarth';
+import { naturalEarth, rings, wrapOffsets } from './natural-earth';
 import { COLORS } from './style';
-import { mapLimit, type TileEntry } from './storeFile';
+import { mapLimit, type TileEntry } from './store-file';
 
 export const IMAGE_ID = 'sample-image';
 export const IMAGE_WIDTH = 2000;

@@ -3,7 +3,7 @@
 // point looks central on the map. Each point gets the zoom from which its label has room.
 
 import type { MultiPolygon, Polygon, Position } from 'geojson';
-import type { Country } from './naturalEarth';
+import type { Country } from './natural-earth';
 
 export interface LabelPoint {
   name: string;

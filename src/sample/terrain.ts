@@ -10,7 +10,7 @@
 import sharp from 'sharp';
 import type { Bounds } from '../store/types';
 import { pixelXToLon as xToLon, pixelYToLat as yToLat, tileRange } from '../geo/mercator';
-import { mapLimit, type TileEntry } from './storeFile';
+import { mapLimit, type TileEntry } from './store-file';
 
 export const TERRAIN_BOUNDS: Bounds = [5.9, 45.8, 10.5, 47.8];
 export const TERRAIN_TILE_SIZE = 256;

@@ -11,7 +11,7 @@ import { MAX_LAT, ORIGIN_SHIFT, WORLD_BOUNDS } from '../geo/mercator';
 import { LOCAL_SCHEME } from '../ogc/style';
 import type { Pyramid } from '../store/types';
 import { terrainPixelCenter } from './terrain';
-import { mapLimit, type TileEntry } from './storeFile';
+import { mapLimit, type TileEntry } from './store-file';
 
 export const WEATHER_TILE_SIZE = 256;
 export const WEATHER_MAXZOOM = 2;

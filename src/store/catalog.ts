@@ -4,7 +4,7 @@ import { DocumentStore } from './document-store';
 import { ByteLru } from './lru';
 import { MbtilesStore } from './mbtiles';
 import type { PmtilesStore } from './pmtiles/store';
-import type { TileStore } from './tile-source';
+import type { TileStore } from './tile-reader';
 import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
@@ -34,7 +34,7 @@ export interface ServedVersion {
 }
 
 /** What the catalog can say about its own state (for /health/ready and /metrics). */
-export interface CatalogState {
+export interface CatalogStatus {
   /** Open stores. */
   open: number;
   /** Store files that failed to open (skipped; the others serve). */
@@ -44,6 +44,8 @@ export interface CatalogState {
   /** When the last scan ran (ms since the epoch). */
   lastScanMs: number;
 }
+
+export type CatalogState = CatalogStatus; // TEMP-ALIAS CatalogState
 
 /** The tile memory cache's counters (absent when `cache.memoryMb` is 0). */
 export interface TileCacheStats {
@@ -308,7 +310,7 @@ export class Catalog {
     return out.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
   }
 
-  state(): CatalogState {
+  state(): CatalogStatus {
     return { open: this.stores.size, failed: this.failed.size, unreadableDirs: [...this.unreadable.keys()], lastScanMs: this.lastScan };
   }
 

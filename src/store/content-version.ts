@@ -24,11 +24,10 @@ import {
   storeName,
   tileHash,
   tileTableKeys,
-  type DocumentRow,
   type StoreHeader,
   type StoreRef,
-  type TileRow,
 } from './content';
+import type { DocumentRow, TileRow } from './mbtiles-sql';
 
 /** Hidden from the catalog (it only reads the kind folders). */
 export const BUNDLE_STATE_DIR = '.tilemirror-bundles';

@@ -8,15 +8,19 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { KIND_DIRS } from './catalog';
-import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
+import {
+  CONTENT_TABLES,
+  DocumentTable,
+  MAIN_TABLE_KEY,
+  metadataRows,
+  storedPyramidRows,
+  tableNames,
+  TileTables,
+  type ContentTable,
+  type DocumentRow,
+  type TileRow,
+} from './mbtiles-sql';
 import { isStoreId, type StoreKind } from './types';
-
-/** Tables that are content, in a fixed order: `metadata` and `tiles` always, the others when the store has them. */
-export const CONTENT_TABLES = ['metadata', 'tiles', 'tilemirror_pyramids', 'tilemirror_tiles', 'tilemirror_documents'] as const;
-export type ContentTable = (typeof CONTENT_TABLES)[number];
-
-/** The key of the main tile table among the pyramid keys (the others are `tilemirror_tiles.pyramid` values). */
-export const MAIN_TABLE_KEY = '';
 
 export interface StoreHeader {
   tables: ContentTable[];
@@ -24,20 +28,6 @@ export interface StoreHeader {
   metadata: [string, string | null][];
   /** Rows of tilemirror_pyramids as stored, by name. */
   pyramids: Record<string, unknown>[];
-}
-
-export interface TileRow {
-  z: number;
-  x: number;
-  /** TMS row, as stored. */
-  row: number;
-  data: Buffer | null;
-}
-
-export interface DocumentRow {
-  path: string;
-  contentType: string;
-  data: Buffer;
 }
 
 export interface StoreRef {
@@ -72,88 +62,27 @@ export function openReadOnly(file: string): Database.Database {
 }
 
 export function readHeader(db: Database.Database): StoreHeader {
-  const present = new Set(
-    db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").pluck().all(),
-  );
+  const present = tableNames(db);
   for (const t of ['metadata', 'tiles'] as const) if (!present.has(t)) throw new Error(`not an MBTiles store: no ${t} table`);
   const tables = CONTENT_TABLES.filter((t) => present.has(t));
-  const metadata = db
-    .prepare<[], [string, string | null]>('SELECT name, value FROM metadata ORDER BY name')
-    .raw()
-    .all();
-  const pyramids = present.has('tilemirror_pyramids')
-    ? db.prepare<[], Record<string, unknown>>('SELECT * FROM tilemirror_pyramids ORDER BY name').all()
-    : [];
-  return { tables, metadata, pyramids };
-}
-
-const columnsOf = (db: Database.Database, table: string): string =>
-  db
-    .prepare<[string], string | null>("SELECT group_concat(name || ' ' || type || ' ' || pk, ', ') FROM pragma_table_info(?)")
-    .pluck()
-    .get(table) ?? '';
-
-let schemaColumns: Map<string, string> | undefined;
-
-/** The columns of each content table as our schema creates them (read from a database made with it). */
-function ourColumns(): Map<string, string> {
-  if (schemaColumns) return schemaColumns;
-  const db = new Database(':memory:');
-  try {
-    db.exec(MAIN_PYRAMID_SQL + EXTRA_TABLES_SQL);
-    schemaColumns = new Map(CONTENT_TABLES.map((t) => [t, columnsOf(db, t)]));
-  } finally {
-    db.close();
-  }
-  return schemaColumns;
-}
-
-/**
- * Why the store's content tables are not laid out as our schema lays them out (store/schema.ts), or undefined:
- * each present is a table (not a view, as in de-duplicated MBTiles) with our columns, and `tiles` has its unique
- * index on the tile key. A store made by the mirror, an import or the sample always is; an MBTiles file made
- * elsewhere and dropped into the data directory may not be.
- */
-export function storeSchemaProblem(db: Database.Database): string | undefined {
-  const want = ourColumns();
-  const present = db.prepare<[], { name: string; type: string }>("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").all();
-  for (const { name, type } of present) {
-    if (!want.has(name)) continue;
-    if (type !== 'table') return `${name} is a ${type}, not a table`;
-    const got = columnsOf(db, name);
-    if (got !== want.get(name)) return `table ${name} has the columns (${got}), not (${want.get(name)})`;
-  }
-  const keyed = db
-    .prepare("SELECT count(*) FROM pragma_index_list('tiles') AS l WHERE l.\"unique\" AND (SELECT group_concat(name) FROM pragma_index_info(l.name)) = 'zoom_level,tile_column,tile_row'")
-    .pluck()
-    .get() as number;
-  return keyed === 0 ? 'table tiles has no unique index on (zoom_level, tile_column, tile_row)' : undefined;
+  const pyramids = present.has('tilemirror_pyramids') ? storedPyramidRows(db) : [];
+  return { tables, metadata: metadataRows(db), pyramids };
 }
 
 /** Keys of the tile tables holding rows: MAIN_TABLE_KEY, then the extra pyramids by name. */
 export function tileTableKeys(db: Database.Database, header: StoreHeader): string[] {
-  const extra = header.tables.includes('tilemirror_tiles')
-    ? db.prepare<[], string>('SELECT DISTINCT pyramid FROM tilemirror_tiles ORDER BY pyramid').pluck().all()
-    : [];
+  const extra = header.tables.includes('tilemirror_tiles') ? new TileTables(db, MAIN_TABLE_KEY).extraKeys() : [];
   return [MAIN_TABLE_KEY, ...extra];
 }
 
 /** The tiles of one tile table in key order (z, x, row). */
 export function iterateTiles(db: Database.Database, key: string): IterableIterator<TileRow> {
-  const rows =
-    key === MAIN_TABLE_KEY
-      ? db.prepare('SELECT zoom_level AS z, tile_column AS x, tile_row AS row, tile_data AS data FROM tiles ORDER BY 1, 2, 3').iterate()
-      : db
-          .prepare('SELECT zoom_level AS z, tile_column AS x, tile_row AS row, tile_data AS data FROM tilemirror_tiles WHERE pyramid = ? ORDER BY 1, 2, 3')
-          .iterate(key);
-  return rows as IterableIterator<TileRow>;
+  return new TileTables(db, MAIN_TABLE_KEY).rows(key);
 }
 
 export function iterateDocuments(db: Database.Database, header: StoreHeader): IterableIterator<DocumentRow> {
   if (!header.tables.includes('tilemirror_documents')) return [][Symbol.iterator]();
-  return db
-    .prepare('SELECT path, content_type AS contentType, data FROM tilemirror_documents ORDER BY path')
-    .iterate() as IterableIterator<DocumentRow>;
+  return new DocumentTable(db).rows();
 }
 
 /** SHA-256 of a tile's bytes; a NULL tile hashes as 32 zero bytes (no SHA-256 output is that, in practice). */

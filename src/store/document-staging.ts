@@ -4,8 +4,9 @@
 
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { DocumentTable } from './mbtiles-sql';
 import { publishFile } from './publish';
-import { MIRROR_SQL, removeStaging, STATE, type storePaths } from './staging';
+import { MIRROR_SQL, removeStaging, STATE, writeMirrorState, type storePaths } from './staging';
 import { StoreWriter, type StoreHeader } from './writer';
 
 /**
@@ -23,22 +24,22 @@ export function publishDocuments(
   let ok = false;
   try {
     writer.db.exec(MIRROR_SQL);
-    const setState = writer.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
     writer.batch(() => {
-      setState.run(STATE.fingerprint, provenance.fingerprint);
-      setState.run(STATE.upstream, provenance.upstream);
-      setState.run(STATE.publishedAt, new Date().toISOString());
+      writeMirrorState(writer.db, [
+        [STATE.fingerprint, provenance.fingerprint],
+        [STATE.upstream, provenance.upstream],
+        [STATE.publishedAt, new Date().toISOString()],
+      ]);
       for (const d of documents) writer.putDocument(d.path, d.contentType, d.data);
     });
     // Verify: SQLite's integrity check, and every document reads back as written (nothing more, nothing less).
     const problems: string[] = [];
     const rows = writer.db.pragma('integrity_check') as { integrity_check: string }[];
     if (!(rows.length === 1 && rows[0].integrity_check === 'ok')) problems.push(`integrity_check: ${rows.map((r) => r.integrity_check).slice(0, 5).join('; ')}`);
-    const count = writer.db.prepare('SELECT count(*) FROM tilemirror_documents').pluck().get() as number;
+    const count = writer.documents.count();
     if (count !== documents.length) problems.push(`${count} documents stored, ${documents.length} expected`);
-    const read = writer.db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').pluck();
     for (const d of documents) {
-      const back = read.get(d.path) as Buffer | undefined;
+      const back = writer.documents.get(d.path)?.data;
       if (!back || !back.equals(d.data)) problems.push(`${d.path} does not read back as written`);
     }
     if (problems.length) return problems;
@@ -57,7 +58,7 @@ export function readPublishedDocument(file: string | undefined, path: string): B
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare('SELECT data FROM tilemirror_documents WHERE path = ?').pluck().get(path) as Buffer | undefined) ?? undefined;
+      return new DocumentTable(db).get(path)?.data;
     } finally {
       db.close();
     }

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { digestTag } from './etag';
+import { DocumentTable, readMetadata } from './mbtiles-sql';
 import type { DocumentKind } from './types';
 
 export interface StoredDocument {
@@ -16,20 +17,14 @@ export class DocumentStore {
   readonly version: string;
   readonly metadata: ReadonlyMap<string, string>;
   private readonly db: Database.Database;
-  private readonly byPath: Database.Statement<[string], { content_type: string; data: Buffer }>;
-  private readonly listPaths: Database.Statement<[], { path: string }>;
+  private readonly documents: DocumentTable;
 
   constructor(readonly file: string, readonly kind: DocumentKind, readonly id: string, readonly signature: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      this.byPath = this.db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
-      this.listPaths = this.db.prepare('SELECT path FROM tilemirror_documents ORDER BY path');
-      this.metadata = new Map(
-        this.db
-          .prepare<[], { name: string; value: string | null }>('SELECT name, value FROM metadata')
-          .all()
-          .map((r) => [r.name, r.value ?? ''] as const),
-      );
+      this.documents = new DocumentTable(this.db);
+      if (!this.documents.present) throw new Error('no such table: tilemirror_documents');
+      this.metadata = readMetadata(this.db);
     } catch (err) {
       this.db.close();
       throw new Error(`${file} is not a document store: ${(err as Error).message}`);
@@ -42,12 +37,11 @@ export class DocumentStore {
   }
 
   document(path: string): StoredDocument | undefined {
-    const row = this.byPath.get(path);
-    return row ? { contentType: row.content_type, data: row.data } : undefined;
+    return this.documents.get(path);
   }
 
   paths(): string[] {
-    return this.listPaths.all().map((r) => r.path);
+    return this.documents.paths();
   }
 
   close(): void {

@@ -6,7 +6,7 @@
 //    manifest is the exporting side's: a store its tilemirror wrote (a mirror publishes only after SQLite's
 //    integrity_check), every row of which the export has just read. Without a trusted signature the bundle could
 //    come from anyone, so the structure is checked: ~0.5 s of CPU a GB;
-//  - the content tables are tables with the columns of our schema (store/schema.ts), and `tiles` has its unique
+//  - the content tables are tables with the columns of our schema (store/mbtiles-sql.ts), and `tiles` has its unique
 //    index (a hand-made file without it would make every tile read a scan); anything else the file holds is
 //    dropped: the exporting side's mirror state (`tilemirror_mirror_*`: validators, empty tiles, the upstream's
 //    address) and whatever a hand-made file could carry (other tables, views, triggers), so the store holds
@@ -17,8 +17,9 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { CONTENT_TABLES, readHeader, storeSchemaProblem, type StoreHeader } from './content';
+import { readHeader, type StoreHeader } from './content';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
+import { DocumentTable, dropAllButContent, MAIN_TABLE_KEY, schemaProblem, TileTables } from './mbtiles-sql';
 import { publishFile } from './publish';
 import { removeStaging } from './staging';
 
@@ -32,8 +33,6 @@ export interface ExpectedStore {
   /** Run SQLite's quick_check (the bundle is not vouched for by a trusted signature). */
   quickCheck: boolean;
 }
-
-const CONTENT = new Set<string>(CONTENT_TABLES);
 
 export class StoreFileCopy {
   private fd: number | undefined;
@@ -101,20 +100,13 @@ function checkStoreFile(db: Database.Database, expected: ExpectedStore): void {
     const quick = db.pragma('quick_check(1)', { simple: true });
     if (quick !== 'ok') throw new StoreFileError(`the database is damaged (quick_check: ${String(quick).replace(/\s*\n\s*/g, ' ')})`);
   }
-  const objects = db.prepare<[], { type: string; name: string; tbl: string }>("SELECT type, name, tbl_name AS tbl FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all();
-  const problem = storeSchemaProblem(db);
+  const problem = schemaProblem(db);
   if (problem) throw new StoreFileError(problem);
-  const drops = objects.filter((o) => (o.type === 'table' || o.type === 'view' || o.type === 'trigger') && !(o.type === 'table' && CONTENT.has(o.name)));
-  // secure_delete: the dropped rows' bytes are zeroed, not left in free pages. IF EXISTS: a trigger of a dropped
-  // table went with it.
-  if (drops.length > 0) db.pragma('secure_delete = ON');
-  const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-  for (const o of drops) db.exec(`DROP ${o.type.toUpperCase()} IF EXISTS ${quote(o.name)}`);
+  dropAllButContent(db);
   const header = readHeader(db);
   if (!isDeepStrictEqual(header, expected.header)) throw new StoreFileError('its metadata, pyramids or tables differ from the manifest');
-  const one = (sql: string): number => db.prepare(sql).pluck().get() as number;
-  const tiles = one('SELECT count(*) FROM tiles') + (header.tables.includes('tilemirror_tiles') ? one('SELECT count(*) FROM tilemirror_tiles') : 0);
-  const documents = header.tables.includes('tilemirror_documents') ? one('SELECT count(*) FROM tilemirror_documents') : 0;
+  const tiles = new TileTables(db, MAIN_TABLE_KEY).count();
+  const documents = new DocumentTable(db).count();
   if (tiles !== expected.tiles || documents !== expected.documents) {
     throw new StoreFileError(`it holds ${tiles} tiles and ${documents} documents, the manifest says ${expected.tiles} and ${expected.documents}`);
   }

@@ -86,7 +86,7 @@ export interface JobState {
   nextRun?: string;
   runs: number;
   failures: number;
-  /** Runs interrupted (shutdown); absent in state written before it was counted. */
+  /** Runs interrupted (shutdown); absent from a state file that does not count them. */
   interrupted?: number;
   /** Firings skipped because the previous run was still going. */
   skipped: number;
@@ -155,10 +155,10 @@ export function writeJsonAtomic(file: string, value: unknown): void {
 }
 
 /**
- * The job state of one data directory. `update` re-reads the file and changes only the named job, so two
+ * The job state file of one data directory. `update` re-reads the file and changes only the named job, so two
  * processes updating different jobs do not undo each other's writes.
  */
-export class StatusStore {
+export class JobStateFile {
   readonly file: string;
 
   constructor(
@@ -234,9 +234,12 @@ export interface JobView extends JobState {
  * persisted state (a cluster worker, a server without schedules). The mirror implements it; `cli` wires it into
  * the server, so http never imports mirror.
  */
-export interface JobStatusSource {
+export interface JobStatusReader {
   /** The configured jobs with their state (and, when live, the progress of running ones). */
   views(): JobView[];
   /** True when this process runs the schedules. */
   readonly live: boolean;
 }
+
+export { JobStateFile as StatusStore }; // TEMP-ALIAS StatusStore
+export type JobStatusSource = JobStatusReader; // TEMP-ALIAS JobStatusSource

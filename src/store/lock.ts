@@ -2,9 +2,9 @@
 // stores and neither imports the other). The lock is a kernel lock, not a file's existence: `{data}/{kind}/.{id}.lock`
 // is a tiny SQLite database and the holder keeps a write transaction open on it (SQLite's RESERVED lock, a POSIX
 // record lock). The kernel drops record locks when their process dies, SIGKILL included, so a crashed run leaves
-// no stale lock to detect and take over: the next run's BEGIN IMMEDIATE simply succeeds. Part 1 used an O_EXCL
-// pid file, whose takeover (read pid, see it dead, unlink, create) raced: two takers could both see the stale pid
-// and the slower one unlink the faster one's fresh lock. Here there is no check-then-act step at all.
+// no stale lock to detect and take over: the next run's BEGIN IMMEDIATE simply succeeds. An O_EXCL pid file would
+// race on its takeover (read pid, see it dead, unlink, create): two takers could both see the stale pid and the
+// slower one unlink the faster one's fresh lock. Here there is no check-then-act step at all.
 //
 // The file itself is removed on release (nothing is left behind in the data directory). That reopens one race,
 // closed by checking the inode: a contender may open the file just before the holder unlinks it and then lock
@@ -66,8 +66,8 @@ function owner(db: Database.Database): { text?: string; task: LockTask } {
 const sqliteCode = (err: unknown): string | undefined => (err as { code?: string }).code;
 
 /**
- * A lock file in part 1's format (`pid host` as text): refused while that process lives, else removed so the
- * caller can try again. Only stores locked by an older tilemirror that died have such a file.
+ * A lock file in the pid-file form (`pid host` as text, as older tilemirror versions wrote it): refused while that
+ * process lives, else removed so the caller can try again. Only a store locked by such a version that died has one.
  */
 function handleLegacy(file: string): void {
   let text = '';

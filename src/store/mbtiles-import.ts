@@ -11,6 +11,7 @@ import { basename, join } from 'node:path';
 import { MAX_ZOOM } from '../geo/mercator';
 import type { Bounds } from '../geo/bounds';
 import { imageWidth, isGzip, sniffImageFormat } from './formats';
+import { foreignFirstTile, foreignTiles, foreignTilesQuery, foreignTileStats, readMetadata, tableNames, tmsRow } from './mbtiles-sql';
 import { fsyncPath } from './publish';
 import { StoreWriter, type StoreHeader } from './writer';
 import type { Pyramid, ResourceKind, TileFormat, VectorLayer } from './types';
@@ -27,13 +28,11 @@ const FORMATS: Record<string, TileFormat> = { png: 'png', jpg: 'jpg', jpeg: 'jpg
 const MERCATOR_LAT = 85.0511287798066;
 const BATCH = 2000;
 
-/** The tiles of a source file, whichever schema holds them: (z, column, TMS row, data). */
+/** The tiles of the file imported, whichever schema holds them: (z, column, TMS row, data). */
 function tileQuery(tables: Set<string>): string {
-  if (tables.has('tiles')) return 'SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles';
-  if (tables.has('map') && tables.has('images')) {
-    return 'SELECT map.zoom_level, map.tile_column, map.tile_row, images.tile_data FROM map JOIN images ON images.tile_id = map.tile_id';
-  }
-  throw new MbtilesImportError('tiles', 'the file has no tiles table (nor map and images tables)');
+  const query = foreignTilesQuery(tables);
+  if (query === undefined) throw new MbtilesImportError('tiles', 'the file has no tiles table (nor map and images tables)');
+  return query;
 }
 
 function numbers(meta: Map<string, string>, field: string, count: number[]): number[] | undefined {
@@ -97,13 +96,13 @@ export interface MbtilesImportPlan {
   tiles: number;
 }
 
-interface SourceFile {
+interface ForeignFile {
   db: Database.Database;
   query: string;
   meta: Map<string, string>;
 }
 
-function openSource(file: string): SourceFile {
+function openForeign(file: string): ForeignFile {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -112,13 +111,10 @@ function openSource(file: string): SourceFile {
     throw new MbtilesImportError('file', `${file} is not a readable SQLite file (${(err as Error).message})`);
   }
   try {
-    const tables = new Set(
-      db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table','view')").all().map((r) => r.name),
-    );
+    const tables = tableNames(db);
     if (!tables.has('metadata')) throw new MbtilesImportError('metadata', 'the file has no metadata table');
     const query = tileQuery(tables);
-    const rows = db.prepare<[], { name: string; value: string | null }>('SELECT name, value FROM metadata').all();
-    return { db, query, meta: new Map(rows.map((r) => [r.name, r.value ?? ''])) };
+    return { db, query, meta: readMetadata(db) };
   } catch (err) {
     db.close();
     throw err;
@@ -126,16 +122,12 @@ function openSource(file: string): SourceFile {
 }
 
 /** Checks the file and describes the store it becomes; throws MbtilesImportError naming the bad field. */
-function plan(src: SourceFile, kind: ResourceKind, id: string): MbtilesImportPlan {
-  const { db, query, meta } = src;
-  const stats = db
-    .prepare<[], { n: number; lo: number | null; hi: number | null }>(
-      `SELECT COUNT(*) AS n, MIN(zoom_level) AS lo, MAX(zoom_level) AS hi FROM (${query}) WHERE length(tile_data) > 0`,
-    )
-    .get();
+function plan(foreign: ForeignFile, kind: ResourceKind, id: string): MbtilesImportPlan {
+  const { db, query, meta } = foreign;
+  const stats = foreignTileStats(db, query);
   if (!stats || stats.n === 0) throw new MbtilesImportError('tiles', 'the file holds no tiles');
-  const first = db.prepare<[], { tile_data: Buffer }>(`SELECT tile_data FROM (${query}) WHERE length(tile_data) > 0 LIMIT 1`).get();
-  const format = tileFormat(meta, first?.tile_data ?? Buffer.alloc(0));
+  const first = foreignFirstTile(db, query);
+  const format = tileFormat(meta, first ?? Buffer.alloc(0));
   const minzoom = zoom(meta, 'minzoom') ?? stats.lo ?? 0;
   const maxzoom = zoom(meta, 'maxzoom') ?? stats.hi ?? 0;
   if (minzoom > maxzoom) throw new MbtilesImportError('minzoom', `minzoom ${minzoom} is above maxzoom ${maxzoom}`);
@@ -152,7 +144,7 @@ function plan(src: SourceFile, kind: ResourceKind, id: string): MbtilesImportPla
   const centerZoom = Math.min(maxzoom, Math.max(minzoom, Math.round(centerList?.[2] ?? minzoom)));
   const center: [number, number, number] = [centerList?.[0] ?? (w + e) / 2, centerList?.[1] ?? (s + n) / 2, centerZoom];
   const layers = vectorLayers(meta);
-  const tileSize = format === 'pbf' ? 512 : (imageWidth(first?.tile_data ?? Buffer.alloc(0)) ?? 256);
+  const tileSize = format === 'pbf' ? 512 : (imageWidth(first ?? Buffer.alloc(0)) ?? 256);
   const pyramid: Pyramid = { name: kind === 'maps' ? String(tileSize) : 'main', tileSize, scale: 1, format, minzoom, maxzoom, bounds };
   const type = meta.get('type') === 'overlay' ? 'overlay' : 'baselayer';
   const header: StoreHeader = {
@@ -179,11 +171,11 @@ export interface ImportedStore {
  * file, verified (SQLite integrity, tile count), then published by rename. The caller holds the store's lock.
  */
 export function importMbtiles(file: string, dataDir: string, kind: ResourceKind, id: string): ImportedStore {
-  const src = openSource(file);
+  const foreign = openForeign(file);
   const target = join(dataDir, kind, `${id}.mbtiles`);
   const staging = join(dataDir, kind, `.${id}.mbtiles.import-${process.pid}`);
   try {
-    const { header, tiles } = plan(src, kind, id);
+    const { header, tiles } = plan(foreign, kind, id);
     header.extraMetadata = { 'tilemirror:imported_from': basename(file) };
     mkdirSync(join(dataDir, kind), { recursive: true });
     rmSync(staging, { force: true });
@@ -191,23 +183,22 @@ export function importMbtiles(file: string, dataDir: string, kind: ResourceKind,
     let copied = 0;
     try {
       const main = header.pyramids[0].name;
-      const rows = src.db.prepare<[], [number, number, number, Buffer]>(`${src.query} WHERE length(tile_data) > 0`).raw();
       let batch: [number, number, number, Buffer][] = [];
       const flush = (): void => {
         const part = batch;
         writer.batch(() => {
-          for (const [z, x, row, data] of part) writer.putTile(main, z, x, 2 ** z - 1 - row, data);
+          for (const [z, x, row, data] of part) writer.putTile(main, z, x, tmsRow(z, row), data);
         });
         copied += part.length;
         batch = [];
       };
-      for (const r of rows.iterate()) {
+      for (const r of foreignTiles(foreign.db, foreign.query)) {
         batch.push(r);
         if (batch.length >= BATCH) flush();
       }
       flush();
       const check = writer.db.pragma('integrity_check') as { integrity_check: string }[];
-      const stored = (writer.db.prepare('SELECT COUNT(*) AS n FROM tiles').get() as { n: number }).n;
+      const stored = writer.tiles.countMain();
       if (check.length !== 1 || check[0].integrity_check !== 'ok') throw new Error(`the copy failed its integrity check: ${check[0]?.integrity_check}`);
       if (stored !== tiles) throw new Error(`the copy holds ${stored} tiles of ${tiles} (duplicate addresses in the source?)`);
     } finally {
@@ -222,6 +213,6 @@ export function importMbtiles(file: string, dataDir: string, kind: ResourceKind,
     rmSync(`${staging}-journal`, { force: true });
     throw err;
   } finally {
-    src.db.close();
+    foreign.db.close();
   }
 }

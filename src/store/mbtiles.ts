@@ -5,15 +5,17 @@ import { digestTag } from './etag';
 import { ByteLru } from './lru';
 import { PlainTiles } from './plain-tiles';
 import { TileCacheKeys } from './tile-cache-key';
-import { META } from './schema';
+import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './mbtiles-sql';
 import type { Bounds } from '../geo/bounds';
-import type { TileStore } from './tile-source';
+import type { ScannedTile, ScanZooms, TileStore } from './tile-reader';
 import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
 const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
+/** Tiles a scan reads per query (a page ends its statement, so nothing stays open while the caller pauses). */
+const SCAN_PAGE = 64;
 export { DamagedTileError, MAX_PLAIN_TILE_BYTES } from './plain-tiles';
 
 export interface MbtilesStoreOptions {
@@ -60,10 +62,9 @@ let openedStores = 0;
 export class MbtilesStore implements TileStore {
   readonly info: TilesetInfo;
   private readonly db: Database.Database;
-  private readonly mainPyramid: string;
-  private readonly mainTile: Database.Statement<[number, number, number], { tile_data: Buffer | null }>;
-  private readonly extraTile?: Database.Statement<[string, number, number, number], { tile_data: Buffer | null }>;
-  private readonly documentStmt?: Database.Statement<[string], { content_type: string; data: Buffer }>;
+  /** The tile tables, keyed by pyramid name. */
+  private readonly tiles: TileTables;
+  private readonly documents: DocumentTable;
   private readonly cache?: ByteLru;
   /**
    * This opened file's tiles' cache keys, from a number unique in the process, not the version tag: a replaced
@@ -91,37 +92,19 @@ export class MbtilesStore implements TileStore {
     // bytes under the clients.
     this.db.pragma('locking_mode = EXCLUSIVE');
     try {
-      const tables = new Set(
-        this.db
-          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
-          .all()
-          .map((r) => r.name),
-      );
+      const tables = tableNames(this.db);
       if (!tables.has('tiles') || !tables.has('metadata')) {
         throw new Error(`${file} is not an MBTiles file (no tiles or metadata table)`);
       }
-      const meta = new Map(
-        this.db
-          .prepare<[], { name: string; value: string | null }>('SELECT name, value FROM metadata')
-          .all()
-          .map((r) => [r.name, r.value ?? ''] as const),
-      );
+      const meta = readMetadata(this.db);
       const pyramids = tables.has('tilemirror_pyramids') ? this.readPyramids() : [this.pyramidFromMetadata(meta)];
       for (const p of pyramids) {
         const problem = pyramidProblem(p);
         if (problem) throw new Error(`${file}: pyramid ${p.name} ${problem}`);
       }
-      this.mainPyramid = pyramids[0].name;
+      this.tiles = new TileTables(this.db, pyramids[0].name);
+      this.documents = new DocumentTable(this.db);
       this.cacheKeys = new TileCacheKeys(++openedStores, pyramids.map((p) => p.name));
-      this.mainTile = this.db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
-      if (tables.has('tilemirror_tiles')) {
-        this.extraTile = this.db.prepare(
-          'SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?',
-        );
-      }
-      if (tables.has('tilemirror_documents')) {
-        this.documentStmt = this.db.prepare('SELECT content_type, data FROM tilemirror_documents WHERE path = ?');
-      }
       this.info = this.describe(kind, id, meta, pyramids);
     } catch (err) {
       // A file that cannot be served keeps no handle open (the catalog does not retry it until it changes).
@@ -131,8 +114,7 @@ export class MbtilesStore implements TileStore {
   }
 
   private readPyramids(): Pyramid[] {
-    type Row = { name: string; tile_size: number; scale: number; format: string; minzoom: number; maxzoom: number; bounds: string };
-    const rows = this.db.prepare<[], Row>('SELECT * FROM tilemirror_pyramids ORDER BY ord').all();
+    const rows = pyramidRows(this.db);
     if (rows.length === 0) throw new Error(`${this.file}: tilemirror_pyramids is empty`);
     return rows.map((r) => ({
       name: r.name,
@@ -150,11 +132,9 @@ export class MbtilesStore implements TileStore {
     let minzoom = Number(meta.get('minzoom'));
     let maxzoom = Number(meta.get('maxzoom'));
     if (!Number.isInteger(minzoom) || !Number.isInteger(maxzoom) || meta.get('minzoom') === '' || meta.get('maxzoom') === '') {
-      const row = this.db
-        .prepare<[], { lo: number | null; hi: number | null }>('SELECT MIN(zoom_level) AS lo, MAX(zoom_level) AS hi FROM tiles')
-        .get();
-      minzoom = row?.lo ?? 0;
-      maxzoom = row?.hi ?? 0;
+      const row = mainZoomRange(this.db);
+      minzoom = row.lo ?? 0;
+      maxzoom = row.hi ?? 0;
     }
     const tileSize = Number(meta.get(META.tileSize)) || 256;
     return {
@@ -215,12 +195,34 @@ export class MbtilesStore implements TileStore {
     const key = this.cache ? this.cacheKeys.key(pyramid, z, x, y) : '';
     const cached = this.cache?.get(key);
     if (cached) return cached.length === 0 ? undefined : cached;
-    const row = 2 ** z - 1 - y;
-    const found =
-      pyramid === this.mainPyramid ? this.mainTile.get(z, x, row) : this.extraTile?.get(pyramid, z, x, row);
-    const data = found?.tile_data ?? undefined;
+    const data = this.tiles.get(pyramid, z, x, tmsRow(z, y));
     this.cache?.set(key, data ?? ABSENT);
     return data;
+  }
+
+  /**
+   * Every tile of the pyramid with bytes, zoom by zoom in the order of the tile index (column, then row from the
+   * south), read a page of rows per query: no query stays under way while the caller holds a tile, so a caller
+   * may pause between tiles and the catalog may still close the store meanwhile (better-sqlite3 refuses to close a
+   * connection with a query under way); the next page then throws.
+   */
+  *scan(pyramid: string, zooms: ScanZooms = {}): Generator<ScannedTile> {
+    const p = this.pyramid(pyramid);
+    if (!p) return;
+    const maxzoom = Math.min(zooms.maxzoom ?? p.maxzoom, p.maxzoom);
+    let after: TileKey = [Math.max(zooms.minzoom ?? p.minzoom, p.minzoom), -1, -1];
+    for (;;) {
+      const page = this.tiles.page(pyramid, after, maxzoom, SCAN_PAGE);
+      for (const [z, x, row, data] of page) yield { z, x, y: tmsRow(z, row), data };
+      if (page.length < SCAN_PAGE) return;
+      const [z, x, row] = page[page.length - 1];
+      after = [z, x, row];
+    }
+  }
+
+  /** The XYZ address of every tile of the pyramid with bytes, read without the bytes (an export sorts them first). */
+  addresses(pyramid: string): [number, number, number][] {
+    return this.tiles.addresses(pyramid).map(([z, x, row]) => [z, x, tmsRow(z, row)]);
   }
 
   /**
@@ -233,8 +235,7 @@ export class MbtilesStore implements TileStore {
   }
 
   document(path: string): StoredDocument | undefined {
-    const row = this.documentStmt?.get(path);
-    return row ? { contentType: row.content_type, data: row.data } : undefined;
+    return this.documents.get(path);
   }
 
   close(): void {

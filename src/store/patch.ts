@@ -7,10 +7,21 @@
 import Database from 'better-sqlite3';
 import { constants, copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTENT_TABLES, MAIN_TABLE_KEY, type StoreHeader } from './content';
+import type { StoreHeader } from './content';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
+import {
+  clearTables,
+  CONTENT_TABLES,
+  createTables,
+  DocumentTable,
+  dropTables,
+  insertStoredPyramidRows,
+  MAIN_TABLE_KEY,
+  TileTables,
+  writeMetadata,
+  type ContentTable,
+} from './mbtiles-sql';
 import { publishFile } from './publish';
-import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL } from './schema';
 import { removeStaging } from './staging';
 import type { StoreKind } from './types';
 
@@ -22,12 +33,9 @@ export function patchPaths(dataDir: string, kind: StoreKind, id: string): { publ
 const BATCH = 2000;
 export class StorePatch {
   private readonly db: Database.Database;
-  private readonly putMain: Database.Statement;
-  private readonly putExtra: Database.Statement;
-  private readonly delMain: Database.Statement;
-  private readonly delExtra: Database.Statement;
-  private readonly putDoc: Database.Statement;
-  private readonly delDoc: Database.Statement;
+  /** Tile tables keyed as bundles key them (MAIN_TABLE_KEY for `tiles`), rows as stored (TMS). */
+  private readonly tiles: TileTables;
+  private readonly documents: DocumentTable;
   private pending = 0;
   private readonly flusher: FlushBehind | undefined;
 
@@ -46,35 +54,24 @@ export class StorePatch {
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma('cache_size = -65536');
-    this.db.exec(MAIN_PYRAMID_SQL + EXTRA_TABLES_SQL);
-    this.putMain = this.db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
-    this.putExtra = this.db.prepare('INSERT OR REPLACE INTO tilemirror_tiles (pyramid, zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?, ?)');
-    this.delMain = this.db.prepare('DELETE FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
-    this.delExtra = this.db.prepare('DELETE FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?');
-    this.putDoc = this.db.prepare('INSERT OR REPLACE INTO tilemirror_documents (path, content_type, data) VALUES (?, ?, ?)');
-    this.delDoc = this.db.prepare('DELETE FROM tilemirror_documents WHERE path = ?');
+    createTables(this.db);
+    this.tiles = new TileTables(this.db, MAIN_TABLE_KEY);
+    this.documents = new DocumentTable(this.db);
     this.db.exec('BEGIN');
     // The disk writes the staging file while the records are applied, not all at once at the publishing fsync.
     const fileBytes = (opts.bytes ?? 0) + (base ? statSync(paths.staging).size : 0);
     this.flusher = fileBytes >= FLUSH_BEHIND_BYTES ? flushBehind(paths.staging) : undefined;
   }
 
-  /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the source has. */
+  /** Replaces the metadata and pyramid rows, and keeps exactly the content tables the exported store has. */
   setHeader(header: StoreHeader): void {
-    this.db.prepare('DELETE FROM metadata').run();
-    const meta = this.db.prepare('INSERT INTO metadata (name, value) VALUES (?, ?)');
-    for (const [name, value] of header.metadata) meta.run(name, value);
-    this.db.prepare('DELETE FROM tilemirror_pyramids').run();
-    for (const row of header.pyramids) {
-      const cols = Object.keys(row);
-      this.db
-        .prepare(`INSERT INTO tilemirror_pyramids (${cols.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
-        .run(...cols.map((c) => row[c]));
-    }
+    clearTables(this.db, ['metadata', 'tilemirror_pyramids']);
+    writeMetadata(this.db, header.metadata, false);
+    insertStoredPyramidRows(this.db, header.pyramids);
     this.dropped = CONTENT_TABLES.filter((t) => !header.tables.includes(t));
   }
 
-  private dropped: string[] = [];
+  private dropped: ContentTable[] = [];
 
   private tick(): void {
     if (++this.pending < BATCH) return;
@@ -83,41 +80,35 @@ export class StorePatch {
   }
 
   putTile(key: string, z: number, x: number, row: number, data: Buffer | null): void {
-    if (key === MAIN_TABLE_KEY) this.putMain.run(z, x, row, data);
-    else this.putExtra.run(key, z, x, row, data);
+    this.tiles.put(key, z, x, row, data);
     this.tick();
   }
 
   deleteTile(key: string, z: number, x: number, row: number): void {
-    if (key === MAIN_TABLE_KEY) this.delMain.run(z, x, row);
-    else this.delExtra.run(key, z, x, row);
+    this.tiles.delete(key, z, x, row);
     this.tick();
   }
 
   putDocument(path: string, contentType: string, data: Buffer): void {
-    this.putDoc.run(path, contentType, data);
+    this.documents.put(path, contentType, data);
     this.tick();
   }
 
   deleteDocument(path: string): void {
-    this.delDoc.run(path);
+    this.documents.delete(path);
     this.tick();
   }
 
   /** Tiles and documents the staging store holds now. */
   counts(): { tiles: number; documents: number } {
-    const one = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
-    return {
-      tiles: one('SELECT count(*) FROM tiles') + one('SELECT count(*) FROM tilemirror_tiles'),
-      documents: one('SELECT count(*) FROM tilemirror_documents'),
-    };
+    return { tiles: this.tiles.count(), documents: this.documents.count() };
   }
 
-  /** Commits, drops the tables the source does not have, and closes the staging file as one self-contained file. */
+  /** Commits, drops the tables the exported store does not have, and closes the staging file as one self-contained file. */
   complete(): void {
     this.db.exec('COMMIT');
     this.flusher?.stop();
-    for (const t of this.dropped) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+    dropTables(this.db, this.dropped);
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
   }

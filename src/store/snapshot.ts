@@ -9,7 +9,8 @@
 
 import type Database from 'better-sqlite3';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { openReadOnly, storeSchemaProblem } from './content';
+import { openReadOnly } from './content';
+import { schemaProblem } from './mbtiles-sql';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const CHUNK = 4 * 1024 * 1024;
@@ -52,7 +53,7 @@ export class StoreSnapshot {
     // empty -wal behind.)
     if (nonEmpty(`${this.file}-journal`) || nonEmpty(`${this.file}-wal`)) return undefined;
     // A file laid out otherwise (a de-duplicated MBTiles made elsewhere) travels as rows, into our schema.
-    if (storeSchemaProblem(this.db) !== undefined) return undefined;
+    if (schemaProblem(this.db) !== undefined) return undefined;
     const size = fstatSync(this.fd).size;
     const pages = (this.db.pragma('page_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
     return size === pages ? size : undefined;

@@ -22,7 +22,8 @@ import Database from 'better-sqlite3';
 import { constants, copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
-import { StoreWriter, tmsRow, type StoreHeader } from './writer';
+import { bandCondition, clearTables, metadataValue, tmsRow, type TileTables } from './mbtiles-sql';
+import { StoreWriter, type StoreHeader } from './writer';
 import type { TileCounts } from './job-state';
 import type { StoreKind } from './types';
 import { zoomPlanHas, type PyramidPlan, type TileTask } from '../geo/tile-bands';
@@ -98,6 +99,12 @@ export function storePaths(dataDir: string, kind: StoreKind, id: string): StoreP
   };
 }
 
+/** Sets rows of the mirror's state table (`tilemirror_mirror_state`, created by MIRROR_SQL). */
+export function writeMirrorState(db: Database.Database, entries: Iterable<readonly [string, string]>): void {
+  const put = db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
+  for (const [name, value] of entries) put.run(name, value);
+}
+
 /** Where a staging store came from: reported so the operator knows a run resumed. */
 export type StagingOrigin = 'resumed' | 'copied-published' | 'new';
 
@@ -158,18 +165,13 @@ type Pending = { task: TileTask; data?: Buffer; status?: number; v?: Validators 
 export class StagingStore {
   readonly writer: StoreWriter;
   readonly db: Database.Database;
-  private readonly mainName: string;
-  private readonly hasMain: Database.Statement;
-  private readonly hasExtra: Database.Statement;
+  /** The store's tile tables (keyed by pyramid name), through the writer. */
+  private readonly tiles: TileTables;
   private readonly hasEmpty: Database.Statement;
   private readonly putEmpty: Database.Statement;
   private readonly delEmpty: Database.Statement;
-  private readonly delMain: Database.Statement;
-  private readonly delExtra: Database.Statement;
   private readonly getValidators: Database.Statement;
   private readonly putValidators: Database.Statement;
-  private readonly getMain: Database.Statement;
-  private readonly getExtra: Database.Statement;
   private pending: Pending[] = [];
   private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private scheduled?: NodeJS.Immediate;
@@ -194,6 +196,7 @@ export class StagingStore {
   private constructor(readonly file: string, readonly origin: StagingOrigin, opts: OpenStagingOptions) {
     this.writer = new StoreWriter(file, opts.header);
     this.db = this.writer.db;
+    this.tiles = this.writer.tiles;
     this.mayHaveEmpty = origin !== 'new';
     const boot = bootId();
     this.wal = boot === undefined;
@@ -212,34 +215,25 @@ export class StagingStore {
       this.db.pragma('synchronous = OFF');
     }
     this.db.transaction(() => this.db.exec(MIRROR_SQL))();
-    this.mainName = opts.header.pyramids[0].name;
     this.batchSize = opts.batchSize ?? 500;
     this.batchMs = opts.batchMs ?? 1000;
-    this.hasMain = this.db.prepare('SELECT 1 FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck();
-    this.hasExtra = this.db
-      .prepare('SELECT 1 FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?')
-      .pluck();
     this.hasEmpty = this.db.prepare('SELECT 1 FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?').pluck();
     this.putEmpty = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_empty (pyramid, z, x, y, status) VALUES (?, ?, ?, ?, ?)');
     this.delEmpty = this.db.prepare('DELETE FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
-    this.delMain = this.db.prepare('DELETE FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
-    this.delExtra = this.db.prepare('DELETE FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?');
     this.getValidators = this.db.prepare('SELECT etag, last_modified AS lastModified, checked_at AS checkedAt FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
     this.putValidators = this.db.prepare(
       'INSERT OR REPLACE INTO tilemirror_mirror_tiles (pyramid, z, x, y, etag, last_modified, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    this.getMain = this.db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck();
-    this.getExtra = this.db
-      .prepare('SELECT tile_data FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_column = ? AND tile_row = ?')
-      .pluck();
-    const setState = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
+    const dropState = this.db.prepare('DELETE FROM tilemirror_mirror_state WHERE name = ?');
     this.db.transaction(() => {
-      if (boot !== undefined) setState.run(STATE.unsyncedBoot, boot);
-      else this.db.prepare('DELETE FROM tilemirror_mirror_state WHERE name = ?').run(STATE.unsyncedBoot);
-      setState.run(STATE.fingerprint, opts.fingerprint);
-      setState.run(STATE.upstream, opts.upstream);
-      setState.run(STATE.plan, opts.planSignature);
-      this.db.prepare('DELETE FROM tilemirror_mirror_state WHERE name = ?').run(STATE.publishedAt);
+      if (boot !== undefined) writeMirrorState(this.db, [[STATE.unsyncedBoot, boot]]);
+      else dropState.run(STATE.unsyncedBoot);
+      writeMirrorState(this.db, [
+        [STATE.fingerprint, opts.fingerprint],
+        [STATE.upstream, opts.upstream],
+        [STATE.plan, opts.planSignature],
+      ]);
+      dropState.run(STATE.publishedAt);
       this.prune(opts.plans);
     })();
   }
@@ -270,50 +264,33 @@ export class StagingStore {
   private static resetHeader(file: string): void {
     const db = new Database(file);
     try {
-      const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]));
-      db.transaction(() => {
-        for (const t of ['metadata', 'tilemirror_pyramids', 'tilemirror_documents']) if (tables.has(t)) db.exec(`DELETE FROM ${t}`);
-      })();
+      db.transaction(() => clearTables(db, ['metadata', 'tilemirror_pyramids', 'tilemirror_documents']))();
     } finally {
       db.close();
     }
-  }
-
-  /** SQL condition selecting the rows of one zoom's plan; `rowCol`/`colCol` name the row (TMS or XYZ) and column columns. */
-  private static zoomCondition(p: PyramidPlan['zooms'][number], tms: boolean, rowCol: string, colCol: string): string {
-    const parts = p.bands.map((b) => {
-      const [r0, r1] = tms ? [tmsRow(p.z, b.y1), tmsRow(p.z, b.y0)] : [b.y0, b.y1];
-      const cols = b.xs.map(([lo, hi]) => `${colCol} BETWEEN ${lo} AND ${hi}`).join(' OR ');
-      return `(${rowCol} BETWEEN ${r0} AND ${r1} AND (${cols}))`;
-    });
-    return parts.length ? parts.join(' OR ') : '0';
   }
 
   /** Deletes every tile and empty record that is not in the plan (other pyramids, zooms, areas). */
   private prune(plans: PyramidPlan[]): void {
     const names = plans.map((p) => p.pyramid);
     const list = names.map((n) => `'${n.replace(/'/g, "''")}'`).join(',');
-    this.db.exec(`DELETE FROM tilemirror_tiles WHERE pyramid NOT IN (${list})`);
+    this.tiles.deleteOtherPyramids(names);
     this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE pyramid NOT IN (${list})`);
     this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE pyramid NOT IN (${list})`);
-    if (!names.includes(this.mainName)) this.db.exec('DELETE FROM tiles');
     for (const plan of plans) {
-      const zooms = plan.zooms.map((z) => z.z).join(',');
-      const isMain = plan.pyramid === this.mainName;
-      const tileTable = isMain ? 'tiles' : 'tilemirror_tiles';
-      const pyr = isMain ? '' : `pyramid = '${plan.pyramid.replace(/'/g, "''")}' AND `;
+      const zooms = plan.zooms.map((z) => z.z);
       const emp = `pyramid = '${plan.pyramid.replace(/'/g, "''")}' AND `;
-      this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level NOT IN (${zooms})`);
-      this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z NOT IN (${zooms})`);
-      this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z NOT IN (${zooms})`);
+      this.tiles.deleteOtherZooms(plan.pyramid, zooms);
+      this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z NOT IN (${zooms.join(',')})`);
+      this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z NOT IN (${zooms.join(',')})`);
       for (const zp of plan.zooms) {
         if (zp.bands.length > SQL_BANDS) {
-          this.pruneByScan(plan.pyramid, isMain, zp);
+          this.pruneByScan(plan.pyramid, zp);
           continue;
         }
-        this.db.exec(`DELETE FROM ${tileTable} WHERE ${pyr}zoom_level = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, true, 'tile_row', 'tile_column')})`);
-        this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
-        this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z = ${zp.z} AND NOT (${StagingStore.zoomCondition(zp, false, 'y', 'x')})`);
+        this.tiles.deleteOutside(plan.pyramid, zp);
+        this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z = ${zp.z} AND NOT (${bandCondition(zp, false, 'y', 'x')})`);
+        this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z = ${zp.z} AND NOT (${bandCondition(zp, false, 'y', 'x')})`);
       }
     }
   }
@@ -322,18 +299,12 @@ export class StagingStore {
    * Prune of one zoom whose plan has many bands (a polygon's cover): one pass over the zoom's rows, each looked
    * up in the plan, instead of one SQL condition with thousands of terms (SQLite caps expression depth at 1000).
    */
-  private pruneByScan(pyramid: string, isMain: boolean, zp: PyramidPlan['zooms'][number]): void {
+  private pruneByScan(pyramid: string, zp: PyramidPlan['zooms'][number]): void {
     const z = zp.z;
     // Rows are streamed; only those to delete (outside the plan: usually none) are collected.
     const outside: [number, number][] = [];
-    const tiles = isMain
-      ? this.db.prepare('SELECT tile_column, tile_row FROM tiles WHERE zoom_level = ?').raw().iterate(z)
-      : this.db.prepare('SELECT tile_column, tile_row FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ?').raw().iterate(pyramid, z);
-    for (const [x, r] of tiles as Iterable<[number, number]>) if (!zoomPlanHas(zp, x, tmsRow(z, r))) outside.push([x, r]);
-    for (const [x, r] of outside) {
-      if (isMain) this.delMain.run(z, x, r);
-      else this.delExtra.run(pyramid, z, x, r);
-    }
+    for (const [x, r] of this.tiles.columnsRows(pyramid, z)) if (!zoomPlanHas(zp, x, tmsRow(z, r))) outside.push([x, r]);
+    for (const [x, r] of outside) this.tiles.delete(pyramid, z, x, r);
     for (const table of ['tilemirror_mirror_empty', 'tilemirror_mirror_tiles']) {
       const gone: [number, number][] = [];
       const rows = this.db.prepare(`SELECT x, y FROM ${table} WHERE pyramid = ? AND z = ?`).raw().iterate(pyramid, z) as Iterable<[number, number]>;
@@ -346,9 +317,7 @@ export class StagingStore {
   /** Whether the tile is already stored or known empty (then a resumed run does not fetch it again). */
   has(t: TileTask): boolean {
     if (this.hasEmpty.get(t.pyramid, t.z, t.x, t.y)) return true;
-    return t.pyramid === this.mainName
-      ? !!this.hasMain.get(t.z, t.x, tmsRow(t.z, t.y))
-      : !!this.hasExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+    return this.tiles.has(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
   }
 
   /** Whether the tile is stored, known empty or absent, with what the upstream last said about it. */
@@ -358,7 +327,7 @@ export class StagingStore {
     if (this.origin === 'new') return ABSENT_TILE;
     const v = this.getValidators.get(t.pyramid, t.z, t.x, t.y) as { etag: string | null; lastModified: string | null; checkedAt: number } | undefined;
     const empty = !!this.hasEmpty.get(t.pyramid, t.z, t.x, t.y);
-    const stored = !empty && (t.pyramid === this.mainName ? !!this.hasMain.get(t.z, t.x, tmsRow(t.z, t.y)) : !!this.hasExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y)));
+    const stored = !empty && this.tiles.has(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
     const kind = empty ? 'empty' : stored ? 'tile' : 'absent';
     if (kind === 'absent') return { kind };
     return { kind, ...(v && { checkedAt: v.checkedAt, ...(v.etag !== null && { etag: v.etag }), ...(v.lastModified !== null && { lastModified: v.lastModified }) }) };
@@ -366,8 +335,7 @@ export class StagingStore {
 
   /** The stored bytes of a tile (a refresh compares before rewriting). */
   tileData(t: TileTask): Buffer | undefined {
-    const row = t.pyramid === this.mainName ? this.getMain.get(t.z, t.x, tmsRow(t.z, t.y)) : this.getExtra.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
-    return (row as Buffer | undefined) ?? undefined;
+    return this.tiles.get(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
   }
 
   /**
@@ -421,8 +389,7 @@ export class StagingStore {
           } else if (status !== undefined) {
             this.mayHaveEmpty = true;
             this.putEmpty.run(t.pyramid, t.z, t.x, t.y, status);
-            if (t.pyramid === this.mainName) this.delMain.run(t.z, t.x, tmsRow(t.z, t.y));
-            else this.delExtra.run(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
+            this.tiles.delete(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
             writes++;
           }
           if (v) this.putValidators.run(t.pyramid, t.z, t.x, t.y, v.etag ?? null, v.lastModified ?? null, v.checkedAt);
@@ -458,7 +425,7 @@ export class StagingStore {
   }
 
   setState(name: string, value: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)').run(name, value);
+    writeMirrorState(this.db, [[name, value]]);
   }
 
   getState(name: string): string | undefined {
@@ -470,30 +437,20 @@ export class StagingStore {
     let stored = 0;
     let empty = 0;
     for (const plan of plans) {
-      const isMain = plan.pyramid === this.mainName;
-      const countTiles = isMain
-        ? this.db.prepare('SELECT count(*) FROM tiles WHERE zoom_level = ? AND tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ?').pluck()
-        : this.db
-            .prepare('SELECT count(*) FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ? AND tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ?')
-            .pluck();
       const countEmpty = this.db
         .prepare('SELECT count(*) FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND y BETWEEN ? AND ? AND x BETWEEN ? AND ?')
         .pluck();
       for (const zp of plan.zooms) {
         if (zp.bands.length > SQL_BANDS) {
           // A polygon's cover: count by one pass over the zoom's rows (a query per band would scan columns again and again).
-          const rows = (isMain
-            ? this.db.prepare('SELECT tile_column, tile_row FROM tiles WHERE zoom_level = ?').raw().iterate(zp.z)
-            : this.db.prepare('SELECT tile_column, tile_row FROM tilemirror_tiles WHERE pyramid = ? AND zoom_level = ?').raw().iterate(plan.pyramid, zp.z)) as Iterable<[number, number]>;
-          for (const [x, r] of rows) if (zoomPlanHas(zp, x, tmsRow(zp.z, r))) stored++;
+          for (const [x, r] of this.tiles.columnsRows(plan.pyramid, zp.z)) if (zoomPlanHas(zp, x, tmsRow(zp.z, r))) stored++;
           const empties = this.db.prepare('SELECT x, y FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ?').raw().iterate(plan.pyramid, zp.z) as Iterable<[number, number]>;
           for (const [x, y] of empties) if (zoomPlanHas(zp, x, y)) empty++;
           continue;
         }
         for (const b of zp.bands) {
           for (const [lo, hi] of b.xs) {
-            const rows = [tmsRow(zp.z, b.y1), tmsRow(zp.z, b.y0)];
-            stored += (isMain ? countTiles.get(zp.z, rows[0], rows[1], lo, hi) : countTiles.get(plan.pyramid, zp.z, rows[0], rows[1], lo, hi)) as number;
+            stored += this.tiles.countIn(plan.pyramid, zp.z, [tmsRow(zp.z, b.y1), tmsRow(zp.z, b.y0)], [lo, hi]);
             empty += countEmpty.get(plan.pyramid, zp.z, b.y0, b.y1, lo, hi) as number;
           }
         }
@@ -504,8 +461,7 @@ export class StagingStore {
 
   /** Every row in the tile and empty tables, planned or not (after pruning they are the same). */
   countAll(): number {
-    const one = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
-    return one('SELECT count(*) FROM tiles') + one('SELECT count(*) FROM tilemirror_tiles') + one('SELECT count(*) FROM tilemirror_mirror_empty');
+    return this.tiles.count() + (this.db.prepare('SELECT count(*) FROM tilemirror_mirror_empty').pluck().get() as number);
   }
 
   integrityOk(): { ok: boolean; detail: string } {
@@ -533,7 +489,7 @@ export function storedFormat(files: string[]): string | undefined {
     try {
       const db = new Database(f, { readonly: true, fileMustExist: true });
       try {
-        return (db.prepare("SELECT value FROM metadata WHERE name = 'format'").pluck().get() as string | undefined) ?? undefined;
+        return metadataValue(db, 'format');
       } finally {
         db.close();
       }

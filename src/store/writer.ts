@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { EXTRA_TABLES_SQL, MAIN_PYRAMID_SQL, META } from './schema';
+import { createTables, DocumentTable, META, TileTables, tmsRow, writeMetadata, writePyramids } from './mbtiles-sql';
 import { isDocumentKind, type Pyramid, type StoreKind, type VectorLayer } from './types';
 
 /** What a writer needs to know about a store before its tiles arrive. */
@@ -18,21 +18,15 @@ export interface StoreHeader {
   extraMetadata?: Record<string, string>;
 }
 
-/** MBTiles stores its rows from the south (TMS); XYZ counts from the north. */
-export function tmsRow(z: number, y: number): number {
-  return 2 ** z - 1 - y;
-}
-
 /**
  * Writes one store file. Callers write into a staging path and publish it by rename when complete;
  * this class never renames. Tiles go through prepared statements inside explicit transactions.
  */
 export class StoreWriter {
   readonly db: Database.Database;
-  private readonly mainName: string;
-  private readonly insertMain: Database.Statement;
-  private readonly insertExtra: Database.Statement;
-  private readonly insertDoc: Database.Statement;
+  /** The tile tables, keyed by pyramid name. */
+  readonly tiles: TileTables;
+  readonly documents: DocumentTable;
 
   constructor(readonly file: string, header: StoreHeader) {
     const documentsOnly = isDocumentKind(header.kind);
@@ -41,13 +35,9 @@ export class StoreWriter {
     this.db.pragma('journal_mode = DELETE');
     this.db.pragma('synchronous = NORMAL');
     // One transaction: each DDL statement on its own would commit (and fsync) separately, ~100 ms for the schema.
-    this.db.transaction(() => this.db.exec(MAIN_PYRAMID_SQL + EXTRA_TABLES_SQL))();
-    this.mainName = header.pyramids[0]?.name ?? '';
-    this.insertMain = this.db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
-    this.insertExtra = this.db.prepare(
-      'INSERT OR REPLACE INTO tilemirror_tiles (pyramid, zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.insertDoc = this.db.prepare('INSERT OR REPLACE INTO tilemirror_documents (path, content_type, data) VALUES (?, ?, ?)');
+    this.db.transaction(() => createTables(this.db))();
+    this.tiles = new TileTables(this.db, header.pyramids[0]?.name ?? '');
+    this.documents = new DocumentTable(this.db);
     this.writeHeader(header);
   }
 
@@ -72,26 +62,19 @@ export class StoreWriter {
     if (h.center) meta.center = h.center.join(',');
     if (h.vectorLayers) meta.json = JSON.stringify({ vector_layers: h.vectorLayers });
     if (h.image) meta[META.image] = JSON.stringify(h.image);
-    const setMeta = this.db.prepare('INSERT OR REPLACE INTO metadata (name, value) VALUES (?, ?)');
-    const setPyramid = this.db.prepare(
-      'INSERT OR REPLACE INTO tilemirror_pyramids (name, ord, tile_size, scale, format, minzoom, maxzoom, bounds) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
     this.db.transaction(() => {
-      for (const [k, v] of Object.entries(meta)) setMeta.run(k, v);
-      h.pyramids.forEach((p, i) =>
-        setPyramid.run(p.name, i, p.tileSize, p.scale, p.format, p.minzoom, p.maxzoom, JSON.stringify(p.bounds)),
-      );
+      writeMetadata(this.db, Object.entries(meta));
+      writePyramids(this.db, h.pyramids);
     })();
   }
 
   /** Stores one tile addressed in XYZ (row from the north). */
   putTile(pyramid: string, z: number, x: number, y: number, data: Buffer): void {
-    if (pyramid === this.mainName) this.insertMain.run(z, x, tmsRow(z, y), data);
-    else this.insertExtra.run(pyramid, z, x, tmsRow(z, y), data);
+    this.tiles.put(pyramid, z, x, tmsRow(z, y), data);
   }
 
   putDocument(path: string, contentType: string, data: Buffer | string): void {
-    this.insertDoc.run(path, contentType, typeof data === 'string' ? Buffer.from(data) : data);
+    this.documents.put(path, contentType, typeof data === 'string' ? Buffer.from(data) : data);
   }
 
   /** Runs `fn` in one transaction: thousands of tiles per commit instead of one fsync each. */

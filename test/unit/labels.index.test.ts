@@ -8,6 +8,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { buildLabelIndex, type LabelIndexStats } from '../../src/services/geocoding/labels-build';
 import { LabelIndex, metersBetween } from '../../src/services/geocoding/labels-index';
 import { cityTileAddresses } from '../../src/sample/city';
+import { MbtilesStore } from '../../src/store/mbtiles';
 import { SAMPLE_DIR } from '../helpers/server';
 
 interface RawFeature {
@@ -41,7 +42,12 @@ let stats: LabelIndexStats;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'labels-index-'));
   const file = path.join(SAMPLE_DIR, 'tiles', 'sample-city.mbtiles');
-  stats = await buildLabelIndex({ id: 'sample-city', file, version: 'v1', attribution: '© OpenStreetMap contributors (ODbL)' }, path.join(dir, 'city.sqlite'));
+  const store = new MbtilesStore(file, 'tiles', 'sample-city', 'v1');
+  try {
+    stats = await buildLabelIndex(store, path.join(dir, 'city.sqlite'));
+  } finally {
+    store.close();
+  }
   ix = new LabelIndex(path.join(dir, 'city.sqlite'));
 });
 

@@ -3,7 +3,7 @@
 // tile sets are worth indexing. Expected values are literal (Web Mercator corners, hand-made pieces).
 import { categoryColumn, MERGE_METERS, mergePieces } from '../../src/services/geocoding/labels-build';
 import { LABEL_LAYERS, placeTypeOf, tilePointToLonLat } from '../../src/services/geocoding/labels-extract';
-import { mayHoldLabels } from '../../src/services/geocoding/labels-source';
+import { mayHoldLabels } from '../../src/services/geocoding/labels-mirrored';
 import { typoBudget } from '../../src/services/geocoding/labels-text';
 import type { TilesetInfo, VectorLayer } from '../../src/store/types';
 

@@ -13,7 +13,7 @@ import {
   sampleTerrainElevation,
   terrainPixelCenter,
 } from '../../src/sample';
-import { naturalEarth } from '../../src/sample/naturalEarth';
+import { naturalEarth } from '../../src/sample/natural-earth';
 
 describe('sample terrain function', () => {
   it('is smooth relief between 0 and 4000 m over the sample area', () => {

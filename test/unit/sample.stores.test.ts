@@ -24,7 +24,7 @@ import {
   sampleTerrainElevation,
   terrainPixelCenter,
 } from '../../src/sample';
-import { renderMapTiles } from '../../src/sample/mapRaster';
+import { renderMapTiles } from '../../src/sample/map-raster';
 import { decodeGlyphs } from '../../src/services/fonts/glyphs';
 import { checkFeatureCollection } from '../../src/mirror/discoverers/data';
 import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discoverers/weather';

@@ -12,7 +12,7 @@ import type { Position } from 'geojson';
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import { SAMPLE_MAX_ZOOM } from '../../src/sample';
-import { buildVectorTiles, VECTOR_EXTENT } from '../../src/sample/vectorTiles';
+import { buildVectorTiles, VECTOR_EXTENT } from '../../src/sample/vector-tiles';
 import zlib from 'node:zlib';
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).

@@ -1,18 +1,20 @@
 // Builds the label index of one vector tile set: one SQLite file (labels + FTS5 over normalised names + R*Tree
 // of positions + the vocabulary for typo candidates), written to a temporary file and renamed into place.
 // The work is cut into slices that yield to the event loop (setImmediate), so a server building in the
-// background keeps answering; the source store is read on its own read-only connection.
+// background keeps answering. The tile set is read through the store's tile reader (its scan), whatever file
+// holds it (MBTiles or PMTiles); the scan holds nothing open while the build yields.
 //
-// Steps: (1) every tile of the deepest zoom → labels (points kept in the tile proper), road pieces and their
-// vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one road,
-// placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the name
-// of the nearest road vertex within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
+// Steps: (1) every tile of the deepest zoom holding tiles → labels (points kept in the tile proper), road pieces
+// and their vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one
+// road, placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the
+// name of the nearest road vertex within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
 
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { isGzip } from '../../store/formats';
+import type { ScannedTile, TileReader } from '../../store/tile-reader';
 import { extractLabels, type ExtractedLabel } from './labels-extract';
 import { words } from './labels-text';
 
@@ -26,15 +28,8 @@ const DENSIFY_METERS = 25;
 export const LABEL_INDEX_FORMAT = '1';
 
 const M_PER_DEG = 111_320;
-
-export interface LabelIndexSource {
-  /** The tile set id (the store's file name without .mbtiles). */
-  id: string;
-  file: string;
-  /** The store's content version: kept in the index, which is rebuilt when it differs. */
-  version: string;
-  attribution: string;
-}
+/** Tiles decoded per transaction of the index (then the build may yield). */
+const TILE_BATCH = 32;
 
 export interface LabelIndexStats {
   labels: number;
@@ -84,8 +79,11 @@ function indexedName(l: { name: string; housenumber?: string | null; street?: st
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
-/** Builds the index of `source` into `target` (atomically: a temporary file renamed onto it). */
-export async function buildLabelIndex(source: LabelIndexSource, target: string, opts: BuildOptions = {}): Promise<LabelIndexStats> {
+/**
+ * Builds the index of the tile set `tileset` (its main pyramid) into `target` (atomically: a temporary file renamed
+ * onto it). The index records the set's id, content version and attribution from `tileset.info`.
+ */
+export async function buildLabelIndex(tileset: TileReader, target: string, opts: BuildOptions = {}): Promise<LabelIndexStats> {
   const started = Date.now();
   const sliceMs = opts.sliceMs ?? 20;
   let sliceStart = Date.now();
@@ -96,13 +94,11 @@ export async function buildLabelIndex(source: LabelIndexSource, target: string, 
     sliceStart = Date.now();
   };
   const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const src = new Database(source.file, { readonly: true, fileMustExist: true });
   const db = new Database(tmp);
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA);
-    const zoom = (src.prepare('SELECT MAX(zoom_level) AS z FROM tiles').get() as { z: number | null }).z;
     const insertLabel = db.prepare(
       'INSERT INTO labels (type, place_type, name, names, categories, housenumber, street, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -130,41 +126,40 @@ export async function buildLabelIndex(source: LabelIndexSource, target: string, 
       }
     };
 
-    // (1) Tiles of the deepest zoom, a page at a time (keyset pagination: no statement stays open across a yield).
-    if (zoom !== null) {
-      const page = src.prepare<[number, number, number, number], { c: number; r: number; d: Buffer | null }>(
-        'SELECT tile_column AS c, tile_row AS r, tile_data AS d FROM tiles WHERE zoom_level = ? AND (tile_column > ? OR (tile_column = ? AND tile_row > ?)) ORDER BY tile_column, tile_row LIMIT 32',
-      );
-      let lastC = -1;
-      let lastR = -1;
-      for (;;) {
-        const rows = page.all(zoom, lastC, lastC, lastR);
-        if (rows.length === 0) break;
-        db.transaction(() => {
-          for (const row of rows) {
-            tiles++;
-            if (!row.d || row.d.length === 0) continue;
-            let labels: ExtractedLabel[];
-            try {
-              const bytes = isGzip(row.d) ? gunzipSync(row.d) : row.d;
-              labels = extractLabels(bytes, zoom, row.c, 2 ** zoom - 1 - row.r);
-            } catch {
-              continue; // A damaged tile adds no labels; the others still do.
-            }
-            for (const l of labels) {
-              if (l.lines) {
-                for (const line of l.lines) addRoadPiece(l, line);
-                continue;
-              }
-              insertLabel.run(l.type, l.placeType, l.name, JSON.stringify(l.names), categoryColumn(l.categories), l.housenumber ?? null, l.street ?? null, l.lon, l.lat);
-            }
+    const indexTiles = (batch: ScannedTile[]) =>
+      db.transaction(() => {
+        for (const t of batch) {
+          tiles++;
+          let labels: ExtractedLabel[];
+          try {
+            labels = extractLabels(isGzip(t.data) ? gunzipSync(t.data) : t.data, t.z, t.x, t.y);
+          } catch {
+            continue; // A damaged tile adds no labels; the others still do.
           }
-        })();
-        const last = rows[rows.length - 1];
-        lastC = last.c;
-        lastR = last.r;
+          for (const l of labels) {
+            if (l.lines) {
+              for (const line of l.lines) addRoadPiece(l, line);
+              continue;
+            }
+            insertLabel.run(l.type, l.placeType, l.name, JSON.stringify(l.names), categoryColumn(l.categories), l.housenumber ?? null, l.street ?? null, l.lon, l.lat);
+          }
+        }
+      })();
+
+    // (1) Tiles of the deepest zoom that holds any (looked for from the pyramid's maxzoom down), a batch per transaction.
+    const main = tileset.info.pyramids[0];
+    let zoom: number | undefined;
+    for (let z = main.maxzoom; z >= main.minzoom && zoom === undefined; z--) {
+      let batch: ScannedTile[] = [];
+      for (const t of tileset.scan(main.name, { minzoom: z, maxzoom: z })) {
+        zoom = z;
+        batch.push(t);
+        if (batch.length < TILE_BATCH) continue;
+        indexTiles(batch);
+        batch = [];
         await maybeYield();
       }
+      indexTiles(batch);
     }
 
     // (2) One road per street name and neighbourhood.
@@ -244,9 +239,9 @@ export async function buildLabelIndex(source: LabelIndexSource, target: string, 
     const labels = Object.values(byType).reduce((a, b) => a + b, 0);
     const meta: Record<string, string> = {
       format: LABEL_INDEX_FORMAT,
-      tileset: source.id,
-      source_version: source.version,
-      attribution: source.attribution,
+      tileset: tileset.info.id,
+      source_version: tileset.info.version,
+      attribution: tileset.info.attribution,
       zoom: String(zoom ?? ''),
       built_at: new Date().toISOString(),
       labels: String(labels),
@@ -256,12 +251,10 @@ export async function buildLabelIndex(source: LabelIndexSource, target: string, 
     db.exec('DROP TABLE temp.piece; DROP TABLE temp.vertex;');
     db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
     db.close();
-    src.close();
     renameSync(tmp, target);
     return { labels, byType, tiles, zoom: zoom ?? -1, bytes: statSync(target).size, ms: Date.now() - started, streetsDerived };
   } catch (err) {
     if (db.open) db.close();
-    if (src.open) src.close();
     rmSync(tmp, { force: true });
     throw err;
   }

@@ -38,7 +38,8 @@ const quote = (w: string) => `"${w.replace(/"/g, '""')}"`;
 export class LabelIndex {
   private readonly db: Database.Database;
   readonly tileset: string;
-  readonly sourceVersion: string;
+  /** The content version of the tile set the index was built from (kept as `source_version` in the file). */
+  readonly tilesetVersion: string;
   readonly attribution: string;
   readonly format: string;
   private readonly byIdStmt: Database.Statement<[number], Row>;
@@ -51,7 +52,7 @@ export class LabelIndex {
     try {
       const meta = new Map(this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
       this.tileset = meta.get('tileset') ?? '';
-      this.sourceVersion = meta.get('source_version') ?? '';
+      this.tilesetVersion = meta.get('source_version') ?? '';
       this.attribution = meta.get('attribution') ?? '';
       this.format = meta.get('format') ?? '';
       this.byIdStmt = this.db.prepare('SELECT * FROM labels WHERE id = ?');

@@ -1,6 +1,6 @@
-// The seam between the labels of mirrored vector tiles and the geocoder (contract in the issue-10 notes): the
-// gazetteer's endpoints receive a LabelSource by injection and never import how it is built. The implementation
-// over the data directory's vector tile sets is MirroredLabels (labels-source.ts).
+// The seam between the labels of mirrored vector tiles and the geocoder: the gazetteer's endpoints receive a
+// LabelFinder by injection and never import how it is built. The implementation over the data directory's vector
+// tile sets is MirroredLabels (labels-mirrored.ts).
 
 export type LabelType = 'address' | 'road' | 'poi' | 'place' | 'water' | 'peak' | 'aerodrome' | 'park';
 
@@ -38,10 +38,13 @@ export interface LabelSearchOptions {
   limit: number;
 }
 
-export interface LabelSource {
+/** Finds labels of the vector tile sets: by text, by position, by id. */
+export interface LabelFinder {
   search(text: string, opts: LabelSearchOptions): LabelHit[];
   nearest(lon: number, lat: number, opts: { types?: LabelType[]; limit: number; maxMeters: number }): Array<LabelHit & { meters: number }>;
   byId(id: string): LabelHit | undefined;
   /** e.g. "© OpenStreetMap contributors (ODbL)" for the tile sets indexed (or only those named). */
   attribution(tilesets?: Iterable<string>): string[];
 }
+
+export type LabelSource = LabelFinder; // TEMP-ALIAS LabelSource

@@ -1,29 +1,20 @@
-// A tile store's main pyramid as a PMTiles archive: tile addresses are read from the MBTiles `tiles` table,
+// A tile store's main pyramid as a PMTiles archive: the store's tile addresses (read without the tiles) are
 // turned into PMTiles tile ids and sorted, then each tile is read in that (Hilbert) order and handed to the
 // writer, so memory holds the ids (8 bytes a tile) and the distinct-content index, never the tiles.
 
-import Database from 'better-sqlite3';
 import { isGzip } from '../formats';
 import type { MbtilesStore } from '../mbtiles';
 import { Compression, tileIdToZxy, tileTypeOf, zxyToTileId } from './format';
 import { writePmtiles, type IdTile, type WriteStats } from './write';
 
 /** The tile ids of the main pyramid, ascending (rows whose tile_data is empty count as absent). */
-function sortedTileIds(file: string): Float64Array {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const rows = db
-      .prepare<[], [number, number, number]>('SELECT zoom_level, tile_column, tile_row FROM tiles WHERE length(tile_data) > 0')
-      .raw()
-      .all();
-    const ids = new Float64Array(rows.length);
-    rows.forEach(([z, x, row], i) => {
-      ids[i] = zxyToTileId(z, x, 2 ** z - 1 - row);
-    });
-    return ids.sort();
-  } finally {
-    db.close();
-  }
+function sortedTileIds(store: MbtilesStore): Float64Array {
+  const addresses = store.addresses(store.info.pyramids[0].name);
+  const ids = new Float64Array(addresses.length);
+  addresses.forEach(([z, x, y], i) => {
+    ids[i] = zxyToTileId(z, x, y);
+  });
+  return ids.sort();
 }
 
 /** True when the store's vector tiles are gzipped (as MBTiles vector tiles usually are): decided by the first. */
@@ -41,7 +32,7 @@ export function exportPmtiles(store: MbtilesStore, out: string, metadata: object
   const main = store.info.pyramids[0];
   const tileType = tileTypeOf(main.format);
   if (tileType === undefined) throw new Error(`${store.info.kind}/${store.info.id} holds ${main.format} tiles: PMTiles has no tile type for them`);
-  const ids = sortedTileIds(store.file);
+  const ids = sortedTileIds(store);
   if (ids.length === 0) throw new Error(`${store.info.kind}/${store.info.id} holds no tiles`);
   for (let i = 1; i < ids.length; i++) {
     if (ids[i] === ids[i - 1]) throw new Error(`${store.file}: tile ${tileIdToZxy(ids[i]).join('/')} is stored twice`);

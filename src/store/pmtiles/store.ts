@@ -12,7 +12,7 @@ import { digestTag } from '../etag';
 import { imageWidth } from '../formats';
 import { Lru, type ByteLru } from '../lru';
 import { PlainTiles } from '../plain-tiles';
-import type { TileStore } from '../tile-source';
+import type { ScannedTile, ScanZooms, TileStore } from '../tile-reader';
 import type { Pyramid, TileFormat, TilesetInfo, VectorLayer } from '../types';
 import { pyramidProblem } from '../mbtiles';
 import {
@@ -26,6 +26,7 @@ import {
   findTile,
   readHeader,
   tileFormatOf,
+  tileIdToZxy,
   zxyToTileId,
   type Entry,
   type Header,
@@ -58,6 +59,9 @@ interface Metadata {
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The first tile id of zoom z: the tiles of all lower zooms, (4^z - 1) / 3, come before it. */
+const firstTileId = (z: number): number => (4 ** z - 1) / 3;
 
 export class PmtilesStore implements TileStore {
   readonly info: TilesetInfo;
@@ -255,6 +259,52 @@ export class PmtilesStore implements TileStore {
     }
     this.cache?.set(key, data ?? ABSENT);
     return data;
+  }
+
+  /**
+   * Every tile of the archive within the zooms, in tile-id order (zoom by zoom, along the Hilbert curve), walking
+   * the directories (leaves read as reached, not kept in the leaf cache the served tiles use). A run of tile ids
+   * sharing one content yields each of them with the same bytes. A tile that cannot be read is reported (as
+   * tile() reports it) and skipped.
+   */
+  *scan(pyramid: string, zooms: ScanZooms = {}): Generator<ScannedTile> {
+    if (pyramid !== PMTILES_PYRAMID) return;
+    const lo = Math.max(zooms.minzoom ?? this.header.minZoom, this.header.minZoom);
+    const hi = Math.min(zooms.maxzoom ?? this.header.maxZoom, this.header.maxZoom);
+    if (lo > hi) return;
+    yield* this.scanDirectory(this.root, firstTileId(lo), firstTileId(hi + 1), 0);
+  }
+
+  /** The tiles of one directory with ids in [from, to), leaves followed depth first. */
+  private *scanDirectory(entries: Entry[], from: number, to: number, depth: number): Generator<ScannedTile> {
+    if (depth >= MAX_DIRECTORY_DEPTH) throw new PmtilesFormatError(`directories nest deeper than ${MAX_DIRECTORY_DEPTH}`);
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      if (e.tileId >= to) return;
+      if (e.runLength === 0) {
+        // A leaf holds the ids from its own up to the next entry's.
+        const next = entries[i + 1]?.tileId ?? Infinity;
+        if (next <= from) continue;
+        const offset = this.header.leafDirectoryOffset + e.offset;
+        yield* this.scanDirectory(this.directory(offset, e.length, `leaf directory at ${offset}`), from, to, depth + 1);
+        continue;
+      }
+      const first = Math.max(e.tileId, from);
+      const end = Math.min(e.tileId + e.runLength, to);
+      if (first >= end) continue;
+      let data: Buffer;
+      try {
+        data = this.read(this.header.tileDataOffset + e.offset, e.length, `tile ${tileIdToZxy(first).join('/')}`);
+      } catch (err) {
+        if (!(err instanceof PmtilesFormatError)) throw err;
+        this.plainTiles.reportDamaged(`${PMTILES_PYRAMID}/${tileIdToZxy(first).join('/')}`, err);
+        continue;
+      }
+      for (let id = first; id < end; id++) {
+        const [z, x, y] = tileIdToZxy(id);
+        yield { z, x, y, data };
+      }
+    }
   }
 
   plainTile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {

@@ -11,9 +11,9 @@ import { latToPixelY, lonToPixelX } from '../geo/mercator';
 
 // Polygons reaching the poles are drawn past the world's edge (89.9°) so no seam shows along it.
 const DRAW_MAX_LAT = 89.9;
-import { naturalEarth, rings, wrapOffsets } from './naturalEarth';
+import { naturalEarth, rings, wrapOffsets } from './natural-earth';
 import { COLORS } from './style';
-import { mapLimit, type TileEntry } from './storeFile';
+import { mapLimit, type TileEntry } from './store-file';
 
 const BLOCK = 2048;
 

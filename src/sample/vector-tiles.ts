@@ -5,8 +5,8 @@ import zlib from 'node:zlib';
 import type { Feature, FeatureCollection, Geometry, Position } from 'geojson';
 import type { VectorLayer } from '../store/types';
 import { countryLabelPoints } from './labels';
-import { naturalEarth } from './naturalEarth';
-import type { TileEntry } from './storeFile';
+import { naturalEarth } from './natural-earth';
+import type { TileEntry } from './store-file';
 
 // geojson-vt and vt-pbf ship no types: the little used of them is typed here.
 interface VtTile {

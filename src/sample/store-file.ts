@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { metadataValue } from '../store/mbtiles-sql';
 import { StoreWriter, type StoreHeader } from '../store/writer';
 
 export const SAMPLE_VERSION_KEY = 'tilemirror:sample_version';
@@ -28,10 +29,7 @@ export function upToDate(file: string, version: string): boolean {
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      const row = db.prepare('SELECT value FROM metadata WHERE name = ?').get(SAMPLE_VERSION_KEY) as
-        | { value: string }
-        | undefined;
-      return row?.value === version;
+      return metadataValue(db, SAMPLE_VERSION_KEY) === version;
     } finally {
       db.close();
     }
