@@ -11,17 +11,17 @@ import { storeVersions } from '../store/content-version';
 import { StatusStore } from '../store/job-state';
 import { formatDuration } from '../store/units';
 import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
-import { parseResource, type ResourceRef } from './discoverers';
+import { parseResource, type ResourceRef } from './discovery/kinds';
 import { UsageError } from './errors';
-import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './job-status';
-import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs-config';
+import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './jobs/job-status';
+import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs/jobs-config';
 import { planReport } from './plan-report';
 import { ProgressPrinter } from './progress';
-import { createRedactor } from './redact';
+import { createRedactor } from './upstream/redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
-import { runMirror, type MirrorResult } from './run';
+import { runMirror, type MirrorResult } from './engine/run';
 import { sourceFromFlags } from './source-flags';
-import { sourceBase, splitSourceKey, type GenericSource } from './sources';
+import { sourceBase, splitSourceKey, type GenericSource } from './discovery/sources';
 
 function parseResources(list: string[]): ResourceRef[] {
   return list.map(parseResource);
@@ -131,7 +131,7 @@ async function mirrorJobs(names: string[], flags: Flags, cmd: Command): Promise<
     // Now and then into the state file, so `status` and a server's /admin/ show this run's progress.
     const persist = progressPersister(status, job.name);
     // Loaded here: the scheduler's module brings Redis and cron, which a plain `mirror` run does not need.
-    const { runJob } = require('./schedule') as typeof import('./schedule');
+    const { runJob } = require('./jobs/schedule') as typeof import('./jobs/schedule');
     const run = await runJob(job, config.data, 'manual', {
       signal: stop.signal,
       log: (l) => {

@@ -3,11 +3,11 @@
 
 import { tileAt } from '../geo/tile-bands';
 import { isDocumentKind, type TileFormat } from '../store/types';
-import { documentPlanNote } from './discoverers';
-import { sourceTileUrl } from './discoverers/common';
-import { createRedactor } from './redact';
+import { documentPlanNote } from './discovery/kinds';
+import { sourceTileUrl } from './discovery/upstream-tilejson';
+import { createRedactor } from './upstream/redact';
 import { judgeTile } from './refresh';
-import { createClient, discoverAndPlan, refOf, type MirrorOptions } from './run';
+import { createClient, discoverAndPlan, refOf, type MirrorOptions } from './engine/run';
 
 export interface PlanReport {
   resource: string;

@@ -11,7 +11,7 @@ import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
 import type { Pyramid } from '../store/types';
 import type { StoreHeader } from '../store/writer';
-import type { Discovered, ResourceRef } from './discoverers/types';
+import type { Discovered, ResourceRef } from './discovery/types';
 import { UsageError } from './errors';
 
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { acquireLock } from '../../src/store/lock';
-import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
+import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/engine/run';
 import { storePaths } from '../../src/store/staging';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';

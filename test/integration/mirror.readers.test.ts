@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMirror, type MirrorOptions } from '../../src/mirror/run';
+import { runMirror, type MirrorOptions } from '../../src/mirror/engine/run';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitFor, waitForStatus } from '../helpers/wait';

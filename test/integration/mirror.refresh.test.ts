@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { runMirror, type MirrorOptions } from '../../src/mirror/run';
+import { runMirror, type MirrorOptions } from '../../src/mirror/engine/run';
 import { storePaths } from '../../src/store/staging';
 import { snapshot, type StoreSnapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type Override, type UpstreamSimulator } from '../fixtures/upstream-simulator';

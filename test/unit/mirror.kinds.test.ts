@@ -2,13 +2,13 @@
 // GeoJSON and weather catalog validation, map variant templates.
 
 import sharp from 'sharp';
-import { parseResource } from '../../src/mirror/discoverers';
-import { checkFeatureCollection } from '../../src/mirror/discoverers/data';
-import { GLYPH_STARTS, glyphPath, styleFontstacks } from '../../src/mirror/discoverers/fonts';
-import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/discoverers/maps';
-import { checkConformance } from '../../src/mirror/discoverers/ogc';
-import { checkSprite, parseSpriteIndex, pngSize, spriteSource } from '../../src/mirror/discoverers/sprites';
-import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discoverers/weather';
+import { parseResource } from '../../src/mirror/discovery/kinds';
+import { checkFeatureCollection } from '../../src/mirror/discovery/kinds/data';
+import { GLYPH_STARTS, glyphPath, styleFontstacks } from '../../src/mirror/discovery/kinds/fonts';
+import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/discovery/kinds/maps';
+import { checkConformance } from '../../src/mirror/discovery/kinds/ogc';
+import { checkSprite, parseSpriteIndex, pngSize, spriteSource } from '../../src/mirror/discovery/kinds/sprites';
+import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discovery/kinds/weather';
 import { UsageError } from '../../src/mirror/errors';
 import { weatherCatalog } from '../fixtures/document-stores';
 

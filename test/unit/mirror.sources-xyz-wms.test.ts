@@ -1,16 +1,16 @@
 import { parseConfig, ConfigError } from '../../src/config/load';
-import { sourceTileUrl, tileUrl } from '../../src/mirror/discoverers/common';
+import { sourceTileUrl, tileUrl } from '../../src/mirror/discovery/upstream-tilejson';
 import { UsageError } from '../../src/mirror/errors';
-import { configuredJobs } from '../../src/mirror/jobs-config';
-import { ogcExceptionText } from '../../src/mirror/ogc-exception';
-import { failedLine } from '../../src/mirror/run';
+import { configuredJobs } from '../../src/mirror/jobs/jobs-config';
+import { ogcExceptionText } from '../../src/mirror/upstream/ogc-exception';
+import { failedLine } from '../../src/mirror/engine/run';
 import type { Flags } from '../../src/mirror/cli-options';
 import { sourceFromFlags } from '../../src/mirror/source-flags';
-import { sourceBase, sourceOrigins, splitSourceKey } from '../../src/mirror/sources';
-import { capabilitiesUrl, getMapTemplate, planWms, wmsBase, type WmsSource } from '../../src/mirror/sources/wms';
-import { parseWmsCapabilities, zoomsOfScaleRange } from '../../src/mirror/sources/wms-capabilities';
-import { xyzOrigins, xyzTemplate } from '../../src/mirror/sources/xyz';
-import { validateTile } from '../../src/mirror/validate';
+import { sourceBase, sourceOrigins, splitSourceKey } from '../../src/mirror/discovery/sources';
+import { capabilitiesUrl, getMapTemplate, planWms, wmsBase, type WmsSource } from '../../src/mirror/discovery/sources/wms';
+import { parseWmsCapabilities, zoomsOfScaleRange } from '../../src/mirror/discovery/sources/wms-capabilities';
+import { xyzOrigins, xyzTemplate } from '../../src/mirror/discovery/sources/xyz';
+import { validateTile } from '../../src/mirror/upstream/validate';
 
 const H = 20037508.342789244;
 

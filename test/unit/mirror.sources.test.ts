@@ -1,9 +1,9 @@
 import { tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { buildWmtsCapabilities, type WmtsLayer } from '../../src/ogc/wmts';
-import { sourceBase, splitSourceKey } from '../../src/mirror/sources';
-import { probeCandidates, sniffTileFormat } from '../../src/mirror/sources/tilejson';
-import { isWebMercatorCrs, mediaTypeFormat, parseCapabilitiesXml, wmtsLayerSource } from '../../src/mirror/sources/wmts';
-import { tileUrl } from '../../src/mirror/discoverers/common';
+import { sourceBase, splitSourceKey } from '../../src/mirror/discovery/sources';
+import { probeCandidates, sniffTileFormat } from '../../src/mirror/discovery/sources/tilejson';
+import { isWebMercatorCrs, mediaTypeFormat, parseCapabilitiesXml, wmtsLayerSource } from '../../src/mirror/discovery/sources/wmts';
+import { tileUrl } from '../../src/mirror/discovery/upstream-tilejson';
 import type { Pyramid } from '../../src/store/types';
 import { gwcCapabilities } from '../fixtures/gwc-capabilities';
 

@@ -1,7 +1,7 @@
 import type { Bounds } from '../../geo/bounds';
 import type { StoreHeader } from '../../store/writer';
 import type { Pyramid, ResourceKind, StoreKind, TileFormat } from '../../store/types';
-import type { UpstreamClient } from '../client';
+import type { UpstreamClient } from '../upstream/client';
 import type { ZoomLimits } from '../plan';
 import type { TileTask } from '../../geo/tile-bands';
 

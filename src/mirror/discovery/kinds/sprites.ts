@@ -4,9 +4,9 @@
 // A map style's sprite at `/maps/{mapId}/sprite` (MapTiler's styles point there) is fetched from that path and
 // stored as `sprites/{mapId}` (ref.source says where to fetch from).
 
-import { checkPng } from '../validate';
-import { failureOf, judgeDocument, type CollectContext, type Collected, type FetchedDoc } from '../document-run';
-import type { ResourceRef } from './types';
+import { checkPng } from '../../upstream/validate';
+import { failureOf, judgeDocument, type CollectContext, type Collected, type FetchedDoc } from '../../engine/document-run';
+import type { ResourceRef } from '../types';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -2,9 +2,9 @@
 // (document `conformance.json`). It is not served: this server declares its own conformance classes. The run's
 // notes name the classes the upstream declares (shown by `tilemirror mirror` and in the job's logs).
 
-import { rewriteDocument } from '../rewrite';
-import { fetchJsonDocument, type CollectContext, type Collected } from '../document-run';
-import type { ResourceRef } from './types';
+import { rewriteDocument } from '../../rewrite';
+import { fetchJsonDocument, type CollectContext, type Collected } from '../../engine/document-run';
+import type { ResourceRef } from '../types';
 
 export function checkConformance(v: unknown): string | undefined {
   const c = v as { conformsTo?: unknown } | null;

@@ -5,10 +5,10 @@
 // catalog never names a keyframe whose tiles are missing. Keyframes that vanished upstream keep their tilesets
 // (a client may still hold an older catalog); they are reported as stale, for the operator to delete.
 
-import { rewriteDocument } from '../rewrite';
-import { fetchJsonDocument, type CollectContext, type Collected } from '../document-run';
-import { readPublishedDocument } from '../../store/document-staging';
-import type { ResourceRef } from './types';
+import { rewriteDocument } from '../../rewrite';
+import { fetchJsonDocument, type CollectContext, type Collected } from '../../engine/document-run';
+import { readPublishedDocument } from '../../../store/document-staging';
+import type { ResourceRef } from '../types';
 
 const ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
 

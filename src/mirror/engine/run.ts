@@ -3,26 +3,26 @@
 // 2 usage error, 3 interrupted (progress checkpointed, resumable).
 
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Bounds } from '../geo/bounds';
-import { tilesOfAll, type TileTask } from '../geo/tile-bands';
-import type { RunOutcome } from '../store/job-state';
-import { publishStaging, verifyStaging } from '../store/publish';
-import { StagingStore, STATE, storedFormat, storePaths, type StagingOrigin } from '../store/staging';
-import { isDocumentKind, type TileFormat } from '../store/types';
-import type { PolygonArea } from './area';
-import { UpstreamClient } from './client';
-import { discover, mirrorDocuments, parseResource, type ResourceRef } from './discoverers';
-import { sourceTileUrl } from './discoverers/common';
+import type { Bounds } from '../../geo/bounds';
+import { tilesOfAll, type TileTask } from '../../geo/tile-bands';
+import type { RunOutcome } from '../../store/job-state';
+import { publishStaging, verifyStaging } from '../../store/publish';
+import { StagingStore, STATE, storedFormat, storePaths, type StagingOrigin } from '../../store/staging';
+import { isDocumentKind, type TileFormat } from '../../store/types';
+import type { PolygonArea } from '../area';
+import { UpstreamClient } from '../upstream/client';
+import { discover, mirrorDocuments, parseResource, type ResourceRef } from '../discovery/kinds';
+import { sourceTileUrl } from '../discovery/upstream-tilejson';
 import { dependencyLine } from './document-run';
-import { RunStopped, UpstreamError, UsageError } from './errors';
-import { fingerprintOf, planDiscovered, planSignature, type Planned } from './plan';
-import type { ProgressSnapshot } from './progress';
-import { createRedactor, type Redactor } from './redact';
-import { conditionalHeaders, judgeTile, refreshAction, refreshCutoff } from './refresh';
-import type { RetryPolicy } from './retry';
-import { assertNoSecret } from './rewrite';
+import { RunStopped, UpstreamError, UsageError } from '../errors';
+import { fingerprintOf, planDiscovered, planSignature, type Planned } from '../plan';
+import type { ProgressSnapshot } from '../progress';
+import { createRedactor, type Redactor } from '../upstream/redact';
+import { conditionalHeaders, judgeTile, refreshAction, refreshCutoff } from '../refresh';
+import type { RetryPolicy } from '../upstream/retry';
+import { assertNoSecret } from '../rewrite';
 import { beginRun, endRun, recordRunError } from './run-start';
-import { discoverSource, sourceBase, sourceOrigins, type GenericSource } from './sources';
+import { discoverSource, sourceBase, sourceOrigins, type GenericSource } from '../discovery/sources';
 
 export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */

@@ -2,13 +2,13 @@
 // /images/{id}/{z}/{x}/{y}. image.json names no format, so it comes from a store mirrored before, or from the
 // magic bytes of the top-left tile (always inside the image), which is then stored rather than fetched again.
 
-import { imageBounds } from '../../geo/mercator';
-import { sniffImageFormat } from '../../store/formats';
-import type { TileFormat } from '../../store/types';
-import { UpstreamError } from '../errors';
-import { rewriteDocument } from '../rewrite';
-import { text, tileUrl, toTileFormat } from './common';
-import type { DiscoverContext, Discovered } from './types';
+import { imageBounds } from '../../../geo/mercator';
+import { sniffImageFormat } from '../../../store/formats';
+import type { TileFormat } from '../../../store/types';
+import { UpstreamError } from '../../errors';
+import { rewriteDocument } from '../../rewrite';
+import { text, tileUrl, toTileFormat } from '../upstream-tilejson';
+import type { DiscoverContext, Discovered } from '../types';
 
 interface ImageJson {
   width?: unknown;

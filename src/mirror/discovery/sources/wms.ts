@@ -4,11 +4,11 @@
 // at) and an attribution. Requests go to the URL given (capabilities often name an internal host), with its
 // other query parameters (MAP=, a vendor's) kept.
 
-import { WORLD_BOUNDS } from '../../geo/mercator';
-import type { Bounds } from '../../geo/bounds';
-import { stripKey } from '../client';
-import { UpstreamError, UsageError } from '../errors';
-import type { DiscoverContext, Discovered } from '../discoverers/types';
+import { WORLD_BOUNDS } from '../../../geo/mercator';
+import type { Bounds } from '../../../geo/bounds';
+import { stripKey } from '../../upstream/client';
+import { UpstreamError, UsageError } from '../../errors';
+import type { DiscoverContext, Discovered } from '../types';
 import { fetchXml } from './fetch-xml';
 import { parseWmsCapabilities, webMercatorCode, zoomsOfScaleRange, type WmsCapabilities, type WmsLayer } from './wms-capabilities';
 import { mediaTypeFormat } from './wmts';

@@ -4,11 +4,11 @@
 // (404 for its first range) is reported and skipped; the other fonts of the stack are still mirrored.
 // Ranges without glyphs are not stored: the server answers them exactly as the upstream does (an empty range).
 
-import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START, parseFontstack } from '../../services/fonts/glyphs';
-import type { MirrorOptions, MirrorResult } from '../run';
-import { dependencyLine, failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../document-run';
-import { emptyResult } from '../run-start';
-import type { ResourceRef } from './types';
+import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START, parseFontstack } from '../../../services/fonts/glyphs';
+import type { MirrorOptions, MirrorResult } from '../../engine/run';
+import { dependencyLine, failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../../engine/document-run';
+import { emptyResult } from '../../engine/run-start';
+import type { ResourceRef } from '../types';
 
 const PROTOBUF = 'application/x-protobuf';
 

@@ -3,11 +3,11 @@
 // (--zoom), the bounds the world (narrowed by --bbox); the format and tile size come from the bytes of a first
 // tile, which is kept and stored, not fetched again.
 
-import { WORLD_BOUNDS } from '../../geo/mercator';
-import type { Bounds } from '../../geo/bounds';
-import { stripKey } from '../client';
-import { UsageError } from '../errors';
-import type { DiscoverContext, Discovered } from '../discoverers/types';
+import { WORLD_BOUNDS } from '../../../geo/mercator';
+import type { Bounds } from '../../../geo/bounds';
+import { stripKey } from '../../upstream/client';
+import { UsageError } from '../../errors';
+import type { DiscoverContext, Discovered } from '../types';
 import { probeCandidates, probeFormat, tilePixels } from './tilejson';
 
 export interface XyzSource {

@@ -8,14 +8,14 @@
 import { hostname } from 'node:os';
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
-import type { Config } from '../config/schema';
+import type { Config } from '../../config/schema';
 import { configuredJobs, jobMirrorOptions, type MirrorJob } from './jobs-config';
-import { UsageError } from './errors';
-import { tileRate, type ProgressSnapshot } from './progress';
-import { createRedactor, type Redactor } from './redact';
+import { UsageError } from '../errors';
+import { tileRate, type ProgressSnapshot } from '../progress';
+import { createRedactor, type Redactor } from '../upstream/redact';
 import { RedisCoordinator, type Claim, type Coordinator } from './coordination';
-import { runMirror, type MirrorResult } from './run';
-import { pidAlive, StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../store/job-state';
+import { runMirror, type MirrorResult } from '../engine/run';
+import { pidAlive, StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../../store/job-state';
 import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';

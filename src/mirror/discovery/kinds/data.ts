@@ -1,9 +1,9 @@
 // `data/{id}`: a dataset's `/data/{id}/features.json` (a GeoJSON FeatureCollection) into `{data}/data/{id}.mbtiles`,
 // document `features.json`, stored byte for byte as the upstream sent it (after undoing a transfer gzip).
 
-import type { CollectContext, Collected } from '../document-run';
-import { fetchJsonDocument } from '../document-run';
-import type { ResourceRef } from './types';
+import type { CollectContext, Collected } from '../../engine/document-run';
+import { fetchJsonDocument } from '../../engine/document-run';
+import type { ResourceRef } from '../types';
 
 /** Why a value is not a GeoJSON FeatureCollection, or undefined when it is one. */
 export function checkFeatureCollection(v: unknown): string | undefined {

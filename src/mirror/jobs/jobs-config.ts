@@ -1,15 +1,15 @@
 // The configured mirror jobs (`mirror.jobs` in the config file) turned into what a run needs: the upstream,
 // the key (from the environment by default, never printed), resources, zooms, areas and limits.
 
-import { ConfigError } from '../config/basics';
-import type { Config } from '../config/schema';
-import type { Bounds } from '../geo/bounds';
-import type { TileFormat } from '../store/types';
-import { parseResource, type ResourceRef } from './discoverers';
-import { readAreaFile, type PolygonArea } from './area';
-import { UsageError } from './errors';
-import { sourceBase, splitSourceKey, type GenericSource } from './sources';
-import type { MirrorOptions } from './run';
+import { ConfigError } from '../../config/basics';
+import type { Config } from '../../config/schema';
+import type { Bounds } from '../../geo/bounds';
+import type { TileFormat } from '../../store/types';
+import { parseResource, type ResourceRef } from '../discovery/kinds';
+import { readAreaFile, type PolygonArea } from '../area';
+import { UsageError } from '../errors';
+import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';
+import type { MirrorOptions } from '../engine/run';
 
 export interface MirrorJob {
   name: string;

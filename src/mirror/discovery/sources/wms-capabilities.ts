@@ -2,9 +2,9 @@
 // GetMap formats, and for every named layer its bounds in degrees, CRSs, scale range and attribution, with what
 // layers inherit from their parents (bounds, scale range and attribution replace, CRSs add up). Pure.
 
-import type { Bounds } from '../../geo/bounds';
-import { MAX_LAT, scaleDenominator, STANDARD_PIXEL_SIZE } from '../../geo/mercator';
-import { UpstreamError } from '../errors';
+import type { Bounds } from '../../../geo/bounds';
+import { MAX_LAT, scaleDenominator, STANDARD_PIXEL_SIZE } from '../../../geo/mercator';
+import { UpstreamError } from '../../errors';
 import { arr, parseXml, txt, type XmlNode } from './xml';
 
 type Node = XmlNode;

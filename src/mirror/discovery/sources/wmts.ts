@@ -10,15 +10,15 @@
 // - TileMatrixSetLimits bound the plan per zoom; when a layer has them its zooms are those they list. Bounds from
 //   the WGS84BoundingBox (else the limits, else the world).
 
-import { MAX_LAT, ORIGIN_SHIFT, scaleDenominator, tileBoundsLonLat, WORLD_BOUNDS, type TileRange } from '../../geo/mercator';
-import type { Bounds } from '../../geo/bounds';
-import type { TileFormat } from '../../store/types';
-import { stripKey, type UpstreamClient } from '../client';
+import { MAX_LAT, ORIGIN_SHIFT, scaleDenominator, tileBoundsLonLat, WORLD_BOUNDS, type TileRange } from '../../../geo/mercator';
+import type { Bounds } from '../../../geo/bounds';
+import type { TileFormat } from '../../../store/types';
+import { stripKey, type UpstreamClient } from '../../upstream/client';
 import { fetchXml } from './fetch-xml';
 import { arr, parseXml, txt, type XmlNode } from './xml';
-import { UpstreamError } from '../errors';
-import type { DiscoverContext, Discovered } from '../discoverers/types';
-import type { ZoomLimits } from '../plan';
+import { UpstreamError } from '../../errors';
+import type { DiscoverContext, Discovered } from '../types';
+import type { ZoomLimits } from '../../plan';
 
 // ---------------------------------------------------------------------------------------------------------
 // Parsing (pure)

@@ -2,9 +2,9 @@
 // job joined with its persisted state, and the status source the server reads when this process runs no schedules.
 
 import { hostname } from 'node:os';
-import type { Config } from '../config/schema';
-import { emptyJobState, pidAlive, readStatusFile, type JobProgress, type JobStatusSource, type StatusStore, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../store/job-state';
-import type { MirrorResult } from './run';
+import type { Config } from '../../config/schema';
+import { emptyJobState, pidAlive, readStatusFile, type JobProgress, type JobStatusSource, type StatusStore, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../../store/job-state';
+import type { MirrorResult } from '../engine/run';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
 export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {

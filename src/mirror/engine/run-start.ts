@@ -2,13 +2,13 @@
 // the store's paths, and the lock that keeps a second process off the same store.
 
 import { mkdirSync } from 'node:fs';
-import type { StoreKind } from '../store/types';
-import { acquireLock, type Lock } from '../store/lock';
-import { LockError, UpstreamError } from './errors';
-import type { UpstreamClient } from './client';
-import { createRedactor, type Redactor } from './redact';
+import type { StoreKind } from '../../store/types';
+import { acquireLock, type Lock } from '../../store/lock';
+import { LockError, UpstreamError } from '../errors';
+import type { UpstreamClient } from '../upstream/client';
+import { createRedactor, type Redactor } from '../upstream/redact';
 import type { MirrorOptions, MirrorResult } from './run';
-import { storePaths, type StorePaths } from '../store/staging';
+import { storePaths, type StorePaths } from '../../store/staging';
 
 export interface RunStart {
   started: number;

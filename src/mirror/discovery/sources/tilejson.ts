@@ -3,16 +3,16 @@
 // bytes of a first tile (kept and stored, not fetched again). Templates with `{s}` subdomains are refused: the
 // first template is used as it is, so write one without `{s}`.
 
-import { lonLatToTile } from '../../geo/mercator';
-import { isGzip, sniffImageFormat } from '../../store/formats';
-import type { TileFormat } from '../../store/types';
-import { stripKey, type UpstreamClient } from '../client';
-import { UpstreamError } from '../errors';
-import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, sourceTileUrl, tileTemplate, toTileFormat, type UpstreamTileJson } from '../discoverers/common';
-import type { DiscoverContext, Discovered, PyramidSource, StoredDoc } from '../discoverers/types';
-import type { TileTask } from '../../geo/tile-bands';
-import { withoutKeys } from '../rewrite';
-import { decodeTransport, validateTile } from '../validate';
+import { lonLatToTile } from '../../../geo/mercator';
+import { isGzip, sniffImageFormat } from '../../../store/formats';
+import type { TileFormat } from '../../../store/types';
+import { stripKey, type UpstreamClient } from '../../upstream/client';
+import { UpstreamError } from '../../errors';
+import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, sourceTileUrl, tileTemplate, toTileFormat, type UpstreamTileJson } from '../upstream-tilejson';
+import type { DiscoverContext, Discovered, PyramidSource, StoredDoc } from '../types';
+import type { TileTask } from '../../../geo/tile-bands';
+import { withoutKeys } from '../../rewrite';
+import { decodeTransport, validateTile } from '../../upstream/validate';
 
 /** The format a tile's bytes are in (png, jpg, webp by magic bytes; gzip or a protobuf layer: pbf). */
 export function sniffTileFormat(data: Buffer, contentType?: string): TileFormat | undefined {

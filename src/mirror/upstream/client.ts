@@ -9,7 +9,7 @@ import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
-import { UpstreamError } from './errors';
+import { UpstreamError } from '../errors';
 import { Transport } from './transport';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */

@@ -6,13 +6,13 @@
 // served paths: '512', '512@2x', '256', '256@2x', with `.webp` (etc.) appended for a format other than the
 // upstream TileJSON's own. Their URLs come from the TileJSON template (`{y}.png` -> `{y}@2x.webp`).
 
-import type { TileFormat } from '../../store/types';
-import { UpstreamError } from '../errors';
-import { rewriteDocument, styleReferences } from '../rewrite';
-import { LOCAL_SCHEME, localSpriteUrl } from '../../ogc/style';
-import { center, fetchTileJson, pyramidFromTileJson, text, tileJsonDoc, tileTemplate } from './common';
+import type { TileFormat } from '../../../store/types';
+import { UpstreamError } from '../../errors';
+import { rewriteDocument, styleReferences } from '../../rewrite';
+import { LOCAL_SCHEME, localSpriteUrl } from '../../../ogc/style';
+import { center, fetchTileJson, pyramidFromTileJson, text, tileJsonDoc, tileTemplate } from '../upstream-tilejson';
 import { styleFontstacks } from './fonts';
-import type { DiscoverContext, Discovered, PyramidSource, ResourceRef, StoredDoc } from './types';
+import type { DiscoverContext, Discovered, PyramidSource, ResourceRef, StoredDoc } from '../types';
 
 const EXT: Partial<Record<TileFormat, string>> = { png: 'png', jpg: 'jpg', webp: 'webp' };
 const TEMPLATE_TAIL = /\{y\}(@\dx)?\.(png|jpe?g|webp)(?=$|[?#])/i;

@@ -1,7 +1,7 @@
 // `tiles/{id}`: one pyramid described by /tiles/{id}/tiles.json (vector or raster, any zoom range).
 
-import { fetchTileJson, pyramidFromTileJson, tileJsonDoc, tilesetHeader, tileTemplate } from './common';
-import type { DiscoverContext, Discovered } from './types';
+import { fetchTileJson, pyramidFromTileJson, tileJsonDoc, tilesetHeader, tileTemplate } from '../upstream-tilejson';
+import type { DiscoverContext, Discovered } from '../types';
 
 export async function discoverTiles(id: string, ctx: DiscoverContext): Promise<Discovered> {
   const path = `/tiles/${encodeURIComponent(id)}/tiles.json`;

@@ -3,7 +3,7 @@
 import type { Bounds } from '../../geo/bounds';
 import type { Pyramid, TileFormat, VectorLayer } from '../../store/types';
 import { tileBoundsMeters, WORLD_BOUNDS } from '../../geo/mercator';
-import { stripKey, type UpstreamClient } from '../client';
+import { stripKey, type UpstreamClient } from '../upstream/client';
 import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
 import type { StoreHeader } from '../../store/writer';

@@ -12,7 +12,7 @@
 import { ExecutionError, Redlock, ResourceLockedError, type Lock } from '@sesamecare-oss/redlock';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Redactor } from './redact';
+import type { Redactor } from '../upstream/redact';
 
 /** A firing this instance won: the run goes on while `signal` is not aborted; `release` when it ends. */
 export interface Claim {

@@ -7,18 +7,18 @@
 
 import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { isGzip } from '../store/formats';
-import type { DocumentKind } from '../store/types';
-import type { StoreHeader } from '../store/writer';
-import { decodeBody, type Judgement, type UpstreamClient } from './client';
-import type { Redactor } from './redact';
-import { fingerprint } from './plan';
+import { isGzip } from '../../store/formats';
+import type { DocumentKind } from '../../store/types';
+import type { StoreHeader } from '../../store/writer';
+import { decodeBody, type Judgement, type UpstreamClient } from '../upstream/client';
+import type { Redactor } from '../upstream/redact';
+import { fingerprint } from '../plan';
 import { beginRun, endRun, recordRunError } from './run-start';
-import { assertNoSecret } from './rewrite';
-import { publishDocuments } from '../store/document-staging';
-import type { RawResponse } from './validate';
+import { assertNoSecret } from '../rewrite';
+import { publishDocuments } from '../../store/document-staging';
+import type { RawResponse } from '../upstream/validate';
 import type { MirrorOptions, MirrorResult } from './run';
-import type { ResourceRef } from './discoverers/types';
+import type { ResourceRef } from '../discovery/types';
 
 /** A document to store, as validated by a collector. */
 export interface FetchedDoc {

@@ -2,12 +2,12 @@
 // document kinds (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`) have no tiles and no plan: their
 // collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (../document-run.ts).
 
-import { isDocumentKind, isStoreId, type DocumentKind } from '../../store/types';
-import { parseFontstack } from '../../services/fonts/glyphs';
-import { UsageError } from '../errors';
-import type { MirrorOptions, MirrorResult } from '../run';
+import { isDocumentKind, isStoreId, type DocumentKind } from '../../../store/types';
+import { parseFontstack } from '../../../services/fonts/glyphs';
+import { UsageError } from '../../errors';
+import type { MirrorOptions, MirrorResult } from '../../engine/run';
 import { collectData } from './data';
-import { mirrorDocumentStore, type Collector, type EngineDeps } from '../document-run';
+import { mirrorDocumentStore, type Collector, type EngineDeps } from '../../engine/document-run';
 import { GLYPH_STARTS, mirrorFontstack } from './fonts';
 import { collectOgc } from './ogc';
 import { collectSprite } from './sprites';
@@ -15,9 +15,9 @@ import { collectWeather } from './weather';
 import { discoverImage } from './images';
 import { discoverMap } from './maps';
 import { discoverTiles } from './tiles';
-import type { DiscoverContext, Discovered, ResourceRef } from './types';
+import type { DiscoverContext, Discovered, ResourceRef } from '../types';
 
-export type { Discovered, DiscoverContext, PyramidSource, ResourceRef, StoredDoc } from './types';
+export type { Discovered, DiscoverContext, PyramidSource, ResourceRef, StoredDoc } from '../types';
 
 const KINDS = 'tiles/ID, maps/ID, images/ID, fonts/FONTSTACK, sprites/ID, data/ID, weather or ogc';
 

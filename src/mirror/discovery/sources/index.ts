@@ -3,9 +3,9 @@
 // any other. The source URL's origin is the run's upstream (the key goes only there, and to an XYZ template's
 // subdomain hosts); a `key=` in the URL is the key.
 
-import { stripKey } from '../client';
-import { UsageError } from '../errors';
-import type { DiscoverContext, Discovered } from '../discoverers/types';
+import { stripKey } from '../../upstream/client';
+import { UsageError } from '../../errors';
+import type { DiscoverContext, Discovered } from '../types';
 import { discoverTileJsonSource } from './tilejson';
 import { discoverWmsSource, type WmsSource } from './wms';
 import { discoverWmtsSource } from './wmts';

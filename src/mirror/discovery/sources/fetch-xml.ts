@@ -1,7 +1,7 @@
 // One capabilities document fetched as text (WMTS and WMS sources): HTTP 200, the whole body, any transport
 // encoding undone; the client's retries apply.
 
-import { decodeBody, type UpstreamClient } from '../client';
+import { decodeBody, type UpstreamClient } from '../../upstream/client';
 
 export async function fetchXml(client: UpstreamClient, url: string, signal?: AbortSignal): Promise<{ xml: string; url: string }> {
   const docUrl = client.resolve(url);
