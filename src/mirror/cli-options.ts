@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Bounds } from '../geo/bounds';
 import type { TileFormat } from '../store/types';
 import { readAreaFile, type PolygonArea } from './area';
-import type { ResourceRef } from './discovery/kinds';
+import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
 import type { MirrorOptions } from './engine/run';
 import type { GenericSource } from './discovery/sources';

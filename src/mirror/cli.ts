@@ -11,7 +11,7 @@ import { storeVersions } from '../store/content-version';
 import { StatusStore } from '../store/job-state';
 import { formatDuration } from '../store/units';
 import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
-import { parseResource, type ResourceRef } from './discovery/kinds';
+import { parseResource, type ResourceRef } from './resource';
 import { UsageError } from './errors';
 import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './jobs/job-status';
 import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs/jobs-config';

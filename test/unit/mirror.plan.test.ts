@@ -135,7 +135,7 @@ function swissSource(): Discovered {
   return {
     kind: 'tiles', id: 'swiss', documents: [], notes: [], prefetched: [],
     header: { kind: 'tiles', name: 'Swiss', center: [8.2, 46.8, 2], pyramids: [pyramid] },
-    sources: [{ pyramid, template: 'http://up.example/tiles/swiss/{z}/{x}/{y}.png' }],
+    pyramids: [{ pyramid, template: 'http://up.example/tiles/swiss/{z}/{x}/{y}.png' }],
   };
 }
 

@@ -1,13 +1,14 @@
-// Shared by the per-kind discoverers: reading an upstream TileJSON into a Pyramid and a URL template.
+// Reading an upstream TileJSON (the cloud's own, or a generic source's) into a Pyramid, a tile URL template and a
+// store header; shared by kind discovery and source discovery.
 
 import type { Bounds } from '../../geo/bounds';
 import type { Pyramid, TileFormat, VectorLayer } from '../../store/types';
-import { tileBoundsMeters, WORLD_BOUNDS } from '../../geo/mercator';
+import { WORLD_BOUNDS } from '../../geo/mercator';
 import { stripKey, type UpstreamClient } from '../upstream/client';
 import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
 import type { StoreHeader } from '../../store/writer';
-import type { PyramidSource, StoredDoc } from './types';
+import type { DocumentToStore } from './types';
 
 /** The fields of an upstream TileJSON the mirror uses (MapTiler's and tilemirror's have these). */
 export interface UpstreamTileJson {
@@ -70,30 +71,6 @@ export function tileTemplate(tj: UpstreamTileJson, docUrl: string): string {
   return stripKey(docUrl.replace(/[?#].*$/, '').replace(/[^/]*$/, '') + t);
 }
 
-/**
- * The URL of one tile from a template ({z}/{x}/{y}, or {-y} for TMS rows; {bbox-epsg-3857}, as MapLibre names
- * it, the tile's box in metres for a WMS GetMap); `zValue` replaces {z} when given (a WMTS TileMatrix identifier).
- */
-export function tileUrl(template: string, z: number, x: number, y: number, zValue?: string): string {
-  const url = template
-    .replace('{z}', zValue ?? String(z))
-    .replace('{x}', String(x))
-    .replace('{y}', String(y))
-    .replace('{-y}', String(2 ** z - 1 - y));
-  return url.includes('{bbox-epsg-3857}') ? url.replace('{bbox-epsg-3857}', tileBoundsMeters(z, x, y).join(',')) : url;
-}
-
-/** The subdomain of a tile ({s}): the same for a tile every time, spread over the list as Leaflet does ((x + y) mod n). */
-export function subdomainOf(subdomains: readonly string[], x: number, y: number): string {
-  return subdomains[(x + y) % subdomains.length];
-}
-
-/** The URL of one tile of a source: its template with its TileMatrix identifiers and its subdomains ({s}). */
-export function sourceTileUrl(source: Pick<PyramidSource, 'template' | 'matrixIds' | 'subdomains'>, z: number, x: number, y: number): string {
-  const template = source.subdomains?.length ? source.template.replace('{s}', subdomainOf(source.subdomains, x, y)) : source.template;
-  return tileUrl(template, z, x, y, source.matrixIds?.[z]);
-}
-
 export function pyramidFromTileJson(name: string, tj: UpstreamTileJson, defaultTileSize?: number): Pyramid {
   const format = toTileFormat(tj.format);
   const minzoom = int(tj.minzoom, 0);
@@ -113,7 +90,7 @@ export function vectorLayers(tj: UpstreamTileJson): VectorLayer[] | undefined {
 }
 
 /** The upstream TileJSON kept as provenance, its URLs rewritten to this server. */
-export function tileJsonDoc(path: string, tj: UpstreamTileJson, base: string): StoredDoc {
+export function tileJsonDoc(path: string, tj: UpstreamTileJson, base: string): DocumentToStore {
   return { path, contentType: 'application/json', data: JSON.stringify(rewriteDocument(tj, base)) };
 }
 

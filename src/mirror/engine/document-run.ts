@@ -18,7 +18,7 @@ import { assertNoSecret } from '../rewrite';
 import { publishDocuments } from '../../store/document-staging';
 import type { RawResponse } from '../upstream/validate';
 import type { MirrorOptions, MirrorResult } from './run';
-import type { ResourceRef } from '../discovery/types';
+import type { ResourceRef } from '../resource';
 
 /** A document to store, as validated by a collector. */
 export interface FetchedDoc {
@@ -209,7 +209,7 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
       return result;
     }
 
-    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint: fingerprint([client.base, ref.kind, ref.id, ref.source ?? null]), upstream: client.base });
+    const problems = publishDocuments(paths, collected.header, collected.documents, { fingerprint: fingerprint([client.base, ref.kind, ref.id, ref.upstreamPath ?? null]), upstream: client.base });
     if (problems.length) {
       result.problems.push(...problems);
       return result;

@@ -11,8 +11,9 @@ import { StagingStore, STATE, storedFormat, storePaths, type StagingOrigin } fro
 import { isDocumentKind, type TileFormat } from '../../store/types';
 import type { PolygonArea } from '../area';
 import { UpstreamClient } from '../upstream/client';
-import { discover, mirrorDocuments, parseResource, type ResourceRef } from '../discovery/kinds';
-import { sourceTileUrl } from '../discovery/upstream-tilejson';
+import { discover, mirrorDocuments } from '../discovery/kinds';
+import { upstreamTileUrl } from '../discovery/tile-url';
+import { parseResource, type ResourceRef } from '../resource';
 import { dependencyLine } from './document-run';
 import { RunStopped, UpstreamError, UsageError } from '../errors';
 import { fingerprintOf, planDiscovered, planSignature, type Planned } from '../plan';
@@ -239,10 +240,10 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
       for (const d of discovered.documents) st.putDocument(d.path, d.contentType, d.data);
     });
     // Tiles discovery already fetched (a format or size probe): stored when the plan reaches them, not fetched again.
-    const prefetched = new Map(discovered.prefetched.map((p) => [`${p.task.pyramid}/${p.task.z}/${p.task.x}/${p.task.y}`, p.data]));
+    const prefetched = new Map((discovered.prefetched ?? []).map((p) => [`${p.task.pyramid}/${p.task.z}/${p.task.x}/${p.task.y}`, p.data]));
     st.flush();
 
-    const formats = new Map(discovered.sources.map((s) => [s.pyramid.name, s]));
+    const upstreams = new Map(discovered.pyramids.map((u) => [u.pyramid.name, u]));
     const tasks = tilesOfAll(plans);
     const budget = opts.failureBudget ?? 100;
     let fatal: string | undefined;
@@ -277,14 +278,14 @@ async function runTiles(opts: MirrorOptions, ref: ResourceRef, wanted: ResourceR
           opts.onTile?.(task, 'stored');
           continue;
         }
-        const source = formats.get(task.pyramid)!;
-        const url = sourceTileUrl(source, task.z, task.x, task.y);
+        const upstream = upstreams.get(task.pyramid)!;
+        const url = upstreamTileUrl(upstream, task.z, task.x, task.y);
         const revalidating = known.kind !== 'absent';
         const headers = revalidating ? conditionalHeaders(known) : undefined;
         try {
           const { verdict, validators } = await client.request(
             url,
-            judgeTile(source.pyramid.format, !!headers),
+            judgeTile(upstream.pyramid.format, !!headers),
             hard.signal,
             () => {
               if (stopping()) throw new RunStopped();

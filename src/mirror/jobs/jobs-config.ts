@@ -5,7 +5,7 @@ import { ConfigError } from '../../config/basics';
 import type { Config } from '../../config/schema';
 import type { Bounds } from '../../geo/bounds';
 import type { TileFormat } from '../../store/types';
-import { parseResource, type ResourceRef } from '../discovery/kinds';
+import { parseResource, type ResourceRef } from '../resource';
 import { readAreaFile, type PolygonArea } from '../area';
 import { UsageError } from '../errors';
 import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';

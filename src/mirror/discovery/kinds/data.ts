@@ -3,7 +3,7 @@
 
 import type { CollectContext, Collected } from '../../engine/document-run';
 import { fetchJsonDocument } from '../../engine/document-run';
-import type { ResourceRef } from '../types';
+import type { ResourceRef } from '../../resource';
 
 /** Why a value is not a GeoJSON FeatureCollection, or undefined when it is one. */
 export function checkFeatureCollection(v: unknown): string | undefined {

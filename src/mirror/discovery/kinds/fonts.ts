@@ -8,7 +8,7 @@ import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START, par
 import type { MirrorOptions, MirrorResult } from '../../engine/run';
 import { dependencyLine, failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../../engine/document-run';
 import { emptyResult } from '../../engine/run-start';
-import type { ResourceRef } from '../types';
+import type { ResourceRef } from '../../resource';
 
 const PROTOBUF = 'application/x-protobuf';
 

@@ -7,7 +7,8 @@ import { sniffImageFormat } from '../../../store/formats';
 import type { TileFormat } from '../../../store/types';
 import { UpstreamError } from '../../errors';
 import { rewriteDocument } from '../../rewrite';
-import { text, tileUrl, toTileFormat } from '../upstream-tilejson';
+import { tileUrl } from '../tile-url';
+import { text, toTileFormat } from '../upstream-tilejson';
 import type { DiscoverContext, Discovered } from '../types';
 
 interface ImageJson {
@@ -35,7 +36,7 @@ export async function discoverImage(id: string, ctx: DiscoverContext): Promise<D
   const minzoom = zoom(doc.minzoom) ? Math.min(doc.minzoom, doc.maxzoom) : 0;
   const tileSize = positiveInt(doc.tileSize) ? doc.tileSize : 256;
   const template = client.resolve(`/images/${encodeURIComponent(id)}/{z}/{x}/{y}`);
-  const prefetched: Discovered['prefetched'] = [];
+  const prefetched: NonNullable<Discovered['prefetched']> = [];
 
   let format: TileFormat | undefined = typeof doc.format === 'string' ? toTileFormat(doc.format) : undefined;
   if (!format && ctx.knownFormat) format = toTileFormat(ctx.knownFormat);
@@ -68,7 +69,7 @@ export async function discoverImage(id: string, ctx: DiscoverContext): Promise<D
       pyramids: [pyramid],
       image: { width: doc.width, height: doc.height },
     },
-    sources: [{ pyramid, template }],
+    pyramids: [{ pyramid, template }],
     documents: [{ path: 'image.json', contentType: 'application/json', data: JSON.stringify(rewriteDocument(doc, client.base)) }],
     notes: [],
     prefetched,

@@ -2,7 +2,7 @@
 // document kinds (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`) have no tiles and no plan: their
 // collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (../document-run.ts).
 
-import { isDocumentKind, isStoreId, type DocumentKind } from '../../../store/types';
+import type { DocumentKind } from '../../../store/types';
 import { parseFontstack } from '../../../services/fonts/glyphs';
 import { UsageError } from '../../errors';
 import type { MirrorOptions, MirrorResult } from '../../engine/run';
@@ -15,38 +15,8 @@ import { collectWeather } from './weather';
 import { discoverImage } from './images';
 import { discoverMap } from './maps';
 import { discoverTiles } from './tiles';
-import type { DiscoverContext, Discovered, ResourceRef } from '../types';
-
-export type { Discovered, DiscoverContext, PyramidSource, ResourceRef, StoredDoc } from '../types';
-
-const KINDS = 'tiles/ID, maps/ID, images/ID, fonts/FONTSTACK, sprites/ID, data/ID, weather or ogc';
-
-/** Store ids of the singleton kinds: `weather` is `{data}/weather/latest.mbtiles`, `ogc` is `{data}/ogc/conformance.mbtiles`. */
-export const SINGLETON_IDS = { weather: 'latest', ogc: 'conformance' } as const;
-
-export function parseResource(text: string): ResourceRef {
-  const slash = text.indexOf('/');
-  const kind = slash < 0 ? text : text.slice(0, slash);
-  const id = slash < 0 ? '' : text.slice(slash + 1);
-  if (kind === 'weather' || kind === 'ogc') {
-    const only = SINGLETON_IDS[kind];
-    if (id !== '' && id !== only) throw new UsageError(`invalid resource "${text}": use "${kind}" (or ${kind}/${only})`);
-    return { kind, id: only };
-  }
-  if (kind !== 'tiles' && kind !== 'maps' && kind !== 'images' && !isDocumentKind(kind)) {
-    throw new UsageError(`unknown resource "${text}": expected ${KINDS}`);
-  }
-  if (!isStoreId(id)) throw new UsageError(`invalid resource id in "${text}"`);
-  if (kind === 'fonts') {
-    try {
-      // One store per font: a fontstack is mirrored font by font (`{data}/fonts/{Font Name}.mbtiles`).
-      for (const name of parseFontstack(id)) if (!isStoreId(name)) throw new RangeError(`invalid font name "${name}"`);
-    } catch (err) {
-      throw new UsageError(`invalid fontstack in "${text}": ${(err as Error).message}`);
-    }
-  }
-  return { kind, id };
-}
+import type { ResourceRef } from '../../resource';
+import type { DiscoverContext, Discovered } from '../types';
 
 /** Discovery of a tiled resource (the document kinds are collected by the document engine instead). */
 export function discover(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {

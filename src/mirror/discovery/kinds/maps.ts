@@ -12,7 +12,8 @@ import { rewriteDocument, styleReferences } from '../../rewrite';
 import { LOCAL_SCHEME, localSpriteUrl } from '../../../ogc/style';
 import { center, fetchTileJson, pyramidFromTileJson, text, tileJsonDoc, tileTemplate } from '../upstream-tilejson';
 import { styleFontstacks } from './fonts';
-import type { DiscoverContext, Discovered, PyramidSource, ResourceRef, StoredDoc } from '../types';
+import type { ResourceRef } from '../../resource';
+import type { DiscoverContext, Discovered, DocumentToStore, UpstreamPyramid } from '../types';
 
 const EXT: Partial<Record<TileFormat, string>> = { png: 'png', jpg: 'jpg', webp: 'webp' };
 const TEMPLATE_TAIL = /\{y\}(@\dx)?\.(png|jpe?g|webp)(?=$|[?#])/i;
@@ -45,7 +46,7 @@ export function localiseSprites(style: Record<string, unknown>): ResourceRef[] {
     } catch {
       return url;
     }
-    const ref: ResourceRef = m[1] === 'maps' ? { kind: 'sprites', id, source: `/maps/${m[2]}/sprite` } : { kind: 'sprites', id };
+    const ref: ResourceRef = m[1] === 'maps' ? { kind: 'sprites', id, upstreamPath: `/maps/${m[2]}/sprite` } : { kind: 'sprites', id };
     if (!refs.some((r) => r.id === ref.id)) refs.push(ref);
     return localSpriteUrl(id);
   };
@@ -61,36 +62,36 @@ export async function discoverMap(id: string, ctx: DiscoverContext): Promise<Dis
   const base = `/maps/${encodeURIComponent(id)}`;
   const main = await fetchTileJson(client, `${base}/tiles.json`, signal);
   const small = await fetchTileJson(client, `${base}/256/tiles.json`, signal, true);
-  const sources: PyramidSource[] = [];
-  const documents: StoredDoc[] = [];
+  const pyramids: UpstreamPyramid[] = [];
+  const documents: DocumentToStore[] = [];
   const notes: string[] = [];
   const { tj, url } = main!;
   // Names and sizes follow the served API: '512' is /maps/{id}/..., '256' is /maps/{id}/256/...
-  const sized: { size: '512' | '256'; source: PyramidSource }[] = [];
-  sized.push({ size: '512', source: { pyramid: { ...pyramidFromTileJson('512', tj, 512), tileSize: 512 }, template: tileTemplate(tj, url) } });
+  const sized: { size: '512' | '256'; upstream: UpstreamPyramid }[] = [];
+  sized.push({ size: '512', upstream: { pyramid: { ...pyramidFromTileJson('512', tj, 512), tileSize: 512 }, template: tileTemplate(tj, url) } });
   documents.push(tileJsonDoc('tiles.json', tj, client.base));
   if (small) {
-    sized.push({ size: '256', source: { pyramid: { ...pyramidFromTileJson('256', small.tj, 256), tileSize: 256 }, template: tileTemplate(small.tj, small.url) } });
+    sized.push({ size: '256', upstream: { pyramid: { ...pyramidFromTileJson('256', small.tj, 256), tileSize: 256 }, template: tileTemplate(small.tj, small.url) } });
     documents.push(tileJsonDoc('256/tiles.json', small.tj, client.base));
   }
-  if (sized.some((s) => s.source.pyramid.format === 'pbf')) throw new UpstreamError(`maps/${id}: a map's tiles must be raster, the upstream says pbf`);
+  if (sized.some((s) => s.upstream.pyramid.format === 'pbf')) throw new UpstreamError(`maps/${id}: a map's tiles must be raster, the upstream says pbf`);
   const scales = [...new Set(ctx.scales?.length ? ctx.scales : [1])];
-  for (const { size, source } of sized) {
-    const baseFormat = source.pyramid.format;
+  for (const { size, upstream } of sized) {
+    const baseFormat = upstream.pyramid.format;
     const formats = [...new Set(ctx.formats?.length ? ctx.formats : [baseFormat])];
     // The upstream's own pyramid first (at scale 1 and its format it is the served main pyramid), then the variants.
     const variants = [...scales.map((sc) => formats.map((f) => [sc, f] as const))].flat().sort(([sa, fa], [sb, fb]) => Number(!(sa === 1 && fa === baseFormat)) - Number(!(sb === 1 && fb === baseFormat)));
     for (const [scale, format] of variants) {
       if (scale === 1 && format === baseFormat) {
-        sources.push(source);
+        pyramids.push(upstream);
         continue;
       }
-      const template = variantTemplate(source.template, scale, format);
+      const template = variantTemplate(upstream.template, scale, format);
       if (!template) {
-        notes.push(`the ${size} px tile URLs (${source.template}) do not end in {y}.{format}: no ${scale === 2 ? '@2x ' : ''}${format} pyramid`);
+        notes.push(`the ${size} px tile URLs (${upstream.template}) do not end in {y}.{format}: no ${scale === 2 ? '@2x ' : ''}${format} pyramid`);
         continue;
       }
-      sources.push({ pyramid: { ...source.pyramid, name: variantName(size, scale, format, baseFormat), scale, format }, template });
+      pyramids.push({ pyramid: { ...upstream.pyramid, name: variantName(size, scale, format, baseFormat), scale, format }, template });
     }
   }
 
@@ -114,7 +115,7 @@ export async function discoverMap(id: string, ctx: DiscoverContext): Promise<Dis
     } else if (refs.glyphs && stacks.length) {
       notes.push(`the style's glyphs are not on the upstream (${refs.glyphs}): its fonts are not mirrored`);
     }
-    if (sprites.length) notes.push(`the style uses the sprite${sprites.length > 1 ? 's' : ''} ${sprites.map((s) => `sprites/${s.id}${s.source ? ` (from ${s.source})` : ''}`).join(', ')}`);
+    if (sprites.length) notes.push(`the style uses the sprite${sprites.length > 1 ? 's' : ''} ${sprites.map((s) => `sprites/${s.id}${s.upstreamPath ? ` (from ${s.upstreamPath})` : ''}`).join(', ')}`);
     dependencies.push(...sprites);
     if (dependencies.length) notes.push(`mirrored with the map when asked (--with-dependencies): ${dependencies.map((d) => `${d.kind}/${d.id}`).join(', ')}`);
     if (refs.external.length) notes.push(`the style points outside the upstream (not mirrored): ${refs.external.join(', ')}`);
@@ -131,12 +132,11 @@ export async function discoverMap(id: string, ctx: DiscoverContext): Promise<Dis
       description: text(tj.description),
       attribution: text(tj.attribution),
       center: center(tj.center),
-      pyramids: sources.map((s) => s.pyramid),
+      pyramids: pyramids.map((u) => u.pyramid),
     },
-    sources,
+    pyramids,
     documents,
     notes,
-    prefetched: [],
     dependencies,
   };
 }

@@ -4,7 +4,7 @@
 
 import { rewriteDocument } from '../../rewrite';
 import { fetchJsonDocument, type CollectContext, type Collected } from '../../engine/document-run';
-import type { ResourceRef } from '../types';
+import type { ResourceRef } from '../../resource';
 
 export function checkConformance(v: unknown): string | undefined {
   const c = v as { conformsTo?: unknown } | null;

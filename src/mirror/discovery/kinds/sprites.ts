@@ -2,11 +2,11 @@
 // Each index must parse as a sprite index, each sheet must be a complete PNG, and every icon rectangle of an
 // index must lie inside its sheet. The 1x pair is required; a missing @2x pair is reported, not fatal.
 // A map style's sprite at `/maps/{mapId}/sprite` (MapTiler's styles point there) is fetched from that path and
-// stored as `sprites/{mapId}` (ref.source says where to fetch from).
+// stored as `sprites/{mapId}` (ref.upstreamPath says where to fetch from).
 
 import { checkPng } from '../../upstream/validate';
 import { failureOf, judgeDocument, type CollectContext, type Collected, type FetchedDoc } from '../../engine/document-run';
-import type { ResourceRef } from '../types';
+import type { ResourceRef } from '../../resource';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -18,8 +18,8 @@ export interface SpriteIcon {
 }
 
 /** Upstream path prefix of a sprite: `/sprites/{id}/sprite` unless the reference says otherwise. */
-export function spriteSource(ref: ResourceRef): string {
-  return ref.source ?? `/sprites/${encodeURIComponent(ref.id)}/sprite`;
+export function spriteUpstreamPath(ref: ResourceRef): string {
+  return ref.upstreamPath ?? `/sprites/${encodeURIComponent(ref.id)}/sprite`;
 }
 
 /** Width and height of a PNG from its IHDR chunk, or a problem. */
@@ -71,9 +71,9 @@ const checkSheet = (body: Buffer): string | undefined => {
 };
 
 export async function collectSprite(ref: ResourceRef, ctx: CollectContext): Promise<Collected> {
-  const source = spriteSource(ref);
+  const from = spriteUpstreamPath(ref);
   const out: Collected = {
-    header: { kind: 'sprites', name: ref.id, pyramids: [], ...(ref.source && { extraMetadata: { 'tilemirror:source': ref.source } }) },
+    header: { kind: 'sprites', name: ref.id, pyramids: [], ...(ref.upstreamPath && { extraMetadata: { 'tilemirror:source': ref.upstreamPath } }) },
     documents: [],
     planned: 4,
     absent: 0,
@@ -82,7 +82,7 @@ export async function collectSprite(ref: ResourceRef, ctx: CollectContext): Prom
   };
   const get = async (file: string, check: (b: Buffer) => string | undefined): Promise<Buffer | undefined | null> => {
     try {
-      const body = await ctx.client.request(ctx.client.resolve(`${source}${file}`), judgeDocument(check), ctx.signal);
+      const body = await ctx.client.request(ctx.client.resolve(`${from}${file}`), judgeDocument(check), ctx.signal);
       ctx.onDocument?.();
       return body;
     } catch (err) {
@@ -96,7 +96,7 @@ export async function collectSprite(ref: ResourceRef, ctx: CollectContext): Prom
     if (json === null || png === null) continue;
     if (json === undefined && png === undefined) {
       out.absent += 2;
-      if (scale === '') out.missing = `the upstream has no sprite at ${source} (404)`;
+      if (scale === '') out.missing = `the upstream has no sprite at ${from} (404)`;
       else out.notes.push('the upstream has no @2x sprite: only the 1x sprite is mirrored');
       if (scale === '') return out;
       continue;

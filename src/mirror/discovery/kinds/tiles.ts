@@ -12,9 +12,8 @@ export async function discoverTiles(id: string, ctx: DiscoverContext): Promise<D
     kind: 'tiles',
     id,
     header: tilesetHeader(id, tj, pyramid),
-    sources: [{ pyramid, template: tileTemplate(tj, url) }],
+    pyramids: [{ pyramid, template: tileTemplate(tj, url) }],
     documents: [tileJsonDoc('tiles.json', tj, ctx.client.base)],
     notes: [],
-    prefetched: [],
   };
 }

@@ -8,7 +8,7 @@
 import { rewriteDocument } from '../../rewrite';
 import { fetchJsonDocument, type CollectContext, type Collected } from '../../engine/document-run';
 import { readPublishedDocument } from '../../../store/document-staging';
-import type { ResourceRef } from '../types';
+import type { ResourceRef } from '../../resource';
 
 const ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
 

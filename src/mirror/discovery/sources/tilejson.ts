@@ -8,8 +8,9 @@ import { isGzip, sniffImageFormat } from '../../../store/formats';
 import type { TileFormat } from '../../../store/types';
 import { stripKey, type UpstreamClient } from '../../upstream/client';
 import { UpstreamError } from '../../errors';
-import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, sourceTileUrl, tileTemplate, toTileFormat, type UpstreamTileJson } from '../upstream-tilejson';
-import type { DiscoverContext, Discovered, PyramidSource, StoredDoc } from '../types';
+import { upstreamTileUrl } from '../tile-url';
+import { center, fetchTileJson, pyramidFromTileJson, tilesetHeader, tileTemplate, toTileFormat, type UpstreamTileJson } from '../upstream-tilejson';
+import type { DiscoverContext, Discovered, DocumentToStore, UpstreamPyramid } from '../types';
 import type { TileTask } from '../../../geo/tile-bands';
 import { withoutKeys } from '../../rewrite';
 import { decodeTransport, validateTile } from '../../upstream/validate';
@@ -29,13 +30,13 @@ export function sniffTileFormat(data: Buffer, contentType?: string): TileFormat 
  */
 export async function probeFormat(
   client: UpstreamClient,
-  source: Pick<PyramidSource, 'template' | 'matrixIds' | 'subdomains'>,
+  upstream: Pick<UpstreamPyramid, 'template' | 'matrixIds' | 'subdomains'>,
   candidates: TileTask[],
   signal?: AbortSignal,
 ): Promise<{ format: TileFormat; prefetched: { task: TileTask; data: Buffer }[] }> {
   const tried: string[] = [];
   for (const task of candidates) {
-    const url = sourceTileUrl(source, task.z, task.x, task.y);
+    const url = upstreamTileUrl(upstream, task.z, task.x, task.y);
     const res = await client.request(
       url,
       (r) => (r.status === 200 || r.status === 204 || r.status === 404 ? { ok: true, value: r } : { ok: false, outcome: { kind: 'status', status: r.status } }),
@@ -105,7 +106,7 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
   const base = pyramidFromTileJson('main', tj);
   let format: TileFormat | undefined = typeof tj.format === 'string' ? toTileFormat(tj.format) : undefined;
   if (!format && ctx.knownFormat) format = toTileFormat(ctx.knownFormat);
-  let prefetched: Discovered['prefetched'] = [];
+  let prefetched: NonNullable<Discovered['prefetched']> = [];
   const notes = [`mirrored from the TileJSON ${stripKey(docUrl)}`];
   let measured: number | undefined;
   // A raster source's first tile is fetched before planning, whether or not the document names the format: its
@@ -122,7 +123,7 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
   const tileSize = measured ? measured / base.scale : (declaredSize ?? (format === 'pbf' ? 512 : 256));
   if (measured && declaredSize !== undefined && declaredSize !== tileSize) notes.push(`the TileJSON says tileSize ${declaredSize} but the tiles are ${measured} px: mirrored as ${tileSize}`);
   const pyramid = { ...base, format, tileSize };
-  const documents: StoredDoc[] = [
+  const documents: DocumentToStore[] = [
     // Provenance: the source's TileJSON, its tiles pointing at this server, every other URL without credentials.
     { path: 'tiles.json', contentType: 'application/json', data: JSON.stringify({ ...withoutKeys(tj as UpstreamTileJson), tileSize, tiles: [`tilemirror://tiles/${encodeURIComponent(id)}/{z}/{x}/{y}`] }) },
     { path: 'source.json', contentType: 'application/json', data: JSON.stringify({ type: 'tilejson', url: stripKey(docUrl), template }) },
@@ -131,7 +132,7 @@ export async function discoverTileJsonSource(id: string, url: string, ctx: Disco
     kind: 'tiles',
     id,
     header: tilesetHeader(id, tj, pyramid),
-    sources: [{ pyramid, template }],
+    pyramids: [{ pyramid, template }],
     documents,
     notes,
     prefetched,

@@ -58,7 +58,7 @@ const list = (s: string | undefined): string[] => (s ?? '').split(',').map((x) =
 
 const fmtScale = (s: number | undefined): string => (s === undefined ? 'open' : `1:${Math.round(s)}`);
 
-export interface WmsPlan {
+export interface WmsOffer {
   layers: WmsLayer[];
   format: string;
   crs: string;
@@ -70,10 +70,10 @@ export interface WmsPlan {
 }
 
 /**
- * What a WMS source mirrors, from its parsed capabilities (pure). UsageError for what the request asks that the
+ * What the WMS offers for the layers asked, from its parsed capabilities (pure). UsageError for what the request asks that the
  * service does not have: a layer, a format, Web Mercator, a zoom inside the layers' scale range.
  */
-export function planWms(caps: WmsCapabilities, source: WmsSource, zoom: [number, number] | undefined): WmsPlan {
+export function wmsOffer(caps: WmsCapabilities, source: WmsSource, zoom: [number, number] | undefined): WmsOffer {
   const names = list(source.layers);
   if (names.length === 0) throw new UsageError('a WMS source needs --layers NAME[,NAME...]');
   const missing = names.filter((n) => !caps.layers.has(n));
@@ -147,30 +147,29 @@ export async function discoverWmsSource(id: string, source: WmsSource, ctx: Disc
     notes.push(`WMS ${asked} asked, the server answered ${caps.version}: GetMap ${caps.version} is used`);
     version = caps.version;
   }
-  const plan = planWms(caps, source, ctx.zoom);
+  const offer = wmsOffer(caps, source, ctx.zoom);
   const tileSize = source.tileSize ?? 256;
-  const format = mediaTypeFormat(plan.format)!;
-  const names = plan.layers.map((l) => l.name);
-  const template = getMapTemplate({ url: source.url, version, layers: names, styles: source.styles ?? '', format: plan.format, crs: plan.crs, tileSize });
-  const pyramid = { name: 'main', tileSize, scale: 1, format, minzoom: plan.minzoom, maxzoom: plan.maxzoom, bounds: plan.bounds };
-  const [w, s, e, n] = plan.bounds;
-  notes.unshift(`mirrored from WMS ${version} ${stripKey(wmsBase(source.url)).replace(/[?&]$/, '')} layers ${names.join(',')} (GetMap ${plan.format}, ${plan.crs}, ${tileSize} px)`, ...plan.notes);
-  const provenance = { type: 'wms', url: stripKey(source.url), version, layers: names, styles: source.styles ?? '', format: plan.format, crs: plan.crs, tileSize, template: stripKey(template) };
+  const format = mediaTypeFormat(offer.format)!;
+  const names = offer.layers.map((l) => l.name);
+  const template = getMapTemplate({ url: source.url, version, layers: names, styles: source.styles ?? '', format: offer.format, crs: offer.crs, tileSize });
+  const pyramid = { name: 'main', tileSize, scale: 1, format, minzoom: offer.minzoom, maxzoom: offer.maxzoom, bounds: offer.bounds };
+  const [w, s, e, n] = offer.bounds;
+  notes.unshift(`mirrored from WMS ${version} ${stripKey(wmsBase(source.url)).replace(/[?&]$/, '')} layers ${names.join(',')} (GetMap ${offer.format}, ${offer.crs}, ${tileSize} px)`, ...offer.notes);
+  const provenance = { type: 'wms', url: stripKey(source.url), version, layers: names, styles: source.styles ?? '', format: offer.format, crs: offer.crs, tileSize, template: stripKey(template) };
   return {
     kind: 'tiles',
     id,
     header: {
       kind: 'tiles',
-      name: names.length === 1 ? (plan.layers[0].title ?? names[0]) : (caps.title ?? id),
-      description: names.length === 1 ? plan.layers[0].abstract : undefined,
-      attribution: plan.attribution,
+      name: names.length === 1 ? (offer.layers[0].title ?? names[0]) : (caps.title ?? id),
+      description: names.length === 1 ? offer.layers[0].abstract : undefined,
+      attribution: offer.attribution,
       type: 'baselayer',
-      center: [(w + e) / 2, (s + n) / 2, plan.minzoom],
+      center: [(w + e) / 2, (s + n) / 2, offer.minzoom],
       pyramids: [pyramid],
     },
-    sources: [{ pyramid, template: stripKey(template) }],
+    pyramids: [{ pyramid, template: stripKey(template) }],
     documents: [{ path: 'source.json', contentType: 'application/json', data: JSON.stringify(provenance) }],
     notes,
-    prefetched: [],
   };
 }

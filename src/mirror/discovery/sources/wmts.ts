@@ -17,8 +17,7 @@ import { stripKey, type UpstreamClient } from '../../upstream/client';
 import { fetchXml } from './fetch-xml';
 import { arr, parseXml, txt, type XmlNode } from './xml';
 import { UpstreamError } from '../../errors';
-import type { DiscoverContext, Discovered } from '../types';
-import type { ZoomLimits } from '../../plan';
+import type { DiscoverContext, Discovered, ZoomLimits } from '../types';
 
 // ---------------------------------------------------------------------------------------------------------
 // Parsing (pure)
@@ -105,7 +104,7 @@ export function mediaTypeFormat(mediaType: string | undefined): TileFormat | und
 }
 
 /** How the layer's tiles are fetched: a template with {z} (the matrix id), {x} and {y}. */
-export interface WmtsLayerSource {
+export interface WmtsLayer {
   layer: string;
   title?: string;
   abstract?: string;
@@ -150,7 +149,7 @@ const encodeId = (s: string): string => encodeURIComponent(s).replace(/%3A/gi, '
  * Everything needed to mirror one layer, from parsed capabilities: pure, so every rule is tested without a
  * network. `docUrl` (key-free) resolves relative URLs. Throws UpstreamError with the reason a layer cannot be mirrored.
  */
-export function wmtsLayerSource(caps: Node, docUrl: string, layerId: string, matrixSet?: string): WmtsLayerSource {
+export function wmtsLayer(caps: Node, docUrl: string, layerId: string, matrixSet?: string): WmtsLayer {
   const contents = (caps.Contents ?? {}) as Node;
   const layers = arr(contents.Layer) as Node[];
   const layer = layers.find((l) => txt(l.Identifier) === layerId);
@@ -304,25 +303,24 @@ export async function fetchCapabilities(client: UpstreamClient, url: string, sig
 
 export async function discoverWmtsSource(id: string, source: { url: string; layer: string; matrixSet?: string }, ctx: DiscoverContext): Promise<Discovered> {
   const { caps, url } = await fetchCapabilities(ctx.client, source.url, ctx.signal);
-  const src = wmtsLayerSource(caps, url, source.layer, source.matrixSet);
-  const pyramid = { name: 'main', tileSize: src.set.tileSize, scale: 1, format: src.format, minzoom: src.minzoom, maxzoom: src.maxzoom, bounds: src.bounds };
-  const [w, s, e, n] = src.bounds;
-  const provenance = { type: 'wmts', url, layer: src.layer, tileMatrixSet: src.set.id, encoding: src.encoding, format: src.mediaType, template: src.template, matrixIds: src.matrixIds };
+  const layer = wmtsLayer(caps, url, source.layer, source.matrixSet);
+  const pyramid = { name: 'main', tileSize: layer.set.tileSize, scale: 1, format: layer.format, minzoom: layer.minzoom, maxzoom: layer.maxzoom, bounds: layer.bounds };
+  const [w, s, e, n] = layer.bounds;
+  const provenance = { type: 'wmts', url, layer: layer.layer, tileMatrixSet: layer.set.id, encoding: layer.encoding, format: layer.mediaType, template: layer.template, matrixIds: layer.matrixIds };
   return {
     kind: 'tiles',
     id,
     header: {
       kind: 'tiles',
-      name: src.title || id,
-      description: src.abstract,
+      name: layer.title || id,
+      description: layer.abstract,
       type: 'baselayer',
-      center: [(w + e) / 2, (s + n) / 2, src.minzoom],
+      center: [(w + e) / 2, (s + n) / 2, layer.minzoom],
       pyramids: [pyramid],
-      vectorLayers: src.format === 'pbf' ? [] : undefined,
+      vectorLayers: layer.format === 'pbf' ? [] : undefined,
     },
-    sources: [{ pyramid, template: src.template, ...(Object.keys(src.matrixIds).length > 0 && { matrixIds: src.matrixIds }), limits: src.limits }],
+    pyramids: [{ pyramid, template: layer.template, ...(Object.keys(layer.matrixIds).length > 0 && { matrixIds: layer.matrixIds }), limits: layer.limits }],
     documents: [{ path: 'source.json', contentType: 'application/json', data: JSON.stringify(provenance) }],
-    notes: [`mirrored from WMTS layer ${src.layer} (${src.encoding}, tile matrix set ${src.set.id}, ${src.set.tileSize} px, z${src.minzoom}-${src.maxzoom})`],
-    prefetched: [],
+    notes: [`mirrored from WMTS layer ${layer.layer} (${layer.encoding}, tile matrix set ${layer.set.id}, ${layer.set.tileSize} px, z${layer.minzoom}-${layer.maxzoom})`],
   };
 }

@@ -49,8 +49,8 @@ export async function discoverXyzSource(id: string, source: XyzSource, ctx: Disc
   if (!ctx.zoom) throw new UsageError('an XYZ template does not say its zooms: give --zoom MIN-MAX (a job: zoom: [MIN, MAX])');
   const [minzoom, maxzoom] = ctx.zoom;
   const area: Bounds = ctx.bboxes?.[0] ?? WORLD_BOUNDS;
-  const src = { template, ...(source.subdomains?.length && { subdomains: source.subdomains }) };
-  const probed = await probeFormat(ctx.client, src, probeCandidates(area, minzoom, maxzoom), ctx.signal);
+  const upstream = { template, ...(source.subdomains?.length && { subdomains: source.subdomains }) };
+  const probed = await probeFormat(ctx.client, upstream, probeCandidates(area, minzoom, maxzoom), ctx.signal);
   const measured = probed.format !== 'pbf' && probed.prefetched[0] ? await tilePixels(probed.prefetched[0].data) : undefined;
   const tileSize = measured ?? (probed.format === 'pbf' ? 512 : 256);
   const pyramid = { name: 'main', tileSize, scale: 1, format: probed.format, minzoom, maxzoom, bounds: WORLD_BOUNDS };
@@ -62,7 +62,7 @@ export async function discoverXyzSource(id: string, source: XyzSource, ctx: Disc
     kind: 'tiles',
     id,
     header: { kind: 'tiles', name: id, type: 'baselayer', pyramids: [pyramid], vectorLayers: probed.format === 'pbf' ? [] : undefined },
-    sources: [{ pyramid, ...src }],
+    pyramids: [{ pyramid, ...upstream }],
     documents: [{ path: 'source.json', contentType: 'application/json', data: JSON.stringify(provenance) }],
     notes,
     prefetched: probed.prefetched,
