@@ -8,7 +8,7 @@ import type { TileFormat } from '../store/types';
 import { readAreaFile, type PolygonArea } from './area';
 import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
-import type { MirrorOptions } from './engine/run';
+import type { MirrorOptions } from './engine/options';
 import type { GenericSource } from './discovery/sources';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;

@@ -19,7 +19,8 @@ import { planReport } from './plan-report';
 import { ProgressPrinter } from './progress';
 import { createRedactor } from './upstream/redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
-import { runMirror, type MirrorResult } from './engine/run';
+import { runMirror } from './engine/run';
+import type { MirrorResult } from './engine/result';
 import { sourceFromFlags } from './source-flags';
 import { sourceBase, splitSourceKey, type GenericSource } from './discovery/sources';
 

@@ -7,7 +7,10 @@ import { documentPlanNote } from './discovery/kinds';
 import { upstreamTileUrl } from './discovery/tile-url';
 import { createRedactor } from './upstream/redact';
 import { judgeTile } from './refresh';
-import { createClient, discoverAndPlan, refOf, type MirrorOptions } from './engine/run';
+import { createClient } from './engine/begin-end';
+import type { MirrorOptions } from './engine/options';
+import { discoverAndPlan } from './engine/plan';
+import { refOf } from './resource';
 
 export interface PlanReport {
   resource: string;

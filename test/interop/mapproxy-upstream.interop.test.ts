@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { runMirror, type MirrorOptions } from '../../src/mirror/engine/run';
+import { runMirror } from '../../src/mirror/engine/run';
+import type { MirrorOptions } from '../../src/mirror/engine/options';
 import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sources';
 import { startServer, type TestServer } from '../helpers/server';
 import { expectSamePixels, fetchOk, gdalTranslateTile, makeTempDir } from './helpers';

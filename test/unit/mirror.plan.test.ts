@@ -2,7 +2,7 @@ import { tileRange } from '../../src/geo/mercator';
 import { centreWithin, parseBBox, parseZoomRange, planBounds, planDiscovered, planPyramid, planZoom } from '../../src/mirror/plan';
 import type { Discovered } from '../../src/mirror/discovery/types';
 import { formatSummary } from '../../src/mirror/report';
-import type { MirrorResult } from '../../src/mirror/engine/run';
+import type { MirrorResult } from '../../src/mirror/engine/result';
 import { mergeIntervals, rangesToBands, tileAt, tilesOf } from '../../src/geo/tile-bands';
 import { UsageError } from '../../src/mirror/errors';
 import type { Bounds } from '../../src/store/types';

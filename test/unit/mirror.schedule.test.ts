@@ -11,7 +11,7 @@ import type { Config } from '../../src/config/schema';
 import { formatStatusTable } from '../../src/mirror/report';
 import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/jobs/jobs-config';
 import { ProgressPrinter, type ProgressSnapshot } from '../../src/mirror/progress';
-import type { MirrorResult } from '../../src/mirror/engine/run';
+import type { MirrorResult } from '../../src/mirror/engine/result';
 import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/jobs/schedule';
 import { nextRunOf } from '../../src/mirror/jobs/job-status';
 import { jobViews, runRecord } from '../../src/mirror/jobs/job-status';

@@ -3,7 +3,7 @@ import { tileUrl, upstreamTileUrl } from '../../src/mirror/discovery/tile-url';
 import { UsageError } from '../../src/mirror/errors';
 import { configuredJobs } from '../../src/mirror/jobs/jobs-config';
 import { ogcExceptionText } from '../../src/mirror/upstream/ogc-exception';
-import { failedLine } from '../../src/mirror/engine/run';
+import { failedLine } from '../../src/mirror/engine/result';
 import type { Flags } from '../../src/mirror/cli-options';
 import { sourceFromFlags } from '../../src/mirror/source-flags';
 import { sourceBase, sourceOrigins, splitSourceKey } from '../../src/mirror/discovery/sources';

@@ -11,13 +11,13 @@ import { isGzip } from '../../store/formats';
 import type { DocumentKind } from '../../store/types';
 import type { StoreHeader } from '../../store/writer';
 import { decodeBody, type Judgement, type UpstreamClient } from '../upstream/client';
-import type { Redactor } from '../upstream/redact';
 import { fingerprint } from '../plan';
-import { beginRun, endRun, recordRunError } from './run-start';
+import { beginRun, endRun, recordRunError } from './begin-end';
 import { assertNoSecret } from '../rewrite';
 import { publishDocuments } from '../../store/document-staging';
 import type { RawResponse } from '../upstream/validate';
-import type { MirrorOptions, MirrorResult } from './run';
+import type { MirrorOptions } from './options';
+import { dependencyLine, type MirrorResult } from './result';
 import type { ResourceRef } from '../resource';
 
 /** A document to store, as validated by a collector. */
@@ -60,7 +60,6 @@ export type Collector = (ref: ResourceRef, ctx: CollectContext) => Promise<Colle
 /** What the engine needs from run.ts (passed in, so this module does not import it at run time). */
 export interface EngineDeps {
   runMirror: (opts: MirrorOptions) => Promise<MirrorResult>;
-  createClient: (opts: MirrorOptions, redact: Redactor) => UpstreamClient;
 }
 
 
@@ -134,10 +133,9 @@ export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => P
  * trouble: the result says what happened.
  */
 export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKind }, opts: MirrorOptions, collect: Collector, deps: EngineDeps): Promise<MirrorResult> {
-  const begun = beginRun(opts, ref);
-  if ('done' in begun) return begun.done;
-  const { started, redact, log, resource, result, paths, lock } = begun;
-  const client = deps.createClient(opts, redact);
+  const run = beginRun(opts, ref);
+  if ('done' in run) return run.done;
+  const { started, redact, log, resource, result, paths, client } = run;
   const progress = (): void =>
     opts.onProgress?.({
       resource,
@@ -219,18 +217,12 @@ export async function mirrorDocumentStore(ref: ResourceRef & { kind: DocumentKin
     result.published = paths.published;
     result.writes = collected.documents.length;
   } catch (err) {
-    recordRunError(result, err, opts.signal, redact);
+    recordRunError(run, err);
   } finally {
-    endRun(result, client, lock, started);
+    endRun(run);
     progress();
   }
   return result;
-}
-
-/** One line about a dependency's run, for the notes of the resource that needed it. */
-export function dependencyLine(r: MirrorResult): string {
-  const why = r.status === 'published' ? '' : `: ${[...r.problems, ...r.failures].slice(0, 2).join('; ') || r.status}`;
-  return `${r.resource}: ${r.status}${why} (${r.stored} stored, ${r.empty} empty, ${r.skipped} already stored, ${r.failed} failed)`;
 }
 
 /** The message of a failed document request, for the failures list. */

@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
 import { emptyJobState, pidAlive, readStatusFile, type JobProgress, type JobStatusSource, type StatusStore, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../../store/job-state';
-import type { MirrorResult } from '../engine/run';
+import type { MirrorResult } from '../engine/result';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
 export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {

@@ -9,7 +9,7 @@ import { parseResource, type ResourceRef } from '../resource';
 import { readAreaFile, type PolygonArea } from '../area';
 import { UsageError } from '../errors';
 import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';
-import type { MirrorOptions } from '../engine/run';
+import type { MirrorOptions } from '../engine/options';
 
 export interface MirrorJob {
   name: string;

@@ -14,7 +14,8 @@ import { UsageError } from '../errors';
 import { tileRate, type ProgressSnapshot } from '../progress';
 import { createRedactor, type Redactor } from '../upstream/redact';
 import { RedisCoordinator, type Claim, type Coordinator } from './coordination';
-import { runMirror, type MirrorResult } from '../engine/run';
+import { runMirror } from '../engine/run';
+import type { MirrorResult } from '../engine/result';
 import { pidAlive, StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../../store/job-state';
 import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 

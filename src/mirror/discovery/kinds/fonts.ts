@@ -5,9 +5,9 @@
 // Ranges without glyphs are not stored: the server answers them exactly as the upstream does (an empty range).
 
 import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START, parseFontstack } from '../../../services/fonts/glyphs';
-import type { MirrorOptions, MirrorResult } from '../../engine/run';
-import { dependencyLine, failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../../engine/document-run';
-import { emptyResult } from '../../engine/run-start';
+import type { MirrorOptions } from '../../engine/options';
+import { dependencyLine, emptyResult, type MirrorResult } from '../../engine/result';
+import { failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../../engine/document-run';
 import type { ResourceRef } from '../../resource';
 
 const PROTOBUF = 'application/x-protobuf';

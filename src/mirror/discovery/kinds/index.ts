@@ -5,7 +5,8 @@
 import type { DocumentKind } from '../../../store/types';
 import { parseFontstack } from '../../../services/fonts/glyphs';
 import { UsageError } from '../../errors';
-import type { MirrorOptions, MirrorResult } from '../../engine/run';
+import type { MirrorOptions } from '../../engine/options';
+import type { MirrorResult } from '../../engine/result';
 import { collectData } from './data';
 import { mirrorDocumentStore, type Collector, type EngineDeps } from '../../engine/document-run';
 import { GLYPH_STARTS, mirrorFontstack } from './fonts';
@@ -19,7 +20,7 @@ import type { ResourceRef } from '../../resource';
 import type { DiscoverContext, Discovered } from '../types';
 
 /** Discovery of a tiled resource (the document kinds are collected by the document engine instead). */
-export function discover(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
+export function discoverKind(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
   switch (ref.kind) {
     case 'tiles':
       return discoverTiles(ref.id, ctx);
