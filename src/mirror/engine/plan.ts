@@ -1,8 +1,12 @@
-// The plan step: the resource discovered (kind discovery, or source discovery for a generic source) and its
-// pyramids narrowed to the zooms and areas asked for (../plan.ts). Nothing is written.
+// The plan step: the resource discovered (kind discovery, or source discovery for a generic source); a tile
+// store's pyramids narrowed to the zooms and areas asked for (../plan.ts), a document store's documents as
+// discovery describes them. Nothing is written.
 
+import { existsSync } from 'node:fs';
 import { storedFormat, storePaths } from '../../store/staging';
 import { discover } from '../discovery';
+import { discoverKind } from '../discovery/kinds';
+import type { Discovered } from '../discovery/types';
 import { planDiscovered, type Planned } from '../plan';
 import type { ResourceRef } from '../resource';
 import type { UpstreamClient } from '../upstream/client';
@@ -39,4 +43,13 @@ export async function planTiles(run: Run): Promise<Planned> {
   result.mirrored = header.pyramids.map((py) => ({ pyramid: py.name, minzoom: py.minzoom, maxzoom: py.maxzoom, bounds: py.bounds }));
   for (const n of result.notes) run.log(`${resource}: ${n}`);
   return planned;
+}
+
+/**
+ * The plan step of a document store's run: its description (documents to store, documents to fetch, what must be
+ * published first). Document stores are the upstream's own kinds, never a generic source's.
+ */
+export function discoverDocuments(run: Run): Promise<Discovered> {
+  const { client, opts, paths } = run;
+  return discoverKind(run.ref, { client, signal: opts.signal, published: existsSync(paths.published) ? paths.published : undefined });
 }

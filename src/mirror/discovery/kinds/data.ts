@@ -1,9 +1,9 @@
 // `data/{id}`: a dataset's `/data/{id}/features.json` (a GeoJSON FeatureCollection) into `{data}/data/{id}.mbtiles`,
 // document `features.json`, stored byte for byte as the upstream sent it (after undoing a transfer gzip).
 
-import type { CollectContext, Collected } from '../../engine/document-run';
-import { fetchJsonDocument } from '../../engine/document-run';
 import type { ResourceRef } from '../../resource';
+import { fetchJsonDocument } from '../../upstream/documents';
+import type { DiscoverContext, Discovered } from '../types';
 
 /** Why a value is not a GeoJSON FeatureCollection, or undefined when it is one. */
 export function checkFeatureCollection(v: unknown): string | undefined {
@@ -15,15 +15,11 @@ export function checkFeatureCollection(v: unknown): string | undefined {
   return undefined;
 }
 
-export async function collectData(ref: ResourceRef, ctx: CollectContext): Promise<Collected> {
+export async function discoverData(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
   const path = `/data/${encodeURIComponent(ref.id)}/features.json`;
-  const found = await fetchJsonDocument(ctx, path, checkFeatureCollection);
-  const out: Collected = { header: { kind: 'data', name: ref.id, pyramids: [] }, documents: [], planned: 1, absent: 0, failures: [], notes: [] };
-  if (!found) {
-    out.absent = 1;
-    out.missing = `the upstream has no dataset "${ref.id}" (404)`;
-    return out;
-  }
+  const found = await fetchJsonDocument(ctx.client, path, checkFeatureCollection, ctx.signal);
+  const out: Discovered = { kind: 'data', id: ref.id, header: { kind: 'data', name: ref.id, pyramids: [] }, pyramids: [], documents: [], notes: [] };
+  if (!found) return { ...out, absent: 1, missing: `the upstream has no dataset "${ref.id}" (404)` };
   const count = (found.value as { features: unknown[] }).features.length;
   out.documents.push({ path: 'features.json', contentType: 'application/json', data: found.bytes });
   out.notes.push(`${count} features`);

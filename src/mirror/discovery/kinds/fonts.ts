@@ -1,14 +1,14 @@
-// `fonts/FONTSTACK`: every glyph range (0-255 ... 65280-65535) of each font of the stack, one store per font
-// (`{data}/fonts/{Font Name}.mbtiles`, documents `{start}-{end}.pbf`), fetched with single-font requests
-// (`/fonts/{Font Name}/{start}-{end}.pbf`) because the server combines stacks itself. A font the upstream lacks
-// (404 for its first range) is reported and skipped; the other fonts of the stack are still mirrored.
-// Ranges without glyphs are not stored: the server answers them exactly as the upstream does (an empty range).
+// `fonts/FONT`: every glyph range (0-255 ... 65280-65535) of one font into `{data}/fonts/{Font Name}.mbtiles`
+// (documents `{start}-{end}.pbf`), fetched with single-font requests (`/fonts/{Font Name}/{start}-{end}.pbf`)
+// because the server combines stacks itself; a fontstack `fonts/A,B` is one store per font (resource.ts
+// storesOf). The first range tells whether the upstream has the font at all (a 404: it has not, nothing more is
+// asked for); the others follow at once. Ranges without glyphs are not stored: the server answers them exactly
+// as the upstream does (an empty range). Also here: the fonts a style uses (styleFontstacks).
 
-import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START, parseFontstack } from '../../../services/fonts/glyphs';
-import type { MirrorOptions } from '../../engine/options';
-import { dependencyLine, emptyResult, type MirrorResult } from '../../engine/result';
-import { failureOf, judgeDocument, mirrorDocumentStore, pool, type CollectContext, type Collected, type EngineDeps, type FetchedDoc } from '../../engine/document-run';
+import { decodeRawGlyphs, GLYPH_RANGE_SIZE, glyphRangePath, MAX_GLYPH_START } from '../../../services/fonts/glyphs';
 import type { ResourceRef } from '../../resource';
+import { failureOf } from '../../upstream/documents';
+import type { AssembledDocuments, Discovered, DocumentAnswer, DocumentAnswers, DocumentToFetch } from '../types';
 
 const PROTOBUF = 'application/x-protobuf';
 
@@ -20,122 +20,65 @@ export function glyphPath(font: string, start: number): string {
   return `/fonts/${encodeURIComponent(font)}/${glyphRangePath(start)}`;
 }
 
-interface RangeAnswer {
-  data: Buffer;
-  glyphs: number;
-  names: string[];
+function checkRange(body: Buffer): string | undefined {
+  try {
+    decodeRawGlyphs(body);
+    return undefined;
+  } catch (err) {
+    return `not a glyph PBF: ${(err as Error).message}`;
+  }
 }
 
-function judgeRange(res: Parameters<ReturnType<typeof judgeDocument>>[0]) {
-  return judgeDocument((body) => {
-    try {
-      decodeRawGlyphs(body);
-      return undefined;
-    } catch (err) {
-      return `not a glyph PBF: ${(err as Error).message}`;
-    }
-  })(res);
-}
+/** A refused key (401, 403) will not get better for the next range. */
+const refused = (a: DocumentAnswer): boolean => a instanceof Error && [401, 403].includes((a as { status?: number }).status ?? 0);
 
-async function fetchRange(ctx: CollectContext, font: string, start: number): Promise<RangeAnswer | undefined> {
-  const body = await ctx.client.request(ctx.client.resolve(glyphPath(font, start)), judgeRange, ctx.signal);
-  ctx.onDocument?.();
-  if (body === undefined) return undefined;
-  const stacks = decodeRawGlyphs(body);
-  return { data: body, glyphs: stacks.reduce((n, s) => n + s.glyphs.length, 0), names: stacks.map((s) => s.name) };
-}
+const FIRST = glyphRangePath(0);
 
-/** Collects one font's ranges. */
-export async function collectFont(ref: ResourceRef, ctx: CollectContext): Promise<Collected> {
+/** The description of one font's store: its glyph ranges, the first alone, then all the others. */
+export function discoverFont(ref: ResourceRef): Discovered {
   const font = ref.id;
-  const out: Collected = {
+  const range = (start: number): DocumentToFetch => ({ url: glyphPath(font, start), path: glyphRangePath(start), check: checkRange });
+  return {
+    kind: 'fonts',
+    id: font,
     header: { kind: 'fonts', name: font, pyramids: [] },
+    pyramids: [],
     documents: [],
-    planned: GLYPH_STARTS.length,
-    absent: 0,
-    failures: [],
     notes: [],
+    fetches: {
+      groups: [[range(0)], GLYPH_STARTS.slice(1).map(range)],
+      settled: (answers) => (answers.has(FIRST) && !(answers.get(FIRST) instanceof Buffer)) || [...answers.values()].some(refused),
+      assemble: (answers) => assembleFont(font, answers),
+    },
   };
-  // The first range tells whether the upstream has the font at all (a 404 there: it has not).
-  const first = await fetchRange(ctx, font, 0);
+}
+
+/** A font's ranges from their answers: the first one missing means the upstream has no such font. */
+export function assembleFont(font: string, answers: DocumentAnswers): AssembledDocuments {
+  const out: AssembledDocuments = { documents: [], absent: 0, failures: [], notes: [] };
+  const first = answers.get(FIRST);
+  if (first instanceof Error) throw first;
   if (first === undefined) {
-    out.missing = `the upstream has no font "${font}" (404)`;
-    out.absent = GLYPH_STARTS.length;
+    if (answers.has(FIRST)) {
+      out.missing = `the upstream has no font "${font}" (404)`;
+      out.absent = GLYPH_STARTS.length;
+    }
     return out;
   }
-  const named = first.names.find((n) => n !== '');
+  const named = decodeRawGlyphs(first).map((s) => s.name).find((n) => n !== '');
   if (named !== undefined && named !== font) {
     out.notes.push(`the upstream's glyphs for "${font}" are named "${named}": it may have answered with a fallback font`);
   }
-  const found = new Map<number, RangeAnswer | undefined>([[0, first]]);
-  let fatal = false;
-  await pool(
-    GLYPH_STARTS.slice(1),
-    ctx.concurrency,
-    async (start) => {
-      try {
-        found.set(start, await fetchRange(ctx, font, start));
-      } catch (err) {
-        out.failures.push(failureOf(glyphRangePath(start), err));
-        const status = (err as { status?: number }).status;
-        // A refused key will not get better for the next range.
-        if (status === 401 || status === 403) fatal = true;
-      }
-    },
-    () => fatal || !!ctx.signal?.aborted,
-  );
+  for (const [path, answer] of answers) if (answer instanceof Error) out.failures.push(failureOf(path, answer));
   for (const start of GLYPH_STARTS) {
-    const r = found.get(start);
-    if (!found.has(start)) continue;
-    if (!r || r.glyphs === 0) out.absent++;
-    else out.documents.push({ path: glyphRangePath(start), contentType: PROTOBUF, data: r.data } satisfies FetchedDoc);
+    const path = glyphRangePath(start);
+    const answer = answers.get(path);
+    if (!answers.has(path) || answer instanceof Error) continue;
+    if (!answer || decodeRawGlyphs(answer).reduce((n, s) => n + s.glyphs.length, 0) === 0) out.absent++;
+    else out.documents.push({ path, contentType: PROTOBUF, data: answer });
   }
-  if (fatal) out.failures.push('the upstream refused the key: stopped');
+  if ([...answers.values()].some(refused)) out.failures.push('the upstream refused the key: stopped');
   return out;
-}
-
-/** Font names of a fontstack resource id (`Noto Sans Regular,Noto Sans Bold`). */
-export function fontsOf(ref: ResourceRef): string[] {
-  return parseFontstack(ref.id);
-}
-
-/**
- * Mirrors every font of a fontstack, one store each. The stack's result is published when at least one font
- * was; fonts the upstream lacks are reported in its notes; any other failure of a font fails the stack's result.
- */
-export async function mirrorFontstack(ref: ResourceRef, opts: MirrorOptions, deps: EngineDeps): Promise<MirrorResult> {
-  const fonts = fontsOf(ref);
-  const runFont = (name: string): Promise<MirrorResult> => mirrorDocumentStore({ kind: 'fonts', id: name }, { ...opts, resource: { kind: 'fonts', id: name } }, collectFont, deps);
-  if (fonts.length === 1) return runFont(fonts[0]);
-  const started = Date.now();
-  const result = emptyResult(`fonts/${ref.id}`);
-  const runs: MirrorResult[] = [];
-  for (const name of fonts) {
-    if (opts.signal?.aborted) break;
-    const r = await runFont(name);
-    runs.push(r);
-    for (const k of ['planned', 'fetched', 'stored', 'empty', 'failed', 'requests', 'retries', 'bytes', 'writes'] as const) result[k] += r[k];
-    result.failures.push(...r.failures.map((f) => `${name} ${f}`));
-    result.notes.push(dependencyLine(r));
-    if (r.status === 'interrupted') break;
-  }
-  result.dependencies = runs;
-  const published = runs.filter((r) => r.status === 'published');
-  const missing = runs.filter((r) => r.status === 'failed' && r.problems.every((p) => p.includes('the upstream has no font')));
-  const broken = runs.filter((r) => r.status === 'failed' && !missing.includes(r));
-  if (runs.some((r) => r.status === 'interrupted') || opts.signal?.aborted) {
-    result.status = 'interrupted';
-    result.exitCode = 3;
-  } else if (published.length > 0 && broken.length === 0) {
-    result.status = 'published';
-    result.exitCode = 0;
-    result.published = published.map((r) => r.published).join(', ');
-  }
-  for (const r of missing) result.notes.push(`not mirrored: ${r.problems.join('; ')}`);
-  for (const r of broken) result.problems.push(`${r.resource}: ${r.problems.join('; ') || 'failed'}`);
-  if (published.length === 0 && broken.length === 0 && result.status === 'failed') result.problems.push('the upstream has none of the fonts of this stack');
-  result.elapsedMs = Date.now() - started;
-  return result;
 }
 
 /** Style expression operators that can stand first in a `text-font` array of strings. */

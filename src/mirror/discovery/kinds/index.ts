@@ -1,26 +1,22 @@
-// RESOURCE arguments and the discoverer of each tiled kind (`tiles/ID`, `maps/ID`, `images/ID`). The
-// document kinds (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`) have no tiles and no plan: their
-// collectors (fonts.ts, sprites.ts, data.ts, weather.ts, ogc.ts) run through the document engine (../document-run.ts).
+// Kind discovery: the cloud API's own resources, one module per kind. The tiled kinds (`tiles/ID`, `maps/ID`,
+// `images/ID`) are described by their pyramids; the document kinds (`fonts/FONT`, `sprites/ID`, `data/ID`,
+// `weather`, `ogc`) by the documents to store (a dataset's features.json, the weather catalog) or to fetch (a
+// font's glyph ranges, a sprite's files). A fontstack is one store per font (resource.ts storesOf).
 
-import type { DocumentKind } from '../../../store/types';
 import { parseFontstack } from '../../../services/fonts/glyphs';
-import { UsageError } from '../../errors';
-import type { MirrorOptions } from '../../engine/options';
-import type { MirrorResult } from '../../engine/result';
-import { collectData } from './data';
-import { mirrorDocumentStore, type Collector, type EngineDeps } from '../../engine/document-run';
-import { GLYPH_STARTS, mirrorFontstack } from './fonts';
-import { collectOgc } from './ogc';
-import { collectSprite } from './sprites';
-import { collectWeather } from './weather';
-import { discoverImage } from './images';
-import { discoverMap } from './maps';
-import { discoverTiles } from './tiles';
 import type { ResourceRef } from '../../resource';
 import type { DiscoverContext, Discovered } from '../types';
+import { discoverData } from './data';
+import { discoverFont, GLYPH_STARTS } from './fonts';
+import { discoverImage } from './images';
+import { discoverMap } from './maps';
+import { discoverOgc } from './ogc';
+import { discoverSprite } from './sprites';
+import { discoverTiles } from './tiles';
+import { discoverWeather } from './weather';
 
-/** Discovery of a tiled resource (the document kinds are collected by the document engine instead). */
-export function discoverKind(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
+/** The description of one store of the upstream's own API, by its kind. */
+export async function discoverKind(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
   switch (ref.kind) {
     case 'tiles':
       return discoverTiles(ref.id, ctx);
@@ -28,23 +24,17 @@ export function discoverKind(ref: ResourceRef, ctx: DiscoverContext): Promise<Di
       return discoverMap(ref.id, ctx);
     case 'images':
       return discoverImage(ref.id, ctx);
-    default:
-      throw new UsageError(`${ref.kind}/${ref.id} has no tiles to plan`);
+    case 'fonts':
+      return discoverFont(ref);
+    case 'sprites':
+      return discoverSprite(ref);
+    case 'data':
+      return discoverData(ref, ctx);
+    case 'weather':
+      return discoverWeather(ref, ctx);
+    case 'ogc':
+      return discoverOgc(ref, ctx);
   }
-}
-
-/** The collector of each document kind (fonts go through mirrorFontstack: one store per font of the stack). */
-const COLLECTORS: Record<Exclude<DocumentKind, 'fonts'>, Collector> = {
-  sprites: collectSprite,
-  data: collectData,
-  weather: collectWeather,
-  ogc: collectOgc,
-};
-
-/** Mirrors a document resource (`fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`). */
-export function mirrorDocuments(ref: ResourceRef & { kind: DocumentKind }, opts: MirrorOptions, deps: EngineDeps): Promise<MirrorResult> {
-  if (ref.kind === 'fonts') return mirrorFontstack(ref, opts, deps);
-  return mirrorDocumentStore(ref, opts, COLLECTORS[ref.kind], deps);
 }
 
 /** What `plan` says about a document resource: no tiles; the documents a run asks for. */

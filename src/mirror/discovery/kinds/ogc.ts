@@ -3,8 +3,9 @@
 // notes name the classes the upstream declares (shown by `tilemirror mirror` and in the job's logs).
 
 import { rewriteDocument } from '../../rewrite';
-import { fetchJsonDocument, type CollectContext, type Collected } from '../../engine/document-run';
 import type { ResourceRef } from '../../resource';
+import { fetchJsonDocument } from '../../upstream/documents';
+import type { DiscoverContext, Discovered } from '../types';
 
 export function checkConformance(v: unknown): string | undefined {
   const c = v as { conformsTo?: unknown } | null;
@@ -13,14 +14,10 @@ export function checkConformance(v: unknown): string | undefined {
   return undefined;
 }
 
-export async function collectOgc(ref: ResourceRef, ctx: CollectContext): Promise<Collected> {
-  const found = await fetchJsonDocument(ctx, '/ogc/conformance', checkConformance);
-  const out: Collected = { header: { kind: 'ogc', name: 'OGC conformance of the upstream', pyramids: [] }, documents: [], planned: 1, absent: 0, failures: [], notes: [] };
-  if (!found) {
-    out.absent = 1;
-    out.missing = 'the upstream has no /ogc/conformance (404)';
-    return out;
-  }
+export async function discoverOgc(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
+  const found = await fetchJsonDocument(ctx.client, '/ogc/conformance', checkConformance, ctx.signal);
+  const out: Discovered = { kind: 'ogc', id: ref.id, header: { kind: 'ogc', name: 'OGC conformance of the upstream', pyramids: [] }, pyramids: [], documents: [], notes: [] };
+  if (!found) return { ...out, absent: 1, missing: 'the upstream has no /ogc/conformance (404)' };
   const doc = rewriteDocument(found.value, ctx.client.base) as { conformsTo: string[] };
   out.documents.push({ path: `${ref.id}.json`, contentType: 'application/json', data: Buffer.from(JSON.stringify(doc)) });
   out.notes.push(`the upstream declares ${doc.conformsTo.length} OGC conformance classes`);

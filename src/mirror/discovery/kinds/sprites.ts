@@ -1,12 +1,14 @@
 // `sprites/{id}`: sprite.json, sprite.png, sprite@2x.json and sprite@2x.png into `{data}/sprites/{id}.mbtiles`.
 // Each index must parse as a sprite index, each sheet must be a complete PNG, and every icon rectangle of an
-// index must lie inside its sheet. The 1x pair is required; a missing @2x pair is reported, not fatal.
+// index must lie inside its sheet. The 1x pair is required (without it nothing more is asked for); a missing
+// @2x pair is reported, not fatal.
 // A map style's sprite at `/maps/{mapId}/sprite` (MapTiler's styles point there) is fetched from that path and
 // stored as `sprites/{mapId}` (ref.upstreamPath says where to fetch from).
 
-import { checkPng } from '../../upstream/validate';
-import { failureOf, judgeDocument, type CollectContext, type Collected, type FetchedDoc } from '../../engine/document-run';
 import type { ResourceRef } from '../../resource';
+import { failureOf } from '../../upstream/documents';
+import { checkPng } from '../../upstream/validate';
+import type { AssembledDocuments, Discovered, DocumentAnswers, DocumentToFetch } from '../types';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -70,30 +72,38 @@ const checkSheet = (body: Buffer): string | undefined => {
   return typeof r === 'string' ? r : undefined;
 };
 
-export async function collectSprite(ref: ResourceRef, ctx: CollectContext): Promise<Collected> {
+const SCALES = ['', '@2x'] as const;
+
+/** The description of a sprite's store: the 1x pair (json and png) at once, then the @2x pair. */
+export function discoverSprite(ref: ResourceRef): Discovered {
   const from = spriteUpstreamPath(ref);
-  const out: Collected = {
+  const file = (name: string, check: (body: Buffer) => string | undefined): DocumentToFetch => ({ url: `${from}${name}`, path: `sprite${name}`, check });
+  return {
+    kind: 'sprites',
+    id: ref.id,
     header: { kind: 'sprites', name: ref.id, pyramids: [], ...(ref.upstreamPath && { extraMetadata: { 'tilemirror:source': ref.upstreamPath } }) },
+    pyramids: [],
     documents: [],
-    planned: 4,
-    absent: 0,
-    failures: [],
     notes: [],
+    fetches: {
+      groups: SCALES.map((scale) => [file(`${scale}.json`, checkJson), file(`${scale}.png`, checkSheet)]),
+      // No 1x pair at all: the upstream has no such sprite.
+      settled: (answers) => ['sprite.json', 'sprite.png'].every((p) => answers.has(p) && answers.get(p) === undefined),
+      assemble: (answers) => assembleSprite(from, answers),
+    },
   };
-  const get = async (file: string, check: (b: Buffer) => string | undefined): Promise<Buffer | undefined | null> => {
-    try {
-      const body = await ctx.client.request(ctx.client.resolve(`${from}${file}`), judgeDocument(check), ctx.signal);
-      ctx.onDocument?.();
-      return body;
-    } catch (err) {
-      if (ctx.signal?.aborted) throw err;
-      out.failures.push(failureOf(`sprite${file}`, err));
-      return null;
-    }
-  };
-  for (const scale of ['', '@2x']) {
-    const [json, png] = await Promise.all([get(`${scale}.json`, checkJson), get(`${scale}.png`, checkSheet)]);
-    if (json === null || png === null) continue;
+}
+
+/** A sprite's documents from their answers: each pair complete and consistent, the 1x pair required. */
+export function assembleSprite(from: string, answers: DocumentAnswers): AssembledDocuments {
+  const out: AssembledDocuments = { documents: [], absent: 0, failures: [], notes: [] };
+  for (const scale of SCALES) {
+    const paths = [`sprite${scale}.json`, `sprite${scale}.png`];
+    // Not asked for: the fetching stopped before this pair.
+    if (!paths.some((p) => answers.has(p))) continue;
+    for (const [path, answer] of answers) if (paths.includes(path) && answer instanceof Error) out.failures.push(failureOf(path, answer));
+    const [json, png] = paths.map((p) => answers.get(p));
+    if (json instanceof Error || png instanceof Error || !paths.every((p) => answers.has(p))) continue;
     if (json === undefined && png === undefined) {
       out.absent += 2;
       if (scale === '') out.missing = `the upstream has no sprite at ${from} (404)`;
@@ -111,10 +121,7 @@ export async function collectSprite(ref: ResourceRef, ctx: CollectContext): Prom
       out.failures.push(`sprite${scale}: ${problem}`);
       continue;
     }
-    out.documents.push(
-      { path: `sprite${scale}.json`, contentType: 'application/json', data: json } satisfies FetchedDoc,
-      { path: `sprite${scale}.png`, contentType: 'image/png', data: png } satisfies FetchedDoc,
-    );
+    out.documents.push({ path: `sprite${scale}.json`, contentType: 'application/json', data: json }, { path: `sprite${scale}.png`, contentType: 'image/png', data: png });
   }
   return out;
 }

@@ -1,14 +1,15 @@
 // `weather`: the catalog `/weather/latest.json` into `{data}/weather/latest.mbtiles` (document `latest.json`,
-// upstream URLs rewritten to this server), and every keyframe tileset it names mirrored as `tiles/{keyframeId}`
-// (tiles at `/tiles/{keyframeId}/{z}/{x}/{y}.png`, described by their tiles.json) with the run's zooms and areas.
-// The keyframe tilesets are mirrored first and the catalog is published only when all of them were: a served
+// upstream URLs rewritten to this server); every keyframe tileset it names is a prerequisite, `tiles/{keyframeId}`
+// (tiles at `/tiles/{keyframeId}/{z}/{x}/{y}.png`, described by their tiles.json), mirrored with the run's zooms
+// and areas and published before the catalog is, which is published only when all of them were: a served
 // catalog never names a keyframe whose tiles are missing. Keyframes that vanished upstream keep their tilesets
 // (a client may still hold an older catalog); they are reported as stale, for the operator to delete.
 
 import { rewriteDocument } from '../../rewrite';
-import { fetchJsonDocument, type CollectContext, type Collected } from '../../engine/document-run';
 import { readPublishedDocument } from '../../../store/document-staging';
 import type { ResourceRef } from '../../resource';
+import { fetchJsonDocument } from '../../upstream/documents';
+import type { DiscoverContext, Discovered } from '../types';
 
 const ID = /^[^./\\\x00-\x1f][^/\\\x00-\x1f]*$/;
 
@@ -38,14 +39,10 @@ export function keyframeIds(catalog: unknown): string[] {
   return ids;
 }
 
-export async function collectWeather(_ref: ResourceRef, ctx: CollectContext): Promise<Collected> {
-  const found = await fetchJsonDocument(ctx, '/weather/latest.json', checkWeatherCatalog);
-  const out: Collected = { header: { kind: 'weather', name: 'Weather catalog', pyramids: [] }, documents: [], planned: 1, absent: 0, failures: [], notes: [] };
-  if (!found) {
-    out.absent = 1;
-    out.missing = 'the upstream has no /weather/latest.json (404)';
-    return out;
-  }
+export async function discoverWeather(ref: ResourceRef, ctx: DiscoverContext): Promise<Discovered> {
+  const found = await fetchJsonDocument(ctx.client, '/weather/latest.json', checkWeatherCatalog, ctx.signal);
+  const out: Discovered = { kind: 'weather', id: ref.id, header: { kind: 'weather', name: 'Weather catalog', pyramids: [] }, pyramids: [], documents: [], notes: [] };
+  if (!found) return { ...out, absent: 1, missing: 'the upstream has no /weather/latest.json (404)' };
   const doc = rewriteDocument(found.value, ctx.client.base);
   const ids = keyframeIds(doc);
   out.documents.push({ path: 'latest.json', contentType: 'application/json', data: Buffer.from(JSON.stringify(doc)) });
