@@ -120,7 +120,7 @@ export interface Planned {
   /** The header to write: pyramids narrowed to the planned zooms and areas. */
   header: StoreHeader;
   total: number;
-  /** What the request narrowed or could not have (zooms or areas beyond the source's), for the summary. */
+  /** What the request narrowed or could not have (zooms or areas beyond the upstream's), for the summary. */
   notes: string[];
 }
 
@@ -139,7 +139,7 @@ export function centreWithin(c: [number, number, number], bounds: Bounds, minzoo
 
 /**
  * Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror).
- * Throws UsageError when the request has nothing in common with the source (zooms or areas).
+ * Throws UsageError when the request has nothing in common with the upstream pyramids (zooms or areas).
  */
 export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
   const plans: PyramidPlan[] = [];
@@ -147,7 +147,7 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
   const notes: string[] = [];
   const what = `${d.kind}/${d.id}`;
   const wanted = [...bboxes, ...areas.map((a) => a.bbox)];
-  // Degree boxes first: at low zooms a far-away box and the source share a tile, which would be "mirrored".
+  // Degree boxes first: at low zooms a far-away box and the upstream's bounds share a tile, which would be "mirrored".
   if (wanted.length > 0) {
     const upstreamBounds = d.pyramids.map((u) => u.pyramid.bounds);
     const missing = wanted.filter((w) => !upstreamBounds.some((b) => boxesMeet(w, b)));

@@ -1,5 +1,5 @@
 // What a job's runs add up to: the record of one run (from its resources' results), the view of every configured
-// job joined with its persisted state, and the status source the server reads when this process runs no schedules.
+// job joined with its persisted state, and the job status the server reads when this process runs no schedules.
 
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
@@ -104,19 +104,19 @@ export function nextRunOf(expression: string, timezone?: string): Date | undefin
 export const PERSIST_PROGRESS_MS = 5000;
 
 /** Records in the state file that a run of the job started in this process. */
-export function recordRunStart(status: StatusStore, name: string, trigger: Trigger, startedAt: Date): void {
-  status.update(name, (st) => {
+export function recordRunStart(state: StatusStore, name: string, trigger: Trigger, startedAt: Date): void {
+  state.update(name, (st) => {
     st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid, host: hostname() };
   });
 }
 
 /** A progress callback that persists the running job's progress: the first report, then at most every PERSIST_PROGRESS_MS. */
-export function progressPersister(status: StatusStore, name: string, now: () => number = Date.now): (p: JobProgress) => void {
+export function progressPersister(state: StatusStore, name: string, now: () => number = Date.now): (p: JobProgress) => void {
   let persisted = -Infinity;
   return (p) => {
     if (now() - persisted < PERSIST_PROGRESS_MS) return;
     persisted = now();
-    status.update(name, (st) => {
+    state.update(name, (st) => {
       if (st.running) st.running.progress = p;
     });
   };
@@ -126,8 +126,8 @@ export function progressPersister(status: StatusStore, name: string, now: () => 
  * Records a finished run: the last run, the run and failure counts, the last success. A scheduler also passes
  * the job's next firing (undefined: none any more); a one-off run leaves the recorded next run alone.
  */
-export function recordRunEnd(status: StatusStore, name: string, record: RunRecord, schedule?: { nextRun: string | undefined }): void {
-  status.update(name, (st) => {
+export function recordRunEnd(state: StatusStore, name: string, record: RunRecord, schedule?: { nextRun: string | undefined }): void {
+  state.update(name, (st) => {
     delete st.running;
     st.lastRun = record;
     st.runs++;

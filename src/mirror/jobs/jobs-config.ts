@@ -23,7 +23,7 @@ export interface MirrorJob {
   bboxes: Bounds[];
   /** GeoJSON polygon areas, read from the job's `areas` files. */
   areas: PolygonArea[];
-  /** A generic source (TileJSON or WMTS) mirrored into the job's one `tiles/ID`; `upstream` is its origin. */
+  /** A generic source (TileJSON, WMTS, XYZ or WMS) mirrored into the job's one `tiles/ID`; `upstream` is its origin. */
   source?: GenericSource;
   concurrency: number;
   rate?: number;

@@ -150,7 +150,8 @@ export class Scheduler implements JobStatusSource {
   /** This process runs the schedules: the status it gives is live. */
   readonly live = true;
   readonly jobs: MirrorJob[];
-  readonly status: StatusStore;
+  /** The job state file. */
+  readonly state: StatusStore;
   private readonly tasks = new Map<string, ScheduledTask>();
   private readonly active = new Map<string, Active>();
   private stopping = false;
@@ -164,7 +165,7 @@ export class Scheduler implements JobStatusSource {
     this.jobs = configuredJobs(opts.config, env);
     this.redisUrl = coordinationUrl(opts.config, env);
     this.redact = createRedactor(...this.jobs.map((j) => j.key), ...urlSecrets(this.redisUrl));
-    this.status = new StatusStore(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'), !!this.redisUrl);
+    this.state = new StatusStore(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'), !!this.redisUrl);
     this.runner = opts.runJob ?? runJob;
   }
 
@@ -196,7 +197,7 @@ export class Scheduler implements JobStatusSource {
       this.tasks.set(job.name, task);
       void task.start();
       const next = this.nextRun(job.name);
-      this.status.update(job.name, (st) => {
+      this.state.update(job.name, (st) => {
         // A run recorded by a process that is gone (this server before a restart): no longer running. Coordinated,
         // another live instance's run is left alone.
         if (st.running && st.running.pid !== process.pid && (!this.coordinator || ((st.running.host ?? hostname()) === hostname() && !pidAlive(st.running.pid)))) delete st.running;
@@ -232,7 +233,7 @@ export class Scheduler implements JobStatusSource {
   private recordSkip(name: string, trigger: Trigger, reason: string, fields: Record<string, unknown>): void {
     const at = new Date().toISOString();
     const next = this.nextRun(name)?.toISOString();
-    this.status.update(name, (st) => {
+    this.state.update(name, (st) => {
       st.skipped++;
       st.lastSkipped = { at, reason };
       if (next) st.nextRun = next;
@@ -292,9 +293,9 @@ export class Scheduler implements JobStatusSource {
   private async execute(job: MirrorJob, trigger: Trigger, active: Active, log: Logger, slot: Date | undefined): Promise<void> {
     const { abort } = active;
     const startedAt = (active.startedAt = new Date());
-    recordRunStart(this.status, job.name, trigger, startedAt);
+    recordRunStart(this.state, job.name, trigger, startedAt);
     log.info({ trigger, ...(slot && { firing: slot.toISOString() }), resources: job.resources.map((r) => `${r.kind}/${r.id}`), upstream: this.redact(job.upstream) }, 'mirror job started');
-    const persist = progressPersister(this.status, job.name);
+    const persist = progressPersister(this.state, job.name);
     let run: JobRun | undefined;
     try {
       run = await this.runner(job, this.opts.config.data, trigger, {
@@ -318,7 +319,7 @@ export class Scheduler implements JobStatusSource {
     }
     const record = run.record;
     const next = this.nextRun(job.name)?.toISOString();
-    recordRunEnd(this.status, job.name, record, { nextRun: next });
+    recordRunEnd(this.state, job.name, record, { nextRun: next });
     const fields = { trigger, result: record.result, tiles: record.tiles, bytes: record.bytes, errors: record.errors, ms: Date.parse(record.endedAt) - Date.parse(record.startedAt), nextRun: next };
     if (record.result === 'published') log.info(fields, 'mirror job finished');
     else log.warn({ ...fields, lastError: record.lastError && this.redact(record.lastError) }, 'mirror job finished');
@@ -326,7 +327,7 @@ export class Scheduler implements JobStatusSource {
 
   /** The configured jobs with their state, live progress of running ones and the next run of scheduled ones. */
   views(): JobView[] {
-    const state = this.status.read();
+    const state = this.state.read();
     return jobViews(this.opts.config, state, (name) => this.nextRun(name)?.toISOString()).map((v) => {
       const a = this.active.get(v.name);
       if (!a) {

@@ -129,9 +129,9 @@ const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream'
 /**
  * Judges one tile response. A vector tile gzip-encoded in transport is kept as sent (that is how it is stored);
  * a plain one is gzipped here. A raster sent with a transport encoding is decoded first. Where the Content-Type
- * is generic, absent or another image type, the magic bytes say what the body is; a body that is another image format than the
- * source's is a permanent failure (a retry gets the same bytes), a body that is no image at all (an error page,
- * a cut transfer) is retried.
+ * is generic, absent or another image type, the magic bytes say what the body is; a body in another image format
+ * than the pyramid's is a permanent failure (a retry gets the same bytes), a body that is no image at all (an
+ * error page, a cut transfer) is retried.
  */
 export function validateTile(res: RawResponse, format: TileFormat): TileVerdict {
   const { status } = res;

@@ -1,7 +1,7 @@
 // `maps/{id}`: the map's raster pyramids (512 px from /maps/{id}/tiles.json, 256 px from /maps/{id}/256/tiles.json
 // when the upstream has it) and its style.json, whose upstream URLs become local ones. The tile sets, fonts and
-// sprites the style uses are separate resources: they are named in the notes; the fonts and the sprite are
-// returned as dependencies, mirrored after the map when the run asks for them (withDependencies).
+// sprites the style uses are separate resources: they are named in the notes and returned as dependencies, mirrored
+// after the map when the run asks for them (withDependencies).
 // Optional extra pyramids: @2x (`scales: [1, 2]`) and other formats (`formats: ['png', 'webp']`), named like the
 // served paths: '512', '512@2x', '256', '256@2x', with `.webp` (etc.) appended for a format other than the
 // upstream TileJSON's own. Their URLs come from the TileJSON template (`{y}.png` -> `{y}@2x.webp`).
