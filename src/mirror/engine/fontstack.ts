@@ -1,7 +1,7 @@
 // A fontstack `fonts/A,B` has no store of its own: it is mirrored font by font, and its result is what its
 // fonts' runs add up to.
 
-import { interrupted, type MirrorResult } from './result';
+import { interrupted, published, type MirrorResult } from './result';
 
 const SUMMED = ['planned', 'fetched', 'stored', 'empty', 'failed', 'requests', 'retries', 'bytes', 'writes'] as const;
 
@@ -15,17 +15,15 @@ export function sumFontstack(result: MirrorResult, runs: MirrorResult[], aborted
     result.failures.push(...r.failures.map((f) => `${r.resource.slice('fonts/'.length)} ${f}`));
   }
   result.dependencies = runs;
-  const published = runs.filter((r) => r.status === 'published');
+  const publishedFonts = runs.filter((r) => r.status === 'published');
   const missing = runs.filter((r) => r.status === 'failed' && r.problems.every((p) => p.includes('the upstream has no font')));
   const broken = runs.filter((r) => r.status === 'failed' && !missing.includes(r));
   if (runs.some((r) => r.status === 'interrupted') || aborted) {
     interrupted(result);
-  } else if (published.length > 0 && broken.length === 0) {
-    result.status = 'published';
-    result.exitCode = 0;
-    result.published = published.map((r) => r.published).join(', ');
+  } else if (publishedFonts.length > 0 && broken.length === 0) {
+    published(result, publishedFonts.map((r) => r.published).join(', '));
   }
   for (const r of missing) result.notes.push(`not mirrored: ${r.problems.join('; ')}`);
   for (const r of broken) result.problems.push(`${r.resource}: ${r.problems.join('; ') || 'failed'}`);
-  if (published.length === 0 && broken.length === 0 && result.status === 'failed') result.problems.push('the upstream has none of the fonts of this stack');
+  if (publishedFonts.length === 0 && broken.length === 0 && result.status === 'failed') result.problems.push('the upstream has none of the fonts of this stack');
 }

@@ -50,6 +50,7 @@ async function runStore(ref: ResourceRef, opts: MirrorOptions): Promise<{ result
   try {
     if (documentStore) {
       const discovered = await discoverDocuments(run);
+      dependencies = discovered.dependencies ?? [];
       const documents = await fetchDocuments(run, discovered);
       if (documents && (await prerequisitesPublished(run, discovered))) publishDocumentStore(run, discovered, documents);
     } else {
