@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/basics';
 import type { Config } from './config/schema';
-import type { Scheduler } from './mirror/schedule';
+import type { Scheduler } from './mirror/jobs/schedule';
 import { registerMirrorCommands } from './mirror/cli';
 
 // The server, its metrics and the scheduler are loaded by the commands that use them, when they run: loading all of
@@ -60,7 +60,7 @@ function onStopSignal(stop: (signal: NodeJS.Signals) => void): void {
 }
 
 function startScheduler(config: Config): Scheduler {
-  const { Scheduler } = require('./mirror/schedule') as typeof import('./mirror/schedule');
+  const { Scheduler } = require('./mirror/jobs/schedule') as typeof import('./mirror/jobs/schedule');
   const { createLogger } = require('./http/server') as typeof import('./http/server');
   return new Scheduler({ config, log: createLogger(config) }).start();
 }

@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config/schema';
 import { schedulerCheck, type SchedulerState } from './http/health';
 import { createLogger, startServer, type HttpServer } from './http/server';
-import { persistedJobStatus } from './mirror/job-status';
-import { Scheduler } from './mirror/schedule';
+import { persistedJobStatus } from './mirror/jobs/job-status';
+import { Scheduler } from './mirror/jobs/schedule';
 import type { GeolocationHooks } from './services/geolocation/service';
 
 export interface Tilemirror extends HttpServer {

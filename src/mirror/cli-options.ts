@@ -6,10 +6,10 @@ import { resolve } from 'node:path';
 import type { Bounds } from '../geo/bounds';
 import type { TileFormat } from '../store/types';
 import { readAreaFile, type PolygonArea } from './area';
-import type { ResourceRef } from './discoverers';
+import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
-import type { MirrorOptions } from './run';
-import type { GenericSource } from './sources';
+import type { MirrorOptions } from './engine/options';
+import type { GenericSource } from './discovery/sources';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
 

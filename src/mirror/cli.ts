@@ -11,17 +11,18 @@ import { storeVersions } from '../store/content-version';
 import { StatusStore } from '../store/job-state';
 import { formatDuration } from '../store/units';
 import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
-import { parseResource, type ResourceRef } from './discoverers';
+import { parseResource, type ResourceRef } from './resource';
 import { UsageError } from './errors';
-import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './job-status';
-import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs-config';
+import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './jobs/job-status';
+import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs/jobs-config';
 import { planReport } from './plan-report';
 import { ProgressPrinter } from './progress';
-import { createRedactor } from './redact';
+import { createRedactor } from './upstream/redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
-import { runMirror, type MirrorResult } from './run';
+import { runMirror } from './engine/run';
+import type { MirrorResult } from './engine/result';
 import { sourceFromFlags } from './source-flags';
-import { sourceBase, splitSourceKey, type GenericSource } from './sources';
+import { sourceBase, splitSourceKey, type GenericSource } from './discovery/sources';
 
 function parseResources(list: string[]): ResourceRef[] {
   return list.map(parseResource);
@@ -119,19 +120,19 @@ async function mirrorJobs(names: string[], flags: Flags, cmd: Command): Promise<
   const { config, jobs } = loadJobs(flags, names, cmd);
   const redact = createRedactor(flags.key, ...jobs.map((j) => j.key));
   const err = (l: string): void => void process.stderr.write(`${redact(l)}\n`);
-  const status = new StatusStore(config.data, (e) => err(`warning: cannot write the job state ${config.data}: ${e.message}`));
+  const state = new StatusStore(config.data, (e) => err(`warning: cannot write the job state ${config.data}: ${e.message}`));
   const stop = interruptible(err);
   let code: number = EXIT.published;
   for (const job of jobs) {
     if (stop.signal.aborted) break;
     err(`job ${job.name}: ${job.resources.map((r) => `${r.kind}/${r.id}`).join(', ')} from ${redact(job.upstream)}${job.key ? ` (key from ${job.keySource})` : ' (no upstream key)'}`);
     const startedAt = new Date();
-    recordRunStart(status, job.name, 'manual', startedAt);
+    recordRunStart(state, job.name, 'manual', startedAt);
     let printer = new ProgressPrinter(process.stderr, 1000, Date.now, job.name);
     // Now and then into the state file, so `status` and a server's /admin/ show this run's progress.
-    const persist = progressPersister(status, job.name);
+    const persist = progressPersister(state, job.name);
     // Loaded here: the scheduler's module brings Redis and cron, which a plain `mirror` run does not need.
-    const { runJob } = require('./schedule') as typeof import('./schedule');
+    const { runJob } = require('./jobs/schedule') as typeof import('./jobs/schedule');
     const run = await runJob(job, config.data, 'manual', {
       signal: stop.signal,
       log: (l) => {
@@ -153,7 +154,7 @@ async function mirrorJobs(names: string[], flags: Flags, cmd: Command): Promise<
     });
     printer.finish();
     const record = run.record;
-    recordRunEnd(status, job.name, record);
+    recordRunEnd(state, job.name, record);
     process.stdout.write(`${redact(formatJobSummary(job.name, record))}\n`);
     if (record.lastError && record.result !== 'published') process.stdout.write(`  last error: ${redact(record.lastError)}\n`);
     code = Math.max(code, record.result === 'interrupted' ? EXIT.interrupted : run.usageError ? EXIT.usage : record.exitCode);

@@ -3,11 +3,14 @@
 
 import { tileAt } from '../geo/tile-bands';
 import { isDocumentKind, type TileFormat } from '../store/types';
-import { documentPlanNote } from './discoverers';
-import { sourceTileUrl } from './discoverers/common';
-import { createRedactor } from './redact';
+import { documentPlanNote } from './discovery/kinds';
+import { upstreamTileUrl } from './discovery/tile-url';
+import { createRedactor } from './upstream/redact';
 import { judgeTile } from './refresh';
-import { createClient, discoverAndPlan, refOf, type MirrorOptions } from './run';
+import { createClient } from './engine/begin-end';
+import type { MirrorOptions } from './engine/options';
+import { discoverAndPlan } from './engine/plan';
+import { refOf } from './resource';
 
 export interface PlanReport {
   resource: string;
@@ -42,8 +45,8 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
     const perZoom = sampleTotal > 0 ? Math.max(1, Math.ceil(sampleTotal / zoomCount)) : 0;
     let estimate = 0;
     for (const plan of p.plans) {
-      const source = p.discovered.sources.find((s) => s.pyramid.name === plan.pyramid)!;
-      const entry: PlanReport['pyramids'][number] = { pyramid: plan.pyramid, format: source.pyramid.format, tileSize: source.pyramid.tileSize, zooms: [], tiles: plan.count };
+      const upstream = p.discovered.pyramids.find((u) => u.pyramid.name === plan.pyramid)!;
+      const entry: PlanReport['pyramids'][number] = { pyramid: plan.pyramid, format: upstream.pyramid.format, tileSize: upstream.pyramid.tileSize, zooms: [], tiles: plan.count };
       for (const zp of plan.zooms) {
         const row: { z: number; tiles: number; estimatedBytes?: number } = { z: zp.z, tiles: zp.count };
         const k = Math.min(perZoom, zp.count);
@@ -53,7 +56,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
           const sizes = await Promise.all(
             picks.map((t) =>
               client
-                .request(sourceTileUrl(source, zp.z, t.x, t.y), judgeTile(source.pyramid.format), opts.signal)
+                .request(upstreamTileUrl(upstream, zp.z, t.x, t.y), judgeTile(upstream.pyramid.format), opts.signal)
                 .then(({ verdict: v }) => (v.kind === 'tile' ? v.data.length : 0))
                 .catch(() => undefined),
             ),

@@ -11,7 +11,8 @@ import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
 import type { Pyramid } from '../store/types';
 import type { StoreHeader } from '../store/writer';
-import type { Discovered, ResourceRef } from './discoverers/types';
+import type { Discovered, ZoomLimits } from './discovery/types';
+import type { ResourceRef } from './resource';
 import { UsageError } from './errors';
 
 
@@ -75,9 +76,6 @@ export interface PyramidExtent {
   bounds: Bounds;
 }
 
-/** The upstream's tile limits per zoom (WMTS TileMatrixSetLimits): a range, or null when it has no tiles at z. */
-export type ZoomLimits = Record<number, TileRange | null>;
-
 /**
  * The plan of one pyramid: requested zooms ∩ the pyramid's zooms, areas (boxes and polygons) ∩ its bounds
  * (no areas: all of it) ∩ its per-zoom limits, if any.
@@ -122,7 +120,7 @@ export interface Planned {
   /** The header to write: pyramids narrowed to the planned zooms and areas. */
   header: StoreHeader;
   total: number;
-  /** What the request narrowed or could not have (zooms or areas beyond the source's), for the summary. */
+  /** What the request narrowed or could not have (zooms or areas beyond the upstream's), for the summary. */
   notes: string[];
 }
 
@@ -141,7 +139,7 @@ export function centreWithin(c: [number, number, number], bounds: Bounds, minzoo
 
 /**
  * Pyramids narrowed to what the plan holds (the served TileJSON and bounds checks then describe the mirror).
- * Throws UsageError when the request has nothing in common with the source (zooms or areas).
+ * Throws UsageError when the request has nothing in common with the upstream pyramids (zooms or areas).
  */
 export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: Bounds[] = [], areas: PolygonArea[] = []): Omit<Planned, 'ref'> {
   const plans: PyramidPlan[] = [];
@@ -149,33 +147,33 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
   const notes: string[] = [];
   const what = `${d.kind}/${d.id}`;
   const wanted = [...bboxes, ...areas.map((a) => a.bbox)];
-  // Degree boxes first: at low zooms a far-away box and the source share a tile, which would be "mirrored".
+  // Degree boxes first: at low zooms a far-away box and the upstream's bounds share a tile, which would be "mirrored".
   if (wanted.length > 0) {
-    const sourceBounds = d.sources.map((s) => s.pyramid.bounds);
-    const missing = wanted.filter((w) => !sourceBounds.some((b) => boxesMeet(w, b)));
+    const upstreamBounds = d.pyramids.map((u) => u.pyramid.bounds);
+    const missing = wanted.filter((w) => !upstreamBounds.some((b) => boxesMeet(w, b)));
     if (missing.length === wanted.length) {
-      throw new UsageError(`${what}: the requested area ${wanted.map(fmtBox).join(', ')} misses the source's bounds ${sourceBounds.map(fmtBox).join(', ')}`);
+      throw new UsageError(`${what}: the requested area ${wanted.map(fmtBox).join(', ')} misses the source's bounds ${upstreamBounds.map(fmtBox).join(', ')}`);
     }
     for (const m of missing) notes.push(`the area ${fmtBox(m)} misses the source's bounds: nothing mirrored for it`);
   }
-  for (const s of d.sources) {
-    const plan = planPyramid(s.pyramid.name, s.pyramid, bboxes, zoom, areas, s.limits);
+  for (const u of d.pyramids) {
+    const plan = planPyramid(u.pyramid.name, u.pyramid, bboxes, zoom, areas, u.limits);
     if (plan.zooms.length === 0) continue;
     plans.push(plan);
     pyramids.push({
-      ...s.pyramid,
+      ...u.pyramid,
       minzoom: plan.zooms[0].z,
       maxzoom: plan.zooms[plan.zooms.length - 1].z,
-      bounds: planBounds(s.pyramid.bounds, wanted),
+      bounds: planBounds(u.pyramid.bounds, wanted),
     });
   }
   if (plans.length === 0) {
-    const offered = d.sources.map((s) => `${s.pyramid.minzoom}-${s.pyramid.maxzoom}`).join(', ');
+    const offered = d.pyramids.map((u) => `${u.pyramid.minzoom}-${u.pyramid.maxzoom}`).join(', ');
     throw new UsageError(`${what}: the requested zooms ${zoom?.join('-')} are outside the upstream's (${offered})`);
   }
   const main = pyramids[0];
   if (zoom && (zoom[0] < main.minzoom || zoom[1] > main.maxzoom)) {
-    notes.push(`zooms ${zoom[0]}-${zoom[1]} requested, the source has ${d.sources[0].pyramid.minzoom}-${d.sources[0].pyramid.maxzoom}: mirrored ${main.minzoom}-${main.maxzoom}`);
+    notes.push(`zooms ${zoom[0]}-${zoom[1]} requested, the source has ${d.pyramids[0].pyramid.minzoom}-${d.pyramids[0].pyramid.maxzoom}: mirrored ${main.minzoom}-${main.maxzoom}`);
   }
   const header: StoreHeader = {
     ...d.header,
@@ -188,8 +186,8 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
 
 /** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
 export function fingerprintOf(base: string, d: Discovered): string {
-  const sources = d.sources.map((s) => [s.pyramid.name, s.pyramid.format, s.pyramid.tileSize, s.pyramid.scale, s.template]);
-  return fingerprint([base, d.kind, d.id, sources]);
+  const pyramids = d.pyramids.map((u) => [u.pyramid.name, u.pyramid.format, u.pyramid.tileSize, u.pyramid.scale, u.template]);
+  return fingerprint([base, d.kind, d.id, pyramids]);
 }
 
 /** The fingerprint of what a store mirrors (tile and document stores alike): SHA-256 of the parts as JSON. */

@@ -2,9 +2,9 @@
 // (conditional headers), how an answer is judged, and what to write given what is stored and what came back.
 
 import type { TileFormat } from '../store/types';
-import type { Judgement } from './client';
-import type { AttemptOutcome } from './retry';
-import { validateTile, type TileVerdict } from './validate';
+import type { Judgement } from './upstream/client';
+import type { AttemptOutcome } from './upstream/retry';
+import { validateTile, type TileVerdict } from './upstream/validate';
 
 export const DEFAULT_MAX_AGE = 7 * 24 * 3600;
 

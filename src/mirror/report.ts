@@ -5,7 +5,7 @@ import { isDocumentKind } from '../store/types';
 import type { JobView, RunRecord } from '../store/job-state';
 import type { PlanReport } from './plan-report';
 import { tileRate } from './progress';
-import type { MirrorResult } from './run';
+import type { MirrorResult } from './engine/result';
 
 export function formatSummary(r: MirrorResult): string[] {
   const secs = r.elapsedMs / 1000;

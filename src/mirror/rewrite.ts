@@ -3,7 +3,7 @@
 // resolves to its own public URL and the requester's key when it serves the document (ogc/style.ts).
 
 import { LOCAL_SCHEME } from '../ogc/style';
-import { stripKey } from './client';
+import { stripKey } from './upstream/client';
 
 function normaliseBase(base: string): string {
   return stripKey(base).replace(/\/+$/, '');

@@ -3,7 +3,7 @@
 
 import type { Flags } from './cli-options';
 import { UsageError } from './errors';
-import type { GenericSource } from './sources';
+import type { GenericSource } from './discovery/sources';
 
 const OWN: Record<GenericSource['type'], (keyof Flags)[]> = {
   tilejson: [],

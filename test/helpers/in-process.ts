@@ -21,7 +21,7 @@ import { textReply, type Reply } from '../../src/http/reply';
 import { matchRoute, type RequestContext, type Route } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
 import { createServices, type ServiceRoot, type Services } from '../../src/http/service-root';
-import { persistedJobStatus } from '../../src/mirror/job-status';
+import { persistedJobStatus } from '../../src/mirror/jobs/job-status';
 import { Catalog } from '../../src/store/catalog';
 import { SAMPLE_DIR } from './server';
 

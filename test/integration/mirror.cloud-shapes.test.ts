@@ -10,9 +10,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UpstreamClient } from '../../src/mirror/client';
-import { createRedactor } from '../../src/mirror/redact';
-import { runMirror } from '../../src/mirror/run';
+import { UpstreamClient } from '../../src/mirror/upstream/client';
+import { createRedactor } from '../../src/mirror/upstream/redact';
+import { runMirror } from '../../src/mirror/engine/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 
 const SECRET = 'tm-cloud-Shapes-Secret-5e7a1d';

@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMirror, type MirrorOptions } from '../../src/mirror/run';
+import { runMirror } from '../../src/mirror/engine/run';
+import type { MirrorOptions } from '../../src/mirror/engine/options';
 import { FAULT_KINDS, startSimulator, type FaultKind, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startServer, type TestServer } from '../helpers/server';

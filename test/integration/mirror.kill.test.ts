@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runMirror } from '../../src/mirror/run';
+import { runMirror } from '../../src/mirror/engine/run';
 import { storePaths } from '../../src/store/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, chance, type UpstreamSimulator } from '../fixtures/upstream-simulator';

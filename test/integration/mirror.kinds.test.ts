@@ -9,9 +9,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { GLYPH_STARTS } from '../../src/mirror/discoverers/fonts';
+import { GLYPH_STARTS } from '../../src/mirror/discovery/kinds/fonts';
 import { acquireLock } from '../../src/store/lock';
-import { runMirror, type MirrorOptions, type MirrorResult } from '../../src/mirror/run';
+import { runMirror } from '../../src/mirror/engine/run';
+import type { MirrorOptions } from '../../src/mirror/engine/options';
+import type { MirrorResult } from '../../src/mirror/engine/result';
 import { planReport } from '../../src/mirror/plan-report';
 import { storePaths } from '../../src/store/staging';
 import { decodeGlyphs, glyphRangePath } from '../../src/services/fonts/glyphs';

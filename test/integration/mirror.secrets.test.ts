@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
-import { runMirror } from '../../src/mirror/run';
+import { runMirror } from '../../src/mirror/engine/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor } from '../helpers/wait';

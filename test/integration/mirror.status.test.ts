@@ -13,7 +13,7 @@ import pino from 'pino';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror as start, type Tilemirror } from '../../src/serve';
-import { SKIPPED_STILL_RUNNING } from '../../src/mirror/schedule';
+import { SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
 import { readStatusFile, StatusStore } from '../../src/store/job-state';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';

@@ -4,7 +4,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RequestTimeout, Transport } from '../../src/mirror/transport';
+import { RequestTimeout, Transport } from '../../src/mirror/upstream/transport';
 
 let server: http.Server;
 let base = '';

@@ -15,7 +15,7 @@ import { Agent, get } from 'node:http';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/schedule';
+import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
 import { readStatusFile } from '../../src/store/job-state';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { gatedTest } from '../helpers/clients';

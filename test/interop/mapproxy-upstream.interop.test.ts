@@ -6,8 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { runMirror, type MirrorOptions } from '../../src/mirror/run';
-import { sourceBase, type GenericSource } from '../../src/mirror/sources';
+import { runMirror } from '../../src/mirror/engine/run';
+import type { MirrorOptions } from '../../src/mirror/engine/options';
+import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sources';
 import { startServer, type TestServer } from '../helpers/server';
 import { expectSamePixels, fetchOk, gdalTranslateTile, makeTempDir } from './helpers';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, type MapProxy } from './mapproxy';

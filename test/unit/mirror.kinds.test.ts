@@ -2,13 +2,13 @@
 // GeoJSON and weather catalog validation, map variant templates.
 
 import sharp from 'sharp';
-import { parseResource } from '../../src/mirror/discoverers';
-import { checkFeatureCollection } from '../../src/mirror/discoverers/data';
-import { GLYPH_STARTS, glyphPath, styleFontstacks } from '../../src/mirror/discoverers/fonts';
-import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/discoverers/maps';
-import { checkConformance } from '../../src/mirror/discoverers/ogc';
-import { checkSprite, parseSpriteIndex, pngSize, spriteSource } from '../../src/mirror/discoverers/sprites';
-import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discoverers/weather';
+import { parseResource } from '../../src/mirror/resource';
+import { checkFeatureCollection } from '../../src/mirror/discovery/kinds/data';
+import { GLYPH_STARTS, glyphPath, styleFontstacks } from '../../src/mirror/discovery/kinds/fonts';
+import { localiseSprites, variantName, variantTemplate } from '../../src/mirror/discovery/kinds/maps';
+import { checkConformance } from '../../src/mirror/discovery/kinds/ogc';
+import { checkSprite, parseSpriteIndex, pngSize, spriteUpstreamPath } from '../../src/mirror/discovery/kinds/sprites';
+import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discovery/kinds/weather';
 import { UsageError } from '../../src/mirror/errors';
 import { weatherCatalog } from '../fixtures/document-stores';
 
@@ -60,7 +60,7 @@ describe('fonts', () => {
 describe('sprites', () => {
   test('a map style sprite becomes a sprite store named after the map; local ones stay', () => {
     const style: Record<string, unknown> = { sprite: 'tilemirror://maps/streets-v2/sprite' };
-    expect(localiseSprites(style)).toEqual([{ kind: 'sprites', id: 'streets-v2', source: '/maps/streets-v2/sprite' }]);
+    expect(localiseSprites(style)).toEqual([{ kind: 'sprites', id: 'streets-v2', upstreamPath: '/maps/streets-v2/sprite' }]);
     expect(style.sprite).toBe('tilemirror://sprites/streets-v2/sprite');
     const many: Record<string, unknown> = {
       sprite: [
@@ -74,8 +74,8 @@ describe('sprites', () => {
       { id: 'other', url: 'https://example.com/sprite' },
     ]);
     expect(localiseSprites({ sprite: 'https://elsewhere.org/sprite' })).toEqual([]);
-    expect(spriteSource({ kind: 'sprites', id: 'a b' })).toBe('/sprites/a%20b/sprite');
-    expect(spriteSource({ kind: 'sprites', id: 'm', source: '/maps/m/sprite' })).toBe('/maps/m/sprite');
+    expect(spriteUpstreamPath({ kind: 'sprites', id: 'a b' })).toBe('/sprites/a%20b/sprite');
+    expect(spriteUpstreamPath({ kind: 'sprites', id: 'm', upstreamPath: '/maps/m/sprite' })).toBe('/maps/m/sprite');
   });
 
   test('index and sheet are validated: json shape, png magic and size, icons inside the sheet', async () => {

@@ -1,8 +1,8 @@
 import { tileRange } from '../../src/geo/mercator';
 import { centreWithin, parseBBox, parseZoomRange, planBounds, planDiscovered, planPyramid, planZoom } from '../../src/mirror/plan';
-import type { Discovered } from '../../src/mirror/discoverers/types';
+import type { Discovered } from '../../src/mirror/discovery/types';
 import { formatSummary } from '../../src/mirror/report';
-import type { MirrorResult } from '../../src/mirror/run';
+import type { MirrorResult } from '../../src/mirror/engine/result';
 import { mergeIntervals, rangesToBands, tileAt, tilesOf } from '../../src/geo/tile-bands';
 import { UsageError } from '../../src/mirror/errors';
 import type { Bounds } from '../../src/store/types';
@@ -135,7 +135,7 @@ function swissSource(): Discovered {
   return {
     kind: 'tiles', id: 'swiss', documents: [], notes: [], prefetched: [],
     header: { kind: 'tiles', name: 'Swiss', center: [8.2, 46.8, 2], pyramids: [pyramid] },
-    sources: [{ pyramid, template: 'http://up.example/tiles/swiss/{z}/{x}/{y}.png' }],
+    pyramids: [{ pyramid, template: 'http://up.example/tiles/swiss/{z}/{x}/{y}.png' }],
   };
 }
 

@@ -1,4 +1,4 @@
-import { TokenBucket, type Clock } from '../../src/mirror/rate-limit';
+import { TokenBucket, type Clock } from '../../src/mirror/upstream/rate-limit';
 
 function fakeClock(): Clock & { t: number } {
   const c = {

@@ -1,5 +1,5 @@
 import { conditionalHeaders, refreshAction } from '../../src/mirror/refresh';
-import { backoffDelay, decideRetry, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy } from '../../src/mirror/retry';
+import { backoffDelay, decideRetry, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy } from '../../src/mirror/upstream/retry';
 
 const policy: RetryPolicy = { retries: 3, baseMs: 100, maxMs: 1000, maxRetryAfterMs: 60_000 };
 const half = () => 0.5;

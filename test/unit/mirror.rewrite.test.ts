@@ -1,6 +1,7 @@
-import { stripKey } from '../../src/mirror/client';
-import { tileTemplate, tileUrl } from '../../src/mirror/discoverers/common';
-import { createRedactor } from '../../src/mirror/redact';
+import { stripKey } from '../../src/mirror/upstream/client';
+import { tileUrl } from '../../src/mirror/discovery/tile-url';
+import { tileTemplate } from '../../src/mirror/discovery/upstream-tilejson';
+import { createRedactor } from '../../src/mirror/upstream/redact';
 import { assertNoSecret, rewriteDocument, styleReferences, toLocalUrl } from '../../src/mirror/rewrite';
 import { resolveLocalUrls } from '../../src/ogc/style';
 

@@ -9,12 +9,12 @@ import pino from 'pino';
 import { ConfigError, parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { formatStatusTable } from '../../src/mirror/report';
-import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/jobs-config';
+import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/jobs/jobs-config';
 import { ProgressPrinter, type ProgressSnapshot } from '../../src/mirror/progress';
-import type { MirrorResult } from '../../src/mirror/run';
-import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/schedule';
-import { nextRunOf } from '../../src/mirror/job-status';
-import { jobViews, runRecord } from '../../src/mirror/job-status';
+import type { MirrorResult } from '../../src/mirror/engine/result';
+import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/jobs/schedule';
+import { nextRunOf } from '../../src/mirror/jobs/job-status';
+import { jobViews, runRecord } from '../../src/mirror/jobs/job-status';
 import { readStatusFile, StatusStore, STATUS_FILE } from '../../src/store/job-state';
 
 const dirs: string[] = [];

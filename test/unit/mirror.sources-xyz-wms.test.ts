@@ -1,16 +1,16 @@
 import { parseConfig, ConfigError } from '../../src/config/load';
-import { sourceTileUrl, tileUrl } from '../../src/mirror/discoverers/common';
+import { tileUrl, upstreamTileUrl } from '../../src/mirror/discovery/tile-url';
 import { UsageError } from '../../src/mirror/errors';
-import { configuredJobs } from '../../src/mirror/jobs-config';
-import { ogcExceptionText } from '../../src/mirror/ogc-exception';
-import { failedLine } from '../../src/mirror/run';
+import { configuredJobs } from '../../src/mirror/jobs/jobs-config';
+import { ogcExceptionText } from '../../src/mirror/upstream/ogc-exception';
+import { failedLine } from '../../src/mirror/engine/result';
 import type { Flags } from '../../src/mirror/cli-options';
 import { sourceFromFlags } from '../../src/mirror/source-flags';
-import { sourceBase, sourceOrigins, splitSourceKey } from '../../src/mirror/sources';
-import { capabilitiesUrl, getMapTemplate, planWms, wmsBase, type WmsSource } from '../../src/mirror/sources/wms';
-import { parseWmsCapabilities, zoomsOfScaleRange } from '../../src/mirror/sources/wms-capabilities';
-import { xyzOrigins, xyzTemplate } from '../../src/mirror/sources/xyz';
-import { validateTile } from '../../src/mirror/validate';
+import { sourceBase, sourceOrigins, splitSourceKey } from '../../src/mirror/discovery/sources';
+import { capabilitiesUrl, getMapTemplate, wmsOffer, wmsBase, type WmsSource } from '../../src/mirror/discovery/sources/wms';
+import { parseWmsCapabilities, zoomsOfScaleRange } from '../../src/mirror/discovery/sources/wms-capabilities';
+import { xyzOrigins, xyzTemplate } from '../../src/mirror/discovery/sources/xyz';
+import { validateTile } from '../../src/mirror/upstream/validate';
 
 const H = 20037508.342789244;
 
@@ -22,10 +22,10 @@ describe('tile URLs of XYZ and WMS sources', () => {
   });
   test('{s}: one subdomain per tile, (x + y) mod n, the same every time', () => {
     const src = { template: 'https://{s}.tile.example/{z}/{x}/{y}.png', subdomains: ['a', 'b', 'c'] };
-    expect(sourceTileUrl(src, 3, 0, 0)).toBe('https://a.tile.example/3/0/0.png');
-    expect(sourceTileUrl(src, 3, 1, 0)).toBe('https://b.tile.example/3/1/0.png');
-    expect(sourceTileUrl(src, 3, 2, 3)).toBe('https://c.tile.example/3/2/3.png');
-    expect(sourceTileUrl(src, 3, 2, 3)).toBe(sourceTileUrl(src, 3, 2, 3));
+    expect(upstreamTileUrl(src, 3, 0, 0)).toBe('https://a.tile.example/3/0/0.png');
+    expect(upstreamTileUrl(src, 3, 1, 0)).toBe('https://b.tile.example/3/1/0.png');
+    expect(upstreamTileUrl(src, 3, 2, 3)).toBe('https://c.tile.example/3/2/3.png');
+    expect(upstreamTileUrl(src, 3, 2, 3)).toBe(upstreamTileUrl(src, 3, 2, 3));
   });
 });
 
@@ -139,25 +139,25 @@ describe('planning a WMS source', () => {
   const caps130 = parseWmsCapabilities(CAPS_130);
   const caps111 = parseWmsCapabilities(CAPS_111);
   test('the layer\'s scale range gives the zooms and is named in a note', () => {
-    const p = planWms(caps130, src(), undefined);
+    const p = wmsOffer(caps130, src(), undefined);
     // z6 (1:8,735,660) is beyond MaxScaleDenominator 1:5,000,000: z7 (1:4,367,830) is the first zoom drawn.
     expect(p).toMatchObject({ minzoom: 7, maxzoom: 19, crs: 'EPSG:3857', format: 'image/png', attribution: '© Example Mapping', bounds: [5.9, 45.8, 10.5, 85.0511287798066] });
     expect(p.notes.join('\n')).toContain("the layers' scale range (parcels 1:1000 to 1:5000000) draws them at z7-19 (256 px tiles): mirrored z7-19");
   });
   test('without a scale range the request must give the zooms', () => {
-    expect(() => planWms(caps111, src({ layers: 'base' }), undefined)).toThrow(/have no scale range: give --zoom MIN-MAX/);
-    expect(planWms(caps111, src({ layers: 'base' }), [0, 4])).toMatchObject({ minzoom: 0, maxzoom: 4, crs: 'EPSG:900913' });
-    expect(() => planWms(caps130, src({ layers: 'world' }), undefined)).toThrow(/have no smallest scale/);
-    expect(() => planWms(caps130, src(), [0, 5])).toThrow(/zooms 0-5 requested, but the WMS draws parcels only at z7-19/);
+    expect(() => wmsOffer(caps111, src({ layers: 'base' }), undefined)).toThrow(/have no scale range: give --zoom MIN-MAX/);
+    expect(wmsOffer(caps111, src({ layers: 'base' }), [0, 4])).toMatchObject({ minzoom: 0, maxzoom: 4, crs: 'EPSG:900913' });
+    expect(() => wmsOffer(caps130, src({ layers: 'world' }), undefined)).toThrow(/have no smallest scale/);
+    expect(() => wmsOffer(caps130, src(), [0, 5])).toThrow(/zooms 0-5 requested, but the WMS draws parcels only at z7-19/);
   });
   test('a missing layer, an unoffered format, a format that is no tile, no Web Mercator: UsageErrors naming what there is', () => {
-    expect(() => planWms(caps130, src({ layers: 'parcels,nope' }), [0, 9])).toThrow(/the WMS has no layer "nope" \(its layers: parcels, world\)/);
-    expect(() => planWms(caps130, src({ format: 'image/jpeg' }), [8, 9])).toThrow(/does not offer --format image\/jpeg for GetMap \(offered: image\/png, image\/png; mode=8bit, application\/pdf\)/);
-    expect(() => planWms(caps130, src({ format: 'application/pdf' }), [8, 9])).toThrow(/stored as png, jpeg or webp/);
+    expect(() => wmsOffer(caps130, src({ layers: 'parcels,nope' }), [0, 9])).toThrow(/the WMS has no layer "nope" \(its layers: parcels, world\)/);
+    expect(() => wmsOffer(caps130, src({ format: 'image/jpeg' }), [8, 9])).toThrow(/does not offer --format image\/jpeg for GetMap \(offered: image\/png, image\/png; mode=8bit, application\/pdf\)/);
+    expect(() => wmsOffer(caps130, src({ format: 'application/pdf' }), [8, 9])).toThrow(/stored as png, jpeg or webp/);
     const no3857 = parseWmsCapabilities(CAPS_111.replace('<SRS>EPSG:900913</SRS>', ''));
-    expect(() => planWms(no3857, src({ layers: 'roads' }), [1, 2])).toThrow(/does not offer layer roads in Web Mercator/);
-    expect(() => planWms(caps130, src({ layers: 'parcels' }), [8, 9])).not.toThrow();
-    expect(planWms(caps130, src({ format: 'IMAGE/PNG; mode=8bit' }), [8, 9]).format).toBe('image/png; mode=8bit');
+    expect(() => wmsOffer(no3857, src({ layers: 'roads' }), [1, 2])).toThrow(/does not offer layer roads in Web Mercator/);
+    expect(() => wmsOffer(caps130, src({ layers: 'parcels' }), [8, 9])).not.toThrow();
+    expect(wmsOffer(caps130, src({ format: 'IMAGE/PNG; mode=8bit' }), [8, 9]).format).toBe('image/png; mode=8bit');
   });
   test('GetMap and GetCapabilities URLs: the service URL\'s own parameters kept, the WMS ones set', () => {
     expect(wmsBase('http://w/wms?service=WMS&request=GetCapabilities&MAP=/x.map&version=1.1.1')).toBe('http://w/wms?MAP=/x.map&');

@@ -1,9 +1,9 @@
 import { tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { buildWmtsCapabilities, type WmtsLayer } from '../../src/ogc/wmts';
-import { sourceBase, splitSourceKey } from '../../src/mirror/sources';
-import { probeCandidates, sniffTileFormat } from '../../src/mirror/sources/tilejson';
-import { isWebMercatorCrs, mediaTypeFormat, parseCapabilitiesXml, wmtsLayerSource } from '../../src/mirror/sources/wmts';
-import { tileUrl } from '../../src/mirror/discoverers/common';
+import { sourceBase, splitSourceKey } from '../../src/mirror/discovery/sources';
+import { probeCandidates, sniffTileFormat } from '../../src/mirror/discovery/sources/tilejson';
+import { isWebMercatorCrs, mediaTypeFormat, parseCapabilitiesXml, wmtsLayer } from '../../src/mirror/discovery/sources/wmts';
+import { tileUrl } from '../../src/mirror/discovery/tile-url';
 import type { Pyramid } from '../../src/store/types';
 import { gwcCapabilities } from '../fixtures/gwc-capabilities';
 
@@ -23,7 +23,7 @@ const DOC = `${BASE}/tiles/alps/WMTSCapabilities.xml`;
 
 describe('WMTS capabilities as a source', () => {
   test('our own capabilities: RESTful template, 256 px set, bounds and limits', () => {
-    const src = wmtsLayerSource(parseCapabilitiesXml(ourCapabilities(layer(256, 2, 9, [5.9, 45.8, 10.5, 47.8]))), DOC, 'tiles/alps');
+    const src = wmtsLayer(parseCapabilitiesXml(ourCapabilities(layer(256, 2, 9, [5.9, 45.8, 10.5, 47.8]))), DOC, 'tiles/alps');
     expect(src.encoding).toBe('RESTful');
     expect(src.template).toBe(`${BASE}/tiles/alps/{z}/{x}/{y}`);
     expect(src).toMatchObject({ format: 'png', minzoom: 2, maxzoom: 9, bounds: [5.9, 45.8, 10.5, 47.8], title: 'Alps "quoted"', abstract: 'A & B' });
@@ -35,13 +35,13 @@ describe('WMTS capabilities as a source', () => {
 
   test('KVP GetTile when there is no ResourceURL: parameters in order, key stripped from the href', () => {
     const xml = ourCapabilities(layer(512, 0, 4)).replace(/<ResourceURL[^>]*\/>/, '');
-    const src = wmtsLayerSource(parseCapabilitiesXml(xml), DOC, 'tiles/alps');
+    const src = wmtsLayer(parseCapabilitiesXml(xml), DOC, 'tiles/alps');
     expect(src.encoding).toBe('KVP');
     expect(src.template).toBe(
       `${BASE}/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=tiles%2Falps&STYLE=default&TILEMATRIXSET=GoogleMapsCompatible512-z0-4&TILEMATRIX={z}&TILEROW={y}&TILECOL={x}&FORMAT=image%2Fpng`,
     );
     expect(src.set.tileSize).toBe(512);
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(xml.replace(/<ows:OperationsMetadata>[\s\S]*<\/ows:OperationsMetadata>/, '')), DOC, 'tiles/alps')).toThrow(/neither a ResourceURL template nor a KVP GetTile/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(xml.replace(/<ows:OperationsMetadata>[\s\S]*<\/ows:OperationsMetadata>/, '')), DOC, 'tiles/alps')).toThrow(/neither a ResourceURL template nor a KVP GetTile/);
   });
 
   // A GeoServer/GeoWebCache-style document: other identifiers, EPSG:900913, Style and TileMatrixSet placeholders,
@@ -60,7 +60,7 @@ describe('WMTS capabilities as a source', () => {
   });
 
   test('GeoWebCache-style: identifiers mapped to zooms by scale, placeholders filled, limits bound the zooms', () => {
-    const src = wmtsLayerSource(parseCapabilitiesXml(GWC), 'https://maps.example.org/gwc/service/wmts?REQUEST=GetCapabilities', 'topp:roads');
+    const src = wmtsLayer(parseCapabilitiesXml(GWC), 'https://maps.example.org/gwc/service/wmts?REQUEST=GetCapabilities', 'topp:roads');
     expect(src.set.id).toBe('EPSG:900913');
     expect(src.template).toBe('https://maps.example.org/gwc/rest/fancy/EPSG:900913/{z}/{y}/{x}?time=2024-01-01');
     // Limits name z3 and z5: those are the layer's zooms (z4 in between has no tiles).
@@ -70,8 +70,8 @@ describe('WMTS capabilities as a source', () => {
     expect(src.limits).toEqual({ 3: { minX: 3, maxX: 4, minY: 2, maxY: 3 }, 4: null, 5: { minX: 14, maxX: 18, minY: 8, maxY: 12 } });
     expect(src.bounds[3]).toBeCloseTo(85.0511287798066, 9);
     // Asking for the geographic set is refused with its reason.
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(GWC), DOC, 'topp:roads', 'EPSG:4326')).toThrow(/EPSG:4326: its CRS urn:ogc:def:crs:EPSG::4326 is not Web Mercator/);
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(GWC), DOC, 'topp:nope')).toThrow(/no layer "topp:nope" \(layers: topp:roads\)/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(GWC), DOC, 'topp:roads', 'EPSG:4326')).toThrow(/EPSG:4326: its CRS urn:ogc:def:crs:EPSG::4326 is not Web Mercator/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(GWC), DOC, 'topp:nope')).toThrow(/no layer "topp:nope" \(layers: topp:roads\)/);
   });
 
   test('sets that are not Web Mercator quad levels are refused clearly', () => {
@@ -81,16 +81,16 @@ describe('WMTS capabilities as a source', () => {
       <TileMatrixSet><ows:Identifier>s</ows:Identifier><ows:SupportedCRS>${crs}</ows:SupportedCRS>
         <TileMatrix><ows:Identifier>a</ows:Identifier><ScaleDenominator>${sd}</ScaleDenominator><TopLeftCorner>${corner}</TopLeftCorner><TileWidth>${size}</TileWidth><TileHeight>${size}</TileHeight><MatrixWidth>1</MatrixWidth><MatrixHeight>1</MatrixHeight></TileMatrix>
       </TileMatrixSet></Contents></Capabilities>`;
-    const ok = wmtsLayerSource(parseCapabilitiesXml(caps('559082264.0287178')), DOC, 'l');
+    const ok = wmtsLayer(parseCapabilitiesXml(caps('559082264.0287178')), DOC, 'l');
     expect(ok).toMatchObject({ minzoom: 0, maxzoom: 0, matrixIds: { 0: 'a' } });
     // 96 dpi instead of 0.28 mm pixels (the GDAL pitfall): not a quad level.
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(caps(String(156543.03392804097 / 0.0254 * 96 / 96 / (0.0254 / 96) * 0.0254 / 96))), DOC, 'l')).toThrow(/no Web Mercator.*ScaleDenominator/);
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(caps('591658710.9')), DOC, 'l')).toThrow(/not a Web Mercator zoom level for 256 px tiles/);
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(caps('559082264.0287178', '0 0')), DOC, 'l')).toThrow(/top-left corner/);
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(caps('559082264.0287178', undefined, 'EPSG:2056')), DOC, 'l')).toThrow(/EPSG:2056 is not Web Mercator/);
-    expect(() => wmtsLayerSource(parseCapabilitiesXml(caps('559082264.0287178', undefined, undefined, 300)), DOC, 'l')).toThrow(/300x300 px tiles/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(caps(String(156543.03392804097 / 0.0254 * 96 / 96 / (0.0254 / 96) * 0.0254 / 96))), DOC, 'l')).toThrow(/no Web Mercator.*ScaleDenominator/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(caps('591658710.9')), DOC, 'l')).toThrow(/not a Web Mercator zoom level for 256 px tiles/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(caps('559082264.0287178', '0 0')), DOC, 'l')).toThrow(/top-left corner/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(caps('559082264.0287178', undefined, 'EPSG:2056')), DOC, 'l')).toThrow(/EPSG:2056 is not Web Mercator/);
+    expect(() => wmtsLayer(parseCapabilitiesXml(caps('559082264.0287178', undefined, undefined, 300)), DOC, 'l')).toThrow(/300x300 px tiles/);
     // 512 px tiles: z0 is half the 256 px scale.
-    expect(wmtsLayerSource(parseCapabilitiesXml(caps('279541132.0143589', undefined, undefined, 512)), DOC, 'l').set.tileSize).toBe(512);
+    expect(wmtsLayer(parseCapabilitiesXml(caps('279541132.0143589', undefined, undefined, 512)), DOC, 'l').set.tileSize).toBe(512);
     expect(() => parseCapabilitiesXml('<html>nope</html>')).toThrow(/not a WMTS capabilities document/);
   });
 

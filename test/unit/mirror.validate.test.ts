@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
-import { checkPng, crc32, validateTile, type RawResponse } from '../../src/mirror/validate';
+import { checkPng, crc32, validateTile, type RawResponse } from '../../src/mirror/upstream/validate';
 
 function chunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);

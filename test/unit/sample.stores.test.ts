@@ -26,8 +26,8 @@ import {
 } from '../../src/sample';
 import { renderMapTiles } from '../../src/sample/map-raster';
 import { decodeGlyphs } from '../../src/services/fonts/glyphs';
-import { checkFeatureCollection } from '../../src/mirror/discoverers/data';
-import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discoverers/weather';
+import { checkFeatureCollection } from '../../src/mirror/discovery/kinds/data';
+import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discovery/kinds/weather';
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).
 const vtpbfDir = path.dirname(require.resolve('vt-pbf'));

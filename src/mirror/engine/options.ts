@@ -1,0 +1,62 @@
+// What a run of `runMirror` is asked to do: the resource, the upstream and its key, the zooms and areas, the
+// limits, and the callbacks that watch it.
+
+import type { Bounds } from '../../geo/bounds';
+import type { TileTask } from '../../geo/tile-bands';
+import type { TileFormat } from '../../store/types';
+import type { PolygonArea } from '../area';
+import type { GenericSource } from '../discovery/sources';
+import type { ProgressSnapshot } from '../progress';
+import type { ResourceRef } from '../resource';
+import type { RetryPolicy } from '../upstream/retry';
+
+export interface MirrorOptions {
+  /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
+  upstream: string;
+  dataDir: string;
+  /** `tiles/ID`, `maps/ID`, `images/ID`, `fonts/FONTSTACK`, `sprites/ID`, `data/ID`, `weather`, `ogc`. */
+  resource: string | ResourceRef;
+  /**
+   * Maps: also mirror what the style needs offline, after the map: its tile sets, its fonts (every font of every
+   * `text-font`) and its sprite. Default false: the run's notes name them (the weather catalog's keyframe tile
+   * sets are part of `weather` and always mirrored).
+   */
+  withDependencies?: boolean;
+  /** Maps: pixel ratios to mirror, e.g. [1, 2] adds the @2x pyramids (default [1]). */
+  scales?: number[];
+  /** Maps: tile formats to mirror, e.g. ['png', 'webp'] (default: the upstream TileJSON's format). */
+  formats?: TileFormat[];
+  key?: string;
+  /** Inclusive zoom range; default: the upstream's. */
+  zoom?: [number, number];
+  /** Areas in degrees; default: the upstream's bounds. */
+  bboxes?: Bounds[];
+  /** GeoJSON polygon areas (see area.ts); with bboxes, the plan is the union of all of them. */
+  areas?: PolygonArea[];
+  /** A generic source (any TileJSON or WMTS capabilities URL) for a `tiles/ID` resource; `upstream` is then its origin. */
+  source?: GenericSource;
+  /** Requests in flight (default 8). */
+  concurrency?: number;
+  /** Requests per second (default: unlimited). */
+  rate?: number;
+  /** Per-request timeout (ms, default 30 s). */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  /** Tiles that may fail (after their retries) before the run stops; default 100. */
+  failureBudget?: number;
+  /**
+   * Seconds a stored tile stays current (default 7 days): older ones are revalidated with a conditional request
+   * (If-None-Match / If-Modified-Since) and rewritten only when they changed; 0 revalidates every tile.
+   */
+  maxAge?: number;
+  /** Aborting stops the run gracefully: requests in flight finish and are stored, nothing new starts. */
+  signal?: AbortSignal;
+  /** Human-readable lines (already redacted). */
+  log?: (line: string) => void;
+  /** Called about once a second and at the end. */
+  onProgress?: (p: ProgressSnapshot) => void;
+  /** Called after each planned tile is settled (tests use it to interrupt a run midway). */
+  onTile?: (task: TileTask, outcome: 'stored' | 'empty' | 'skipped' | 'failed') => void;
+  batchSize?: number;
+  batchMs?: number;
+}

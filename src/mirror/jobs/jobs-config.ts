@@ -1,0 +1,154 @@
+// The configured mirror jobs (`mirror.jobs` in the config file) turned into what a run needs: the upstream,
+// the key (from the environment by default, never printed), resources, zooms, areas and limits.
+
+import { ConfigError } from '../../config/basics';
+import type { Config } from '../../config/schema';
+import type { Bounds } from '../../geo/bounds';
+import type { TileFormat } from '../../store/types';
+import { parseResource, type ResourceRef } from '../resource';
+import { readAreaFile, type PolygonArea } from '../area';
+import { UsageError } from '../errors';
+import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';
+import type { MirrorOptions } from '../engine/options';
+
+export interface MirrorJob {
+  name: string;
+  resources: ResourceRef[];
+  upstream: string;
+  /** The upstream key, or undefined when none is configured (an open upstream). Never log this object. */
+  key?: string;
+  /** Where the key came from, for messages (`$TILEMIRROR_UPSTREAM_KEY`, `config`, `--key`). */
+  keySource?: string;
+  zoom?: [number, number];
+  bboxes: Bounds[];
+  /** GeoJSON polygon areas, read from the job's `areas` files. */
+  areas: PolygonArea[];
+  /** A generic source (TileJSON, WMTS, XYZ or WMS) mirrored into the job's one `tiles/ID`; `upstream` is its origin. */
+  source?: GenericSource;
+  concurrency: number;
+  rate?: number;
+  timeoutMs: number;
+  failureBudget: number;
+  withDependencies: boolean;
+  scales?: number[];
+  formats?: TileFormat[];
+  maxAge?: number;
+  schedule?: string;
+  timezone?: string;
+}
+
+/**
+ * Resolves the configured jobs. The key is taken, in order, from `keyOverride` (`--key`), the job's or the
+ * section's `keyEnv` variable, then `mirror.key`. Throws ConfigError naming the field of a bad resource.
+ */
+export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.env, keyOverride?: string): MirrorJob[] {
+  const m = config.mirror;
+  return m.jobs.map((j, i) => {
+    const resources = j.resources.map((r, k) => {
+      try {
+        return parseResource(r);
+      } catch (err) {
+        throw new ConfigError(`invalid configuration: mirror.jobs[${i}].resources[${k}]: ${(err as Error).message}`);
+      }
+    });
+    const keyEnv = j.keyEnv ?? m.keyEnv;
+    let key: string | undefined;
+    let keySource: string | undefined;
+    if (keyOverride) [key, keySource] = [keyOverride, '--key'];
+    else if (env[keyEnv]) [key, keySource] = [env[keyEnv], `$${keyEnv}`];
+    else if (m.key) [key, keySource] = [m.key, 'config mirror.key'];
+    const areas = j.areas.map((file, k) => {
+      try {
+        return readAreaFile(file);
+      } catch (err) {
+        throw new ConfigError(`invalid configuration: mirror.jobs[${i}].areas[${k}]: ${(err as Error).message}`);
+      }
+    });
+    let source: GenericSource | undefined;
+    let upstream = j.upstream ?? m.upstream;
+    if (j.source) {
+      const split = splitSourceKey(configuredSource(j.source));
+      source = split.source;
+      try {
+        upstream = sourceBase(source);
+      } catch (err) {
+        throw new ConfigError(`invalid configuration: mirror.jobs[${i}].source: ${(err as Error).message}`);
+      }
+      // The key in the source's URL is the source's own; it wins over the upstream key.
+      if (split.key) [key, keySource] = [split.key, `mirror.jobs[${i}].source URL`];
+    }
+    return {
+      name: j.name,
+      resources,
+      upstream: upstream!,
+      key,
+      keySource,
+      zoom: j.zoom,
+      bboxes: j.bboxes,
+      areas,
+      ...(source && { source }),
+      concurrency: j.concurrency ?? m.concurrency,
+      rate: j.rate ?? m.rate,
+      timeoutMs: (j.timeout ?? m.timeout) * 1000,
+      failureBudget: j.failureBudget ?? m.failureBudget,
+      withDependencies: j.withDependencies,
+      scales: j.scales,
+      formats: j.formats,
+      maxAge: j.maxAge,
+      schedule: j.schedule,
+      timezone: j.timezone ?? m.timezone,
+    };
+  });
+}
+
+type JobSource = NonNullable<Config['mirror']['jobs'][number]['source']>;
+
+/** A job's `source:` as a GenericSource (lists of layers and styles joined as WMS wants them). */
+export function configuredSource(s: JobSource): GenericSource {
+  const joined = (v: string | string[]): string => (Array.isArray(v) ? v.join(',') : v);
+  if ('tilejson' in s) return { type: 'tilejson', url: s.tilejson };
+  if ('wmts' in s) return { type: 'wmts', url: s.wmts, layer: s.layer, ...(s.matrixSet && { matrixSet: s.matrixSet }) };
+  if ('xyz' in s) return { type: 'xyz', url: s.xyz, ...(s.subdomains && { subdomains: s.subdomains }), ...(s.scheme && { scheme: s.scheme }) };
+  return {
+    type: 'wms',
+    url: s.wms,
+    layers: joined(s.layers),
+    ...(s.styles !== undefined && { styles: joined(s.styles) }),
+    ...(s.format && { format: s.format }),
+    ...(s.version && { version: s.version }),
+    ...(s.tileSize && { tileSize: s.tileSize }),
+  };
+}
+
+/** The named jobs in the order given (all, in config order, when none is named); unknown names are a UsageError. */
+export function selectJobs(jobs: MirrorJob[], names: string[]): MirrorJob[] {
+  if (names.length === 0) return jobs;
+  const unknown = names.filter((n) => !jobs.some((j) => j.name === n));
+  if (unknown.length > 0) {
+    const known = jobs.map((j) => j.name).join(', ') || 'none configured';
+    throw new UsageError(`unknown job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (configured: ${known})`);
+  }
+  return names.map((n) => jobs.find((j) => j.name === n)!);
+}
+
+/** The runMirror options of one resource of a job. */
+export function jobMirrorOptions(job: MirrorJob, resource: ResourceRef, dataDir: string): MirrorOptions {
+  return {
+    upstream: job.upstream,
+    dataDir,
+    resource,
+    key: job.key,
+    zoom: job.zoom,
+    bboxes: job.bboxes,
+    areas: job.areas,
+    source: job.source,
+    concurrency: job.concurrency,
+    rate: job.rate,
+    timeoutMs: job.timeoutMs,
+    failureBudget: job.failureBudget,
+    withDependencies: job.withDependencies,
+    scales: job.scales,
+    formats: job.formats,
+    maxAge: job.maxAge,
+  };
+}

@@ -1,0 +1,260 @@
+// The one way the mirror talks to the upstream: GET over keep-alive connections (transport.ts: undici, limited
+// to the run's concurrency per origin), throttled by the token bucket, with a per-attempt timeout and retries.
+// Not fetch: fetch decodes Content-Encoding transparently, and the mirror needs the bytes as sent (gzip vector
+// tiles are stored as they come, Content-Length is checked against the raw body).
+// The key is added here, at the last moment, so every URL the rest of the mirror holds is key-free.
+
+import { gunzipSync } from 'node:zlib';
+import { TokenBucket, abortableSleep } from './rate-limit';
+import type { Redactor } from './redact';
+import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
+import type { RawResponse } from './validate';
+import { UpstreamError } from '../errors';
+import { Transport } from './transport';
+
+/** Largest body accepted (a tile or document bigger than this is an upstream fault). */
+const MAX_BODY = 64 * 1024 * 1024;
+
+export interface ClientOptions {
+  /** Upstream base URL without key, e.g. https://api.maptiler.com */
+  base: string;
+  key?: string;
+  /** Other origins the key goes to (an XYZ template's subdomain hosts): the base's origin always gets it. */
+  keyOrigins?: string[];
+  /** Most connections open at once (also the runner's concurrency). */
+  connections?: number;
+  /** Requests per second (0 or Infinity: unlimited). */
+  rate?: number;
+  /** Per-attempt timeout, headers and body (ms). */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  redact: Redactor;
+  userAgent?: string;
+  /** Called before each wait for a retry: progress output counts them. */
+  onRetry?: (url: string, reason: string, delayMs: number) => void;
+}
+
+
+/** What the caller makes of a response: a value, or a failed attempt (which may be retried). */
+export type Judgement<T> = { ok: true; value: T } | { ok: false; outcome: AttemptOutcome };
+
+export interface ClientStats {
+  requests: number;
+  bytes: number;
+  retries: number;
+  /** Times a Retry-After closed the gate for every request. */
+  pauses: number;
+}
+
+/** Removes credential query parameters from a URL or URL template (braces kept as they are). */
+export function stripKey(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const [path, rest] = [url.slice(0, q), url.slice(q + 1)];
+  const hashAt = rest.indexOf('#');
+  const query = hashAt < 0 ? rest : rest.slice(0, hashAt);
+  const fragment = hashAt < 0 ? '' : rest.slice(hashAt);
+  const kept = query.split('&').filter((p) => p && !CREDENTIAL_PARAM.test(paramName(p)));
+  return (kept.length ? `${path}?${kept.join('&')}` : path) + fragment;
+}
+
+const CREDENTIAL_PARAM = /^(key|access_token|api_key|apikey|token)$/i;
+
+/** A query parameter's name, percent-decoded (`%6Bey` is `key` to every server). */
+function paramName(param: string): string {
+  const name = param.split('=')[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+function originOf(url: string): string {
+  const m = /^(https?:\/\/[^/?#]+)/i.exec(url);
+  return m ? m[1].toLowerCase() : '';
+}
+
+export class UpstreamClient {
+  readonly base: string;
+  readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0, pauses: 0 };
+  readonly limiter: TokenBucket;
+  private readonly transport: Transport;
+  private readonly retry: RetryPolicy;
+  /** Sent with every request (built once: lowercase names, as undici sends them). */
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.base = stripKey(opts.base).replace(/\/+$/, '');
+    if (!/^https?:\/\//i.test(this.base)) throw new UpstreamError(`the upstream must be an http(s) URL, got ${opts.redact(opts.base)}`);
+    // Requests beyond `connections` to one origin queue inside the transport's pool.
+    this.transport = new Transport({ connections: opts.connections ?? 8, timeoutMs: opts.timeoutMs ?? 30_000, maxBody: MAX_BODY });
+    this.headers = { 'accept-encoding': 'gzip', 'user-agent': opts.userAgent ?? 'tilemirror-mirror/0.1', accept: '*/*' };
+    this.limiter = new TokenBucket(opts.rate ?? 0);
+    this.retry = opts.retry ?? DEFAULT_RETRY;
+  }
+
+  /** Absolute, key-free URL of an upstream path ('/tiles/x/tiles.json') or of an absolute URL. */
+  resolve(pathOrUrl: string): string {
+    if (/^https?:\/\//i.test(pathOrUrl)) return stripKey(pathOrUrl);
+    return `${this.base}${pathOrUrl.startsWith('/') ? '' : '/'}${stripKey(pathOrUrl)}`;
+  }
+
+  /** Origins the upstream's own documents send the key to (tiles on a CDN host name): learned by trustKeyIn. */
+  private readonly learnedKeyOrigins = new Set<string>();
+
+  /**
+   * Notes that an upstream document names `url` with our key in it (a TileJSON whose tiles are on another host, as
+   * the cloud writes them): that origin gets the key too. The stored documents stay key-free (rewrite.ts); a URL
+   * with another key, or none, teaches nothing, so the key never goes where the upstream did not send it.
+   */
+  trustKeyIn(url: string): void {
+    const key = this.opts.key;
+    const origin = originOf(url);
+    if (!key || !origin) return;
+    const query = url.split('#')[0].split('?')[1] ?? '';
+    const carries = query.split('&').some((p) => {
+      if (!CREDENTIAL_PARAM.test(paramName(p))) return false;
+      try {
+        return decodeURIComponent(p.slice(p.indexOf('=') + 1).replace(/\+/g, ' ')) === key;
+      } catch {
+        return false;
+      }
+    });
+    if (carries) this.learnedKeyOrigins.add(origin);
+  }
+
+  /** The URL actually requested: with the key when it goes to the upstream's origin (never to a third party). */
+  private withKey(url: string): string {
+    if (!this.opts.key) return url;
+    const origin = originOf(url);
+    if (origin !== originOf(this.base) && !this.learnedKeyOrigins.has(origin) && !(this.opts.keyOrigins ?? []).some((o) => originOf(o) === origin)) return url;
+    return `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(this.opts.key)}`;
+  }
+
+  /** One GET, no retry: the raw bytes and headers, or a thrown network error (message already redacted). */
+  async getOnce(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
+    this.stats.requests++;
+    try {
+      const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal);
+      this.stats.bytes += res.body.length;
+      return res;
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new UpstreamError(this.opts.redact(describeNetworkError(err)));
+    }
+  }
+
+  /**
+   * GET with throttling and retries: `judge` turns each response into a value or a failed attempt; network
+   * errors are failed attempts too. Throws an UpstreamError (redacted) when retries are exhausted.
+   */
+  async request<T>(
+    url: string,
+    judge: (res: RawResponse) => Judgement<T>,
+    signal?: AbortSignal,
+    beforeAttempt?: () => void,
+    headers?: Record<string, string>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      await this.limiter.take(signal);
+      // Lets a graceful stop keep new requests from starting while those in flight finish.
+      beforeAttempt?.();
+      let outcome: AttemptOutcome;
+      try {
+        const res = await this.getOnce(url, signal, headers);
+        const j = judge(res);
+        if (j.ok) return j.value;
+        outcome = j.outcome;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        outcome = { kind: 'network', message: (err as Error).message };
+      }
+      const reason = describeOutcome(outcome);
+      const decision = decideRetry(attempt, outcome, this.retry);
+      if (!decision.retry) {
+        throw new UpstreamError(
+          this.opts.redact(`${url}: ${reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}`),
+          outcome.kind === 'status' ? outcome.status : undefined,
+          !isRetryable(outcome),
+        );
+      }
+      this.stats.retries++;
+      if (outcome.kind === 'status' && (outcome.status === 429 || outcome.status === 503)) {
+        // The upstream spoke for all of this client's requests, not just this one: every worker waits.
+        const asked = parseRetryAfter(outcome.retryAfter);
+        if (asked !== undefined && asked > 0) {
+          this.stats.pauses++;
+          this.limiter.pauseFor(asked);
+        }
+      }
+      this.opts.onRetry?.(this.opts.redact(url), this.opts.redact(reason), decision.delayMs);
+      await abortableSleep(decision.delayMs, signal);
+      beforeAttempt?.();
+    }
+  }
+
+  /** A JSON document (decoded from gzip when sent so); 404 gives undefined when `optional`. */
+  async getJson<T = unknown>(url: string, signal?: AbortSignal, optional = false): Promise<T | undefined> {
+    // Parsed inside the judgement: a body cut short or mangled on the way is a failed attempt, tried again.
+    return this.request<T | undefined>(
+      url,
+      (res) => {
+        if (optional && res.status === 404) return { ok: true, value: undefined };
+        if (res.status !== 200) {
+          const text = res.body.subarray(0, 200).toString('utf8').trim();
+          return { ok: false, outcome: { kind: 'status', status: res.status, retryAfter: headerOf(res, 'retry-after'), ...(text && { message: text }) } };
+        }
+        const declared = headerOf(res, 'content-length');
+        if (declared !== undefined && Number(declared) !== res.body.length) {
+          return { ok: false, outcome: { kind: 'invalid', message: `body of ${res.body.length} bytes, Content-Length says ${declared}` } };
+        }
+        const type = (headerOf(res, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+        // Lenient (some servers say text/plain for JSON), but an HTML page is an error page or a captive portal.
+        if (type === 'text/html') return { ok: false, outcome: { kind: 'invalid', message: `Content-Type ${type} is not JSON` } };
+        try {
+          return { ok: true, value: JSON.parse(decodeBody(res).toString('utf8')) as T };
+        } catch (err) {
+          return { ok: false, outcome: { kind: 'invalid', message: `not JSON: ${(err as Error).message}` } };
+        }
+      },
+      signal,
+    );
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+/**
+ * A network error in words an operator can act on: undici names the cause in `code` and `cause` (ECONNREFUSED,
+ * "other side closed") more than in its message.
+ */
+function describeNetworkError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: unknown }).cause;
+  const code = (err as { code?: string }).code;
+  if (cause instanceof Error && cause.message && !err.message.includes(cause.message)) return `${err.message}: ${cause.message}`;
+  if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return `connection closed before the response was complete (${err.message})`;
+  return err.message;
+}
+
+function headerOf(res: RawResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The body with its Content-Encoding (gzip) undone: for documents, which are stored decoded. */
+export function decodeBody(res: RawResponse): Buffer {
+  const enc = (headerOf(res, 'content-encoding') ?? '').toLowerCase();
+  if (enc === 'gzip' || enc === 'x-gzip') return gunzipSync(res.body);
+  if (enc && enc !== 'identity') throw new Error(`unsupported Content-Encoding ${enc}`);
+  return res.body;
+}
+
+export function describeOutcome(o: AttemptOutcome): string {
+  if (o.kind === 'network') return o.message;
+  if (o.kind === 'invalid') return o.message;
+  return `HTTP ${o.status}${o.message ? ` ${o.message}` : ''}`;
+}
