@@ -149,7 +149,7 @@ program
     for (const b of INDEX_BUILDERS) await b.build(dir, { log: (m) => console.log(m), force: opts.force });
   });
 
-// Issue 13, data in and out. `export`/`import` carry bundles across an air gap (src/bundle/); `export --format
+// Data in and out. `export`/`import` carry bundles across an air gap (src/bundle/); `export --format
 // pmtiles` writes one store as a PMTiles archive and `import --mbtiles` brings in an MBTiles file made elsewhere
 // (src/interchange-cli.ts). Thin: parse, call, report; a known error is one clear line and exit 1.
 async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[]): Promise<void> {

@@ -1,6 +1,6 @@
 // `tilemirror serve` wired: the HTTP server over the data directory (its services are built in
 // http/service-root.ts), plus the mirror's scheduler when this process runs the schedules. The server reads the
-// jobs' status through the JobStatusSource handed to it here (the live scheduler, or the persisted state), so
+// jobs' status through the JobStatusReader handed to it here (the live scheduler, or the persisted state), so
 // http never imports mirror.
 
 import cluster from 'node:cluster';

@@ -6,7 +6,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StaticMaps } from '../services/static-maps';
 import type { Catalog } from '../store/catalog';
-import type { JobStatusSource, JobView } from '../store/job-state';
+import type { JobStatusReader, JobView } from '../store/job-state';
 
 const seconds = (iso: string | undefined): number | undefined => {
   const ms = iso === undefined ? NaN : Date.parse(iso);
@@ -119,9 +119,9 @@ function perJob(registry: Registry, views: Views, kind: 'gauge' | 'counter', nam
  * The mirror jobs, from the job status the server reads (the live scheduler, or the persisted state): progress
  * of a running run, the last run's tiles, runs by outcome, last success. The views are read once per scrape.
  */
-export function registerMirrorMetrics(registry: Registry, jobStatus: JobStatusSource): void {
+export function registerMirrorMetrics(registry: Registry, jobStatus: JobStatusReader): void {
   let cached: { at: number; views: JobView[] } | undefined;
-  // Every family below reads the same snapshot within one scrape (the persisted source reads a file).
+  // Every family below reads the same snapshot within one scrape (the persisted job state is read from a file).
   const views: Views = () => {
     const now = Date.now();
     if (!cached || now - cached.at > 250) cached = { at: now, views: jobStatus.views() };

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { Catalog } from '../store/catalog';
-import type { MirroredLabels } from '../services/geocoding/labels-source';
+import type { MirroredLabels } from '../services/geocoding/labels-mirrored';
 import { listen, type RunningServer } from './app';
 import { BatchedDestination } from './log-destination';
 import { registerPlainLogger } from './request-log';
@@ -15,7 +15,7 @@ export interface HttpServer extends RunningServer {
   catalog: Catalog;
   /** The services the routes use (service-root.ts). */
   services: Services;
-  /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelSource. */
+  /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelFinder. */
   labels: MirroredLabels;
 }
 

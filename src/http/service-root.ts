@@ -9,13 +9,13 @@ import type { Config } from '../config/schema';
 import { CoordinatesService } from '../services/coordinates';
 import { ElevationService } from '../services/elevation';
 import { GlyphComposer } from '../services/fonts/compose';
-import { MirroredLabels } from '../services/geocoding/labels-source';
+import { MirroredLabels } from '../services/geocoding/labels-mirrored';
 import { GeocodingService } from '../services/geocoding/service';
 import { GeolocationService, type GeolocationHooks } from '../services/geolocation/service';
 import { RasterTiles } from '../services/raster-tiles';
 import { StaticMaps } from '../services/static-maps';
 import type { Catalog } from '../store/catalog';
-import type { JobStatusSource } from '../store/job-state';
+import type { JobStatusReader } from '../store/job-state';
 import { readiness, type ExtraChecks, type Readiness } from './health';
 import type { ServerMetrics } from './metrics';
 import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-collectors';
@@ -29,7 +29,7 @@ export interface Services {
   /** Static map images: layout, the render queue, decoded tiles and icons. */
   readonly staticMaps: StaticMaps;
   /** The mirror jobs' status, wired by `serve` (absent: the server knows of no jobs). */
-  readonly jobStatus?: JobStatusSource;
+  readonly jobStatus?: JobStatusReader;
   /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
   readonly elevation?: ElevationService;
   /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
@@ -47,7 +47,7 @@ export interface Services {
 /** What the wiring hands the services besides the configuration, the catalog and the log (each optional). */
 export interface ServiceOptions {
   /** What `/admin/` shows about the mirror jobs (wired by `serve`: the scheduler, or the persisted state). */
-  jobStatus?: JobStatusSource;
+  jobStatus?: JobStatusReader;
   /** The server's metrics: the collectors of the stores, the render queue and the jobs are registered on them. */
   metrics?: ServerMetrics;
   /** What readiness depends on besides the stores and the indexes (wired by `serve`: the scheduler), read on every probe. */
@@ -64,7 +64,7 @@ export interface ServiceOptions {
 /** The services of one server and their lifetime. */
 export interface ServiceRoot {
   readonly services: Services;
-  /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelSource. */
+  /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelFinder. */
   readonly labels: MirroredLabels;
   /** Starts the background work (the labels' indexing): once the server listens, never before readiness. */
   start(): void;

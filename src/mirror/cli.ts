@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../config/basics';
 import type { Config } from '../config/schema';
 import { listStores } from '../store/content';
 import { storeVersions } from '../store/content-version';
-import { StatusStore } from '../store/job-state';
+import { JobStateFile } from '../store/job-state';
 import { formatDuration } from '../store/units';
 import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
 import { parseResource, type ResourceRef } from './resource';
@@ -120,7 +120,7 @@ async function mirrorJobs(names: string[], flags: Flags, cmd: Command): Promise<
   const { config, jobs } = loadJobs(flags, names, cmd);
   const redact = createRedactor(flags.key, ...jobs.map((j) => j.key));
   const err = (l: string): void => void process.stderr.write(`${redact(l)}\n`);
-  const state = new StatusStore(config.data, (e) => err(`warning: cannot write the job state ${config.data}: ${e.message}`));
+  const state = new JobStateFile(config.data, (e) => err(`warning: cannot write the job state ${config.data}: ${e.message}`));
   const stop = interruptible(err);
   let code: number = EXIT.published;
   for (const job of jobs) {

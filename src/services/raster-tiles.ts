@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { Pyramid, TileFormat } from '../store/types';
 import { ByteLru } from '../store/lru';
-import type { TileSource } from '../store/tile-source';
+import type { TileReader } from '../store/tile-reader';
 
 export interface RasterRequest {
   /** The pyramid asked for by URL: 512 (maps' default), 256 (`/256/`), or a tile set's own size. */
@@ -36,7 +36,7 @@ export class RasterTiles {
   }
 
   /** The pyramid whose stored bytes answer the request unchanged, if any (the fast, synchronous case). */
-  exactPyramid(store: TileSource, req: Omit<RasterRequest, 'x' | 'y'>): Pyramid | undefined {
+  exactPyramid(store: TileReader, req: Omit<RasterRequest, 'x' | 'y'>): Pyramid | undefined {
     // The first pyramid of that tile size and scale, else the first of that many pixels, among those that cover the
     // zoom in that format. One loop, no array or closure: every stored tile request asks.
     let samePixels: Pyramid | undefined;
@@ -48,7 +48,7 @@ export class RasterTiles {
     return samePixels;
   }
 
-  async get(store: TileSource, req: RasterRequest): Promise<RasterTile | undefined> {
+  async get(store: TileReader, req: RasterRequest): Promise<RasterTile | undefined> {
     const exact = this.exactPyramid(store, req);
     if (exact) {
       const data = store.tile(exact.name, req.z, req.x, req.y);
@@ -65,7 +65,7 @@ export class RasterTiles {
   }
 
   /** Builds the requested tile as a sharp pipeline from whichever stored pyramid serves best. */
-  private async derive(store: TileSource, req: RasterRequest): Promise<sharp.Sharp | undefined> {
+  private async derive(store: TileReader, req: RasterRequest): Promise<sharp.Sharp | undefined> {
     const want = req.tileSize * req.scale;
     const raster = store.info.pyramids.filter((p) => p.format !== 'pbf' && p.format !== 'basis');
     const atZoom = raster.filter((p) => covers(p, req.z));

@@ -45,7 +45,6 @@ export interface CatalogStatus {
   lastScanMs: number;
 }
 
-export type CatalogState = CatalogStatus; // TEMP-ALIAS CatalogState
 
 /** The tile memory cache's counters (absent when `cache.memoryMb` is 0). */
 export interface TileCacheStats {

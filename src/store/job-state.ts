@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const STATUS_FILE = '.tilemirror-jobs.json';
+export const JOB_STATE_FILE = '.tilemirror-jobs.json';
 const LOCK_FILE = '.tilemirror-jobs.lock';
 
 export type Trigger = 'schedule' | 'manual';
@@ -93,7 +93,7 @@ export interface JobState {
   lastSkipped?: { at: string; reason: string };
 }
 
-export interface StatusFile {
+export interface JobStates {
   version: 1;
   updatedAt: string;
   jobs: Record<string, JobState>;
@@ -101,8 +101,8 @@ export interface StatusFile {
 
 export const emptyJobState = (): JobState => ({ runs: 0, failures: 0, skipped: 0 });
 
-export function statusFilePath(dataDir: string): string {
-  return join(dataDir, STATUS_FILE);
+export function jobStateFilePath(dataDir: string): string {
+  return join(dataDir, JOB_STATE_FILE);
 }
 
 /** A `running` record whose process is gone (killed mid-run) is not shown as running. */
@@ -122,9 +122,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Reads the state file; a missing or unreadable file reads as no state (it is rewritten on the next run). */
-export function readStatusFile(dataDir: string): StatusFile {
+export function readJobStates(dataDir: string): JobStates {
   try {
-    const raw: unknown = JSON.parse(readFileSync(statusFilePath(dataDir), 'utf8'));
+    const raw: unknown = JSON.parse(readFileSync(jobStateFilePath(dataDir), 'utf8'));
     if (isObject(raw) && isObject(raw.jobs)) {
       const jobs: Record<string, JobState> = {};
       for (const [name, st] of Object.entries(raw.jobs)) if (isObject(st)) jobs[name] = { ...emptyJobState(), ...(st as Partial<JobState>) };
@@ -167,11 +167,11 @@ export class JobStateFile {
     /** Serialize updates across processes (several servers write this file at the same moments). */
     private readonly shared = false,
   ) {
-    this.file = statusFilePath(dataDir);
+    this.file = jobStateFilePath(dataDir);
   }
 
-  read(): StatusFile {
-    return readStatusFile(this.dataDir);
+  read(): JobStates {
+    return readJobStates(this.dataDir);
   }
 
   job(name: string): JobState {
@@ -241,5 +241,3 @@ export interface JobStatusReader {
   readonly live: boolean;
 }
 
-export { JobStateFile as StatusStore }; // TEMP-ALIAS StatusStore
-export type JobStatusSource = JobStatusReader; // TEMP-ALIAS JobStatusSource

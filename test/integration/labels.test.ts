@@ -1,6 +1,6 @@
 // The mirror feeds the geocoder: the real server on a data directory holding the sample city indexes its labels in
 // the background; a republished store (replaced by rename, as the mirror publishes) is re-indexed, a removed one
-// is dropped. Searched in-process through the server's LabelSource.
+// is dropped. Searched in-process through the server's LabelFinder.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

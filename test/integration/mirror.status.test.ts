@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror as start, type Tilemirror } from '../../src/serve';
 import { SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
-import { readStatusFile, StatusStore } from '../../src/store/job-state';
+import { readJobStates, JobStateFile } from '../../src/store/job-state';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor } from '../helpers/wait';
@@ -143,7 +143,7 @@ describe('a job on a cron schedule inside serve', () => {
 
   test('the HTML page refreshes itself and shows the jobs, escaped', async () => {
     // An upstream's error message is shown as text, never as markup.
-    new StatusStore(data).update('image', (st) => {
+    new JobStateFile(data).update('image', (st) => {
       st.lastRun = { ...vector.lastRun, result: 'failed', lastError: '<script>alert("x")</script> & more' };
     });
     const page = await get(`/admin/?key=${ADMIN}`);
@@ -168,7 +168,7 @@ describe('a job on a cron schedule inside serve', () => {
   test('closing stops the schedule cleanly: no run left running, the state kept', async () => {
     await mirror!.close();
     mirror = undefined;
-    const st = readStatusFile(data).jobs.vector;
+    const st = readJobStates(data).jobs.vector;
     expect(st.running).toBeUndefined();
     expect(st.runs).toBeGreaterThanOrEqual(1);
     expect(['published', 'interrupted']).toContain(st.lastRun?.result);
@@ -177,7 +177,7 @@ describe('a job on a cron schedule inside serve', () => {
     expect(readdirSync(data).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const runs = st.runs;
     await new Promise((r) => setTimeout(r, 1500));
-    expect(readStatusFile(data).jobs.vector.runs).toBe(runs);
+    expect(readJobStates(data).jobs.vector.runs).toBe(runs);
   });
 });
 

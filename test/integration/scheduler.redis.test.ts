@@ -14,7 +14,7 @@ import { lockKeys, RedisCoordinator } from '../../src/mirror/jobs/coordination';
 import { createRedactor } from '../../src/mirror/upstream/redact';
 import { coordinationUrl, Scheduler, SKIPPED_ELSEWHERE, SKIPPED_NO_COORDINATION, type JobRunner } from '../../src/mirror/jobs/schedule';
 import { runRecord } from '../../src/mirror/jobs/job-status';
-import { readStatusFile } from '../../src/store/job-state';
+import { readJobStates } from '../../src/store/job-state';
 import { gatedTest } from '../helpers/clients';
 import { freePort, REDIS_SERVER, startRedis, type TestRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait';
@@ -137,7 +137,7 @@ describe('against redis-server', () => {
       for (const s of schedulers) expect(s.fire('nightly', 'schedule', slot)).toBe('started');
       await Promise.all(schedulers.map((s) => s.whenIdle()));
       expect(ran).toHaveLength(1);
-      const st = readStatusFile(data).jobs.nightly;
+      const st = readJobStates(data).jobs.nightly;
       expect(st).toMatchObject({ runs: 1, skipped: 1, lastSkipped: { reason: SKIPPED_ELSEWHERE } });
       expect(readFileSync(join(data, '.tilemirror-jobs.json'), 'utf8')).not.toContain(PASSWORD);
     } finally {
@@ -162,7 +162,7 @@ describe('against redis-server', () => {
       s.fire('nightly', 'schedule', new Date('2026-02-01T03:00:00Z'));
       await s.whenIdle();
       expect(ran).toBe(0);
-      expect(readStatusFile(data).jobs.nightly).toMatchObject({ runs: 0, skipped: 1, lastSkipped: { reason: SKIPPED_NO_COORDINATION } });
+      expect(readJobStates(data).jobs.nightly).toMatchObject({ runs: 0, skipped: 1, lastSkipped: { reason: SKIPPED_NO_COORDINATION } });
       const skippedLine = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === `mirror job ${SKIPPED_NO_COORDINATION}`);
       expect(skippedLine).toBeDefined();
       expect(lines.join('')).not.toContain(PASSWORD);

@@ -16,7 +16,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
-import { readStatusFile } from '../../src/store/job-state';
+import { readJobStates } from '../../src/store/job-state';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { gatedTest } from '../helpers/clients';
 import { freePort, REDIS_SERVER, startRedis, tcpOpen, type TestRedis } from '../helpers/redis';
@@ -195,7 +195,7 @@ describe('two instances behind nginx, one scheduler through redis', () => {
           const started = countLogged('mirror job started');
           const finished = countLogged('mirror job finished');
           const skipped = countLogged(`mirror job ${SKIPPED_ELSEWHERE}`) + countLogged(`mirror job ${SKIPPED_STILL_RUNNING}`);
-          const st = readStatusFile(data).jobs.vector;
+          const st = readJobStates(data).jobs.vector;
           return started === finished && st?.runs === finished && st.skipped === skipped ? st : undefined;
         },
         { limitMs: LONG, intervalMs: 100 },

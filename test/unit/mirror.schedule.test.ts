@@ -15,7 +15,7 @@ import type { MirrorResult } from '../../src/mirror/engine/result';
 import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/jobs/schedule';
 import { nextRunOf } from '../../src/mirror/jobs/job-status';
 import { jobViews, runRecord } from '../../src/mirror/jobs/job-status';
-import { readStatusFile, StatusStore, STATUS_FILE } from '../../src/store/job-state';
+import { readJobStates, JobStateFile, JOB_STATE_FILE } from '../../src/store/job-state';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -254,7 +254,7 @@ describe('the scheduler', () => {
       expect(s.scheduled.map((j) => j.name)).toEqual(['nightly']);
       const next = s.nextRun('nightly')!;
       expect(next.getUTCHours()).toBe(3);
-      expect(readStatusFile(c.data).jobs.nightly.nextRun).toBe(next.toISOString());
+      expect(readJobStates(c.data).jobs.nightly.nextRun).toBe(next.toISOString());
 
       expect(s.fire('nightly', 'schedule')).toBe('started');
       expect(s.isRunning('nightly')).toBe(true);
@@ -263,7 +263,7 @@ describe('the scheduler', () => {
       expect(s.fire('nope')).toBe('unknown');
       expect(pending).toHaveLength(1);
 
-      const during = readStatusFile(c.data).jobs.nightly;
+      const during = readJobStates(c.data).jobs.nightly;
       expect(during.running).toMatchObject({ trigger: 'schedule', pid: process.pid });
       expect(during).toMatchObject({ skipped: 2, lastSkipped: { reason: SKIPPED_STILL_RUNNING } });
       const live = s.views().find((v) => v.name === 'nightly')!;
@@ -271,7 +271,7 @@ describe('the scheduler', () => {
 
       pending[0].finish();
       await s.whenIdle('nightly');
-      const after = readStatusFile(c.data).jobs.nightly;
+      const after = readJobStates(c.data).jobs.nightly;
       expect(after.running).toBeUndefined();
       expect(after).toMatchObject({ runs: 1, failures: 0, skipped: 2, lastRun: { result: 'published', trigger: 'schedule', tiles: { fetched: 8 } }, nextRun: next.toISOString() });
       expect(after.lastSuccessAt).toBe(after.lastRun!.endedAt);
@@ -280,12 +280,12 @@ describe('the scheduler', () => {
       expect(s.fire('nightly', 'schedule')).toBe('started');
       pending[1].finish({ status: 'failed', exitCode: 1, failed: 2, failures: ['x: HTTP 500'], problems: ['2 tiles failed'] });
       await s.whenIdle();
-      expect(readStatusFile(c.data).jobs.nightly).toMatchObject({ runs: 2, failures: 1, lastRun: { result: 'failed', errors: 3 } });
+      expect(readJobStates(c.data).jobs.nightly).toMatchObject({ runs: 2, failures: 1, lastRun: { result: 'failed', errors: 3 } });
 
       const msgs = lines.map((l) => `${l.msg} ${l.job ?? ''}`);
       expect(msgs).toEqual(expect.arrayContaining(['mirror job scheduled nightly', 'mirror job started nightly', `mirror job ${SKIPPED_STILL_RUNNING} nightly`, 'mirror job finished nightly']));
       expect(JSON.stringify(lines)).not.toContain('sekrit-key');
-      expect(readFileSync(join(c.data, STATUS_FILE), 'utf8')).not.toContain('sekrit-key');
+      expect(readFileSync(join(c.data, JOB_STATE_FILE), 'utf8')).not.toContain('sekrit-key');
     } finally {
       await s.stop();
     }
@@ -300,7 +300,7 @@ describe('the scheduler', () => {
     expect(pending[0].signal?.aborted).toBe(true);
     expect(s.isRunning('nightly')).toBe(false);
     expect(s.fire('nightly')).toBe('stopped');
-    const st = readStatusFile(c.data).jobs.nightly;
+    const st = readJobStates(c.data).jobs.nightly;
     expect(st).toMatchObject({ lastRun: { result: 'interrupted', trigger: 'manual' } });
     expect(st.running).toBeUndefined();
     expect(st.nextRun).toBeUndefined();
@@ -308,37 +308,37 @@ describe('the scheduler', () => {
 
   test('a job state left "running" by a dead process is not shown as running', () => {
     const c = config({ upstream: 'https://u.example', jobs: [JOB] });
-    const store = new StatusStore(c.data);
+    const store = new JobStateFile(c.data);
     store.update('nightly', (st) => {
       st.running = { trigger: 'schedule', startedAt: new Date().toISOString(), pid: 2 ** 22 + 12345 };
     });
-    expect(jobViews(c, readStatusFile(c.data))[0].running).toBeUndefined();
+    expect(jobViews(c, readJobStates(c.data))[0].running).toBeUndefined();
   });
 });
 
 describe('the job state file', () => {
   test('updates merge per job, are atomic and leave no temporary file', () => {
     const dir = tempDir();
-    const a = new StatusStore(dir);
-    const b = new StatusStore(dir);
+    const a = new JobStateFile(dir);
+    const b = new JobStateFile(dir);
     a.update('one', (st) => void (st.runs = 1));
     b.update('two', (st) => void (st.runs = 2));
     a.update('one', (st) => void (st.skipped = 5));
-    expect(readStatusFile(dir).jobs).toMatchObject({ one: { runs: 1, skipped: 5 }, two: { runs: 2 } });
-    expect(readdirSync(dir)).toEqual([STATUS_FILE]);
+    expect(readJobStates(dir).jobs).toMatchObject({ one: { runs: 1, skipped: 5 }, two: { runs: 2 } });
+    expect(readdirSync(dir)).toEqual([JOB_STATE_FILE]);
   });
 
   test('a corrupt file reads as empty state and is replaced on the next write', () => {
     const dir = tempDir();
-    require('node:fs').writeFileSync(join(dir, STATUS_FILE), '{"jobs": {"x": ');
-    expect(readStatusFile(dir).jobs).toEqual({});
-    new StatusStore(dir).update('x', (st) => void (st.runs = 1));
-    expect(readStatusFile(dir).jobs.x.runs).toBe(1);
+    require('node:fs').writeFileSync(join(dir, JOB_STATE_FILE), '{"jobs": {"x": ');
+    expect(readJobStates(dir).jobs).toEqual({});
+    new JobStateFile(dir).update('x', (st) => void (st.runs = 1));
+    expect(readJobStates(dir).jobs.x.runs).toBe(1);
   });
 
   test('the status table shows every job with its last run, errors and next run', () => {
     const c = config({ upstream: 'https://u.example', jobs: [{ ...JOB, schedule: '0 3 * * *', timezone: 'UTC' }, { name: 'adhoc', resources: ['maps/m'] }] });
-    const store = new StatusStore(c.data);
+    const store = new JobStateFile(c.data);
     const rec = runRecord('schedule', new Date('2025-01-01T03:00:00Z'), new Date('2025-01-01T03:00:09Z'), [fakeResult('tiles/v', { status: 'failed', failed: 2, failures: ['tiles 1/0/0: HTTP 503'] })]);
     store.update('nightly', (st) => {
       st.lastRun = rec;
@@ -346,7 +346,7 @@ describe('the job state file', () => {
       st.lastSkipped = { at: '2025-01-01T03:00:01.000Z', reason: SKIPPED_STILL_RUNNING };
     });
     store.update('gone', (st) => void (st.runs = 3));
-    const views = jobViews(c, readStatusFile(c.data), (n) => (n === 'nightly' ? '2099-01-01T03:00:00.000Z' : undefined));
+    const views = jobViews(c, readJobStates(c.data), (n) => (n === 'nightly' ? '2099-01-01T03:00:00.000Z' : undefined));
     const text = formatStatusTable(views).join('\n');
     expect(text).toMatch(/^JOB\s+SCHEDULE\s+STATE\s+LAST RUN \(END\)\s+RESULT\s+FETCHED\s+STORED\s+FAILED\s+ERRORS\s+NEXT RUN$/m);
     expect(text).toMatch(/^nightly\s+0 3 \* \* \* \(UTC\)\s+idle\s+2025-01-01 03:00:09Z\s+failed\s+8\s+7\s+2\s+2\s+2099-01-01 03:00:00Z$/m);

@@ -5,7 +5,7 @@ import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 export function healthReady(ctx: RequestContext): Reply {
-  // Without a readiness source (a listener built without one), answering is all there is to check.
+  // Without a readiness check (a listener built without one), answering is all there is to check.
   const report = ctx.services.readiness?.() ?? { ready: true, checks: {} };
   return {
     status: report.ready ? 200 : 503,

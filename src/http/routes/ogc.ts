@@ -11,7 +11,7 @@ import {
   tileset,
   tilesetList,
 } from '../../ogc/ogcapi-tiles';
-import type { TileStore } from '../../store/tile-source';
+import type { TileStore } from '../../store/tile-reader';
 import { z } from 'zod';
 import { id, tileAddress } from '../params';
 import { jsonReply, notFound, type Reply } from '../reply';

@@ -1,6 +1,6 @@
 import { localSpriteId } from '../../ogc/style';
 import { withKey } from '../../ogc/urls';
-import type { TileStore } from '../../store/tile-source';
+import type { TileStore } from '../../store/tile-reader';
 import { z } from 'zod';
 import { id } from '../params';
 import { documentReply, notFound, type Reply } from '../reply';

@@ -1,4 +1,4 @@
-import type { TileStore } from '../../store/tile-source';
+import type { TileStore } from '../../store/tile-reader';
 import type { ResourceKind } from '../../store/types';
 import { notFound } from '../reply';
 import type { RequestContext } from '../route-table';

@@ -1,6 +1,6 @@
 import { digestTag } from '../../store/etag';
 import { isGzip, mediaType } from '../../store/formats';
-import type { TileStore } from '../../store/tile-source';
+import type { TileStore } from '../../store/tile-reader';
 import type { TileFormat } from '../../store/types';
 import { acceptsGzip } from '../headers';
 import type { TileAddress } from '../params';

@@ -3,7 +3,7 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
-import { emptyJobState, pidAlive, readStatusFile, type JobProgress, type JobStatusSource, type StatusStore, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type StatusFile, type TileCounts, type Trigger } from '../../store/job-state';
+import { emptyJobState, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/job-state';
 import type { MirrorResult } from '../engine/result';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
@@ -53,7 +53,7 @@ export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, resu
  * Joins the configured jobs with their state: configured jobs first, in config order, then jobs only the file
  * still remembers. `nextRun` comes from `next` (a live scheduler or a computation from the cron expression).
  */
-export function jobViews(config: Config, state: StatusFile, next: (name: string) => string | undefined = () => undefined): JobView[] {
+export function jobViews(config: Config, state: JobStates, next: (name: string) => string | undefined = () => undefined): JobView[] {
   for (const st of Object.values(state.jobs)) if (st.running && !pidAlive(st.running.pid)) delete st.running;
   const out: JobView[] = config.mirror.jobs.map((j) => {
     const st = state.jobs[j.name] ?? emptyJobState();
@@ -73,13 +73,13 @@ export function jobViews(config: Config, state: StatusFile, next: (name: string)
 }
 
 /** The persisted state of the configured jobs, read on every call (a server or worker that runs no schedules). */
-export function persistedJobStatus(config: Config): JobStatusSource {
-  return { live: false, views: () => jobViews(config, readStatusFile(config.data)) };
+export function persistedJobStatus(config: Config): JobStatusReader {
+  return { live: false, views: () => jobViews(config, readJobStates(config.data)) };
 }
 
 /** The job state for `status`: next runs from a running server's record, else computed from the cron expressions. */
 export function statusViews(config: Config): JobView[] {
-  const state = readStatusFile(config.data);
+  const state = readJobStates(config.data);
   return jobViews(config, state, (name) => {
     const saved = state.jobs[name]?.nextRun;
     if (saved && Date.parse(saved) > Date.now()) return saved;
@@ -104,14 +104,14 @@ export function nextRunOf(expression: string, timezone?: string): Date | undefin
 export const PERSIST_PROGRESS_MS = 5000;
 
 /** Records in the state file that a run of the job started in this process. */
-export function recordRunStart(state: StatusStore, name: string, trigger: Trigger, startedAt: Date): void {
+export function recordRunStart(state: JobStateFile, name: string, trigger: Trigger, startedAt: Date): void {
   state.update(name, (st) => {
     st.running = { trigger, startedAt: startedAt.toISOString(), pid: process.pid, host: hostname() };
   });
 }
 
 /** A progress callback that persists the running job's progress: the first report, then at most every PERSIST_PROGRESS_MS. */
-export function progressPersister(state: StatusStore, name: string, now: () => number = Date.now): (p: JobProgress) => void {
+export function progressPersister(state: JobStateFile, name: string, now: () => number = Date.now): (p: JobProgress) => void {
   let persisted = -Infinity;
   return (p) => {
     if (now() - persisted < PERSIST_PROGRESS_MS) return;
@@ -126,7 +126,7 @@ export function progressPersister(state: StatusStore, name: string, now: () => n
  * Records a finished run: the last run, the run and failure counts, the last success. A scheduler also passes
  * the job's next firing (undefined: none any more); a one-off run leaves the recorded next run alone.
  */
-export function recordRunEnd(state: StatusStore, name: string, record: RunRecord, schedule?: { nextRun: string | undefined }): void {
+export function recordRunEnd(state: JobStateFile, name: string, record: RunRecord, schedule?: { nextRun: string | undefined }): void {
   state.update(name, (st) => {
     delete st.running;
     st.lastRun = record;

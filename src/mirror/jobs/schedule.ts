@@ -16,7 +16,7 @@ import { createRedactor, type Redactor } from '../upstream/redact';
 import { RedisCoordinator, type Claim, type Coordinator } from './coordination';
 import { runMirror } from '../engine/run';
 import type { MirrorResult } from '../engine/result';
-import { pidAlive, StatusStore, type JobProgress, type JobStatusSource, type JobView, type RunRecord, type Trigger } from '../../store/job-state';
+import { pidAlive, JobStateFile, type JobProgress, type JobStatusReader, type JobView, type RunRecord, type Trigger } from '../../store/job-state';
 import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
@@ -146,12 +146,12 @@ interface Active {
  * Fires the configured jobs that have a `schedule`. A run's state is kept in memory (progress for the status
  * endpoint) and in `{data}/.tilemirror-jobs.json` (last run, result, counts, next run, skipped firings).
  */
-export class Scheduler implements JobStatusSource {
+export class Scheduler implements JobStatusReader {
   /** This process runs the schedules: the status it gives is live. */
   readonly live = true;
   readonly jobs: MirrorJob[];
   /** The job state file. */
-  readonly state: StatusStore;
+  readonly state: JobStateFile;
   private readonly tasks = new Map<string, ScheduledTask>();
   private readonly active = new Map<string, Active>();
   private stopping = false;
@@ -165,7 +165,7 @@ export class Scheduler implements JobStatusSource {
     this.jobs = configuredJobs(opts.config, env);
     this.redisUrl = coordinationUrl(opts.config, env);
     this.redact = createRedactor(...this.jobs.map((j) => j.key), ...urlSecrets(this.redisUrl));
-    this.state = new StatusStore(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'), !!this.redisUrl);
+    this.state = new JobStateFile(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'), !!this.redisUrl);
     this.runner = opts.runJob ?? runJob;
   }
 

@@ -13,7 +13,7 @@ import { MAX_LAT } from '../../geo/mercator';
 import { ServiceError } from '../../errors';
 import type { Catalog } from '../../store/catalog';
 import { Lru } from '../../store/lru';
-import type { TileStore } from '../../store/tile-source';
+import type { TileStore } from '../../store/tile-reader';
 import { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bilinear';
 import { decoder, encodingOf, type TerrainEncoding } from './encoding';
 import { chooseTerrain, isTerrain } from './select';

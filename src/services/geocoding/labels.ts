@@ -47,4 +47,3 @@ export interface LabelFinder {
   attribution(tilesets?: Iterable<string>): string[];
 }
 
-export type LabelSource = LabelFinder; // TEMP-ALIAS LabelSource

@@ -18,7 +18,7 @@ import {
 import { haversine } from './polygons';
 import { proximityFactor, rankScore, textScore } from './ranking';
 import { normalize } from './text';
-import type { GazetteerRow, LabelHit, LabelSource, Locate, RegionLookup } from './types';
+import type { GazetteerRow, LabelHit, LabelFinder, Locate, RegionLookup } from './types';
 
 /** Longest query (characters) of one forward search; the routes refuse longer ones. */
 export const MAX_QUERY_LENGTH = 256;
@@ -76,7 +76,7 @@ export interface ReverseOptions {
 
 export interface GeocodingServiceOptions {
   indexDir: string;
-  labels?: LabelSource;
+  labels?: LabelFinder;
   locate?: Locate;
   log?: (message: string) => void;
 }
@@ -142,7 +142,7 @@ export class GeocodingService {
     return this.gaz;
   }
 
-  get labels(): LabelSource | undefined {
+  get labels(): LabelFinder | undefined {
     return this.opts.labels;
   }
 
@@ -377,6 +377,6 @@ export class GeocodingService {
     return this.collection([id], candidates, opts.language, true);
   }
 
-  /** Is `id` a feature id this service could answer (a gazetteer type, or a label the labels source knows)? */
+  /** Is `id` a feature id this service could answer (a gazetteer type, or a label the label finder knows)? */
   isLabelId = (id: string): boolean => this.opts.labels?.byId(id) !== undefined;
 }

@@ -14,7 +14,7 @@ export type RegionLookup = (lon: number, lat: number) => RegionAt | undefined;
 export type Locate = (ip: string) => { lon: number; lat: number } | undefined;
 
 // The labels of the mirrored vector tile sets (labels.ts): the geocoder reads them through this interface.
-export type { LabelHit, LabelSource, LabelType } from './labels';
+export type { LabelHit, LabelFinder, LabelType } from './labels';
 
 /** Kinds of gazetteer rows; each is also the prefix of its feature id (`country.12`). */
 export type GazetteerType = 'continent' | 'country' | 'region' | 'place';

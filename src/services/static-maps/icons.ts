@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import type { Catalog } from '../../store/catalog';
 import type { DocumentStore } from '../../store/document-store';
 import { Lru } from '../../store/lru';
-import type { TileSource } from '../../store/tile-source';
+import type { TileReader } from '../../store/tile-reader';
 import { StaticMapError, type IconRef } from './request';
 
 /** A picture to draw as a marker: PNG bytes and its size in CSS pixels at marker scale 1. */
@@ -45,12 +45,12 @@ const MAX_IMAGE_ICON_PX = 2048;
 export class MarkerIcons {
   private readonly sheets = new WeakMap<DocumentStore, Map<number, SpriteSheet | null>>();
   private readonly icons = new Lru<Promise<Icon>>(256);
-  private readonly styleSprites = new WeakMap<TileSource, Array<{ prefix: string; id: string }>>();
+  private readonly styleSprites = new WeakMap<TileReader, Array<{ prefix: string; id: string }>>();
 
   constructor(private readonly catalog: Catalog) {}
 
   /** The sprites the map's stored style.json names (mirrored ones only), the default one first. */
-  mapSprites(map: TileSource): Array<{ prefix: string; id: string }> {
+  mapSprites(map: TileReader): Array<{ prefix: string; id: string }> {
     let out = this.styleSprites.get(map);
     if (out) return out;
     out = [];
@@ -122,7 +122,7 @@ export class MarkerIcons {
     return undefined;
   }
 
-  private imageIcon(store: TileSource, devicePx: number): Promise<Icon> {
+  private imageIcon(store: TileReader, devicePx: number): Promise<Icon> {
     const { info } = store;
     const p = info.pyramids[0];
     const tilePx = p.tileSize * p.scale;
@@ -168,7 +168,7 @@ export class MarkerIcons {
    * The icon a marker names, or a StaticMapError naming it. `deviceScale` is the pixel ratio times the marker
    * scale: it picks the sprite sheet (1x or @2x) and the zoom an image is decoded from.
    */
-  resolve(map: TileSource, ref: IconRef, deviceScale: number): Promise<Icon> {
+  resolve(map: TileReader, ref: IconRef, deviceScale: number): Promise<Icon> {
     const { catalog } = this;
     if (ref.kind === 'named') {
       const sprites = this.mapSprites(map);

@@ -4,7 +4,7 @@
 
 import { shortestArc } from '../../geo/arc';
 import { digestTag } from '../../store/etag';
-import type { TileSource } from '../../store/tile-source';
+import type { TileReader } from '../../store/tile-reader';
 import type { Icon, MarkerIcons } from './icons';
 import { attributionText, markerExtents, pathWorld, type Window } from './overlay';
 import { StaticMapError, type StaticMapRequest } from './request';
@@ -14,7 +14,7 @@ import { chooseLevel, fitBox, OVERZOOM, UNDERZOOM, worldX, worldY, zoomRange, ty
 const RENDERER_VERSION = 'static-1';
 export interface StaticMapLayout {
   request: StaticMapRequest;
-  store: TileSource;
+  store: TileReader;
   /** 512 px-pyramid zoom of the image (computed for bounds and auto). */
   zoom: number;
   /** Centre in world fractions (x in 0..1). */
@@ -91,7 +91,7 @@ export function placeView(
 }
 
 /** Resolves icons and the view; throws StaticMapError (`invalid`, or `not-found` for a map without raster tiles). */
-export async function layoutStaticMap(store: TileSource, req: StaticMapRequest, markerIcons: MarkerIcons): Promise<StaticMapLayout> {
+export async function layoutStaticMap(store: TileReader, req: StaticMapRequest, markerIcons: MarkerIcons): Promise<StaticMapLayout> {
   const range = zoomRange(store.info.pyramids);
   const pending = new Map<string, Promise<Icon>>();
   const icons = await Promise.all(

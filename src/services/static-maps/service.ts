@@ -3,7 +3,7 @@
 // badges and marker icons. One per server: the budget stands for the process's memory.
 
 import type { Catalog } from '../../store/catalog';
-import type { TileSource } from '../../store/tile-source';
+import type { TileReader } from '../../store/tile-reader';
 import { MarkerIcons } from './icons';
 import { layoutStaticMap, type StaticMapLayout } from './layout';
 import { RenderQueue, type RenderCounts } from './queue';
@@ -30,7 +30,7 @@ export class StaticMaps {
   }
 
   /** Resolves the icons and the view of `request` over `map`; throws StaticMapError (`invalid`, or `not-found`). */
-  layout(map: TileSource, request: StaticMapRequest): Promise<StaticMapLayout> {
+  layout(map: TileReader, request: StaticMapRequest): Promise<StaticMapLayout> {
     return layoutStaticMap(map, request, this.icons);
   }
 

@@ -2,7 +2,7 @@
 // configured, 403 without an admin key), the persisted state of the configured jobs, escaped on the page.
 
 import * as status from '../../../src/http/routes/status';
-import { StatusStore, type RunRecord } from '../../../src/store/job-state';
+import { JobStateFile, type RunRecord } from '../../../src/store/job-state';
 import { FREE_KEY, failure, inProcess, json, patternsOf, PAID_KEY, SAMPLE_DIR, tempDir, text } from '../../helpers/in-process';
 
 const ADMIN = 'admin-key-5f1e7c3b';
@@ -25,7 +25,7 @@ const lastRun: RunRecord = {
   lastError: '<script>alert("x")</script> & more',
   resources: [],
 };
-new StatusStore(data.dir).update('image', (st) => {
+new JobStateFile(data.dir).update('image', (st) => {
   st.lastRun = lastRun;
   st.runs = 1;
   st.failures = 1;

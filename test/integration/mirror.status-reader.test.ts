@@ -1,6 +1,6 @@
 // A server that does not run the schedules (a `serve --workers` worker: the primary runs them) shows the job state
 // the scheduler persists, read from the data directory on every request, and says it runs no schedules. The
-// state is written by StatusStore as another process would, so the test needs no running mirror.
+// state is written by JobStateFile as another process would, so the test needs no running mirror.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
-import { StatusStore } from '../../src/store/job-state';
+import { JobStateFile } from '../../src/store/job-state';
 import { rawGet } from '../helpers/server';
 
 const ADMIN = 'admin-key-9c2d4e6f';
@@ -16,7 +16,7 @@ let data: string;
 let srv: Tilemirror | undefined;
 
 beforeAll(async () => {
-  data = mkdtempSync(join(tmpdir(), 'tm-status-source-'));
+  data = mkdtempSync(join(tmpdir(), 'tm-status-reader-'));
   const config = parseConfig(
     {
       server: { host: '127.0.0.1', port: 0, requestLog: false },
@@ -55,7 +55,7 @@ test('without schedules in this process: no scheduler, the configured job from t
   expect(before.jobs[0]).not.toHaveProperty('lastRun');
 
   // Another process (the cluster primary) records a finished run: the next request shows it.
-  new StatusStore(data).update('nightly', (st) => {
+  new JobStateFile(data).update('nightly', (st) => {
     st.runs = 1;
     st.lastRun = {
       trigger: 'schedule',

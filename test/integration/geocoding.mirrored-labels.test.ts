@@ -1,4 +1,4 @@
-// How the geocoder merges the labels of mirrored tiles (GEOCODE.md `LabelSource`, built by another module) into
+// How the geocoder merges the labels of mirrored tiles (GEOCODE.md `LabelFinder`, built by another module) into
 // forward, reverse and by-id answers. The label source here is a small in-test double of that interface (a list of
 // San Francisco labels); the gazetteer is the real one.
 
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { GeocodingService } from '../../src/services/geocoding/service';
-import type { LabelHit, LabelSource } from '../../src/services/geocoding/types';
+import type { LabelHit, LabelFinder } from '../../src/services/geocoding/types';
 
 jest.setTimeout(240_000);
 
@@ -22,7 +22,7 @@ const LABELS: LabelHit[] = [
 const metres = (a: LabelHit, lon: number, lat: number): number => Math.hypot((a.lon - lon) * 88_000, (a.lat - lat) * 111_000);
 
 /** Test double of the label source: substring search, categories and bbox filters, planar distances. */
-class ListLabels implements LabelSource {
+class ListLabels implements LabelFinder {
   searches: Array<{ text: string; categories?: string[]; bbox?: number[] }> = [];
   search(text: string, opts: { bbox?: [number, number, number, number]; categories?: string[]; limit: number }): LabelHit[] {
     this.searches.push({ text, categories: opts.categories, bbox: opts.bbox });
