@@ -22,7 +22,7 @@ export interface Readiness {
 
 /** The stores: ready once the data directory serves at least one store (e.g. a shared volume is mounted and holds stores). */
 export function storesCheck(catalog: Catalog): Check {
-  const s = catalog.state();
+  const s = catalog.status();
   return { ok: s.open > 0, open: s.open, failed: s.failed, unreadableFolders: s.unreadableDirs.length };
 }
 

@@ -45,7 +45,7 @@ export function registerStoreMetrics(registry: Registry, catalog: Catalog): void
     labelNames: ['state'],
     registers,
     collect() {
-      const s = catalog.state();
+      const s = catalog.status();
       this.set({ state: 'open' }, s.open);
       this.set({ state: 'failed' }, s.failed);
     },

@@ -309,7 +309,7 @@ export class Catalog {
     return out.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
   }
 
-  state(): CatalogStatus {
+  status(): CatalogStatus {
     return { open: this.stores.size, failed: this.failed.size, unreadableDirs: [...this.unreadable.keys()], lastScanMs: this.lastScan };
   }
 
