@@ -15,7 +15,7 @@ import { fetchTiles } from './fetch-tiles';
 import { sumFontstack } from './fontstack';
 import type { MirrorOptions } from './options';
 import { discoverDocuments, planTiles } from './plan';
-import { publishDocumentStore, publishTileStore } from './publish';
+import { publishDocumentStore, publishTileStore } from './verify-and-publish';
 import { dependencyLine, emptyResult, interrupted, type MirrorResult } from './result';
 import { stageTiles, type StagedTiles } from './stage';
 
