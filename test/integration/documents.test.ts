@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
+import { SAMPLE_OGC_COLLECTIONS, SAMPLE_WMTS_LAYERS } from '../fixtures/sample-listings';
 import { serverConfig, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
@@ -109,15 +110,7 @@ describe('OGC API - Tiles', () => {
     expect(conf.body.conformsTo).toContain('http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core');
     const cols = await get('/ogc/collections?key=demo');
     const ids = cols.body.collections.map((c: { id: string }) => c.id).sort();
-    expect(ids).toEqual([
-      'images.sample-image',
-      'maps.sample',
-      'tiles.sample-city',
-      'tiles.sample-temperature-0000',
-      'tiles.sample-temperature-0600',
-      'tiles.sample-terrain',
-      'tiles.sample-vector',
-    ]);
+    expect(ids).toEqual(SAMPLE_OGC_COLLECTIONS);
     for (const c of cols.body.collections) {
       expect(c.extent.spatial.bbox).toHaveLength(1);
       expect(c.extent.spatial.bbox[0]).toHaveLength(4);
@@ -158,25 +151,13 @@ describe('OGC API - Tiles', () => {
   });
 });
 
-/** The layers of the service-wide WMTS on the bundled sample (the two weather keyframes and the city are tile sets too). */
-const SERVICE_LAYERS = [
-  'maps/sample',
-  'maps/sample/256',
-  'tiles/sample-city',
-  'tiles/sample-temperature-0000',
-  'tiles/sample-temperature-0600',
-  'tiles/sample-terrain',
-  'tiles/sample-vector',
-  'images/sample-image',
-];
-
 describe('WMTS', () => {
   test.each([
     ['/maps/sample/WMTSCapabilities.xml', ['maps/sample', 'maps/sample/256']],
     ['/tiles/sample-terrain/WMTSCapabilities.xml', ['tiles/sample-terrain']],
     ['/images/sample-image/WMTSCapabilities.xml', ['images/sample-image']],
-    ['/wmts/1.0.0/WMTSCapabilities.xml', SERVICE_LAYERS],
-    ['/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', SERVICE_LAYERS],
+    ['/wmts/1.0.0/WMTSCapabilities.xml', SAMPLE_WMTS_LAYERS],
+    ['/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', SAMPLE_WMTS_LAYERS],
   ])('%s lists its layers with absolute URLs carrying the key', async (path, layers) => {
     const r = await get(`${path}${path.includes('?') ? '&' : '?'}key=demo`);
     expect(r.status).toBe(200);

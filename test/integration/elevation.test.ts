@@ -9,6 +9,7 @@ import { ElevationService, NoTerrainError } from '../../src/services/elevation';
 import { Catalog } from '../../src/store/catalog';
 import { sampleTerrainElevation, TERRAIN_BOUNDS, terrainPixelCenter } from '../../src/sample/terrain';
 import type { Bounds } from '../../src/store/types';
+import { ELEVATION_400S } from '../fixtures/bad-requests';
 import { writeHandMadeStore } from '../fixtures/hand-made-stores';
 import { rng } from '../helpers/fuzz-requests';
 import { SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
@@ -179,22 +180,7 @@ describe('the sample terrain', () => {
   });
 
   test('every bad request is a 400 naming the part, a missing key 403', async () => {
-    const bad: [string, string][] = [
-      [`/elevation/${Array(51).fill('8,46').join(';')}.json`, 'Invalid locations: 51 positions, at most 50'],
-      ['/elevation/8,46;abc,1.json', 'Invalid locations: position 2 ("abc,1") is not two numbers lng,lat'],
-      ['/elevation/8.json', 'Invalid locations: position 1 ("8") is not lng,lat'],
-      ['/elevation/8,46,1.json', 'Invalid locations: position 1 ("8,46,1") is not lng,lat'],
-      ['/elevation/8,46;.json', 'Invalid locations: position 2 ("") is not lng,lat'],
-      ['/elevation/NaN,46.json', 'Invalid locations: position 1 ("NaN,46") is not two numbers lng,lat'],
-      ['/elevation/Infinity,46.json', 'Invalid locations: position 1 ("Infinity,46") is not two numbers lng,lat'],
-      ['/elevation/8,1e999.json', 'Invalid locations: position 1 ("8,1e999") has a number out of range'],
-      ['/elevation/180,0.json', 'Out of bounds: position 1 ("180,0"): longitude must be greater than -180 and less than 180'],
-      ['/elevation/0,0;-180,0.json', 'Out of bounds: position 2 ("-180,0"): longitude must be greater than -180 and less than 180'],
-      ['/elevation/8,85.5.json', 'Out of bounds: position 1 ("8,85.5"): latitude must lie in -85..85'],
-      ['/elevation/8,-90.json', 'Out of bounds: position 1 ("8,-90"): latitude must lie in -85..85'],
-      ['/elevation/8,46%ff.json', 'Invalid percent-encoding in the path'],
-    ];
-    for (const [path, message] of bad) {
+    for (const [path, message] of ELEVATION_400S) {
       const r = await getJson(srv, `${path}?key=demo`);
       expect([path, r.status, r.text]).toEqual([path, 400, message]);
     }

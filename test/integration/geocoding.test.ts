@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
+import { GEOCODING_BATCH_AND_ID_400S, GEOCODING_FORWARD_400S, GEOCODING_REVERSE_400S } from '../fixtures/bad-requests';
+import { km, type Collection } from '../fixtures/geocoding-answers';
 import { KEY, startServer, type TestServer } from '../helpers/server';
 import type * as MaptilerClient from '@maptiler/client' with { 'resolution-mode': 'import' };
 
@@ -13,37 +15,6 @@ import type * as MaptilerClient from '@maptiler/client' with { 'resolution-mode'
 const { config: clientConfig, geocoding } = require('@maptiler/client') as typeof MaptilerClient;
 
 jest.setTimeout(240_000);
-
-interface Feature {
-  id: string;
-  type: string;
-  text: string;
-  language?: string;
-  place_name: string;
-  place_type: string[];
-  place_type_name: string[];
-  relevance: number;
-  center: [number, number];
-  bbox: [number, number, number, number];
-  geometry: { type: string; coordinates: unknown };
-  properties: { ref: string; country_code: string; kind?: string; place_designation?: string };
-  context?: Array<{ id: string; text: string; country_code: string }>;
-  matching_text?: string;
-  [k: string]: unknown;
-}
-interface Collection {
-  type: string;
-  features: Feature[];
-  query: string[];
-  attribution: string;
-}
-
-/** Great-circle distance in km (the test's own, not the service's). */
-function km(a: [number, number], b: [number, number]): number {
-  const r = Math.PI / 180;
-  const h = Math.sin(((b[1] - a[1]) * r) / 2) ** 2 + Math.cos(a[1] * r) * Math.cos(b[1] * r) * Math.sin(((b[0] - a[0]) * r) / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.sqrt(h));
-}
 
 let srv: TestServer;
 let get: (path: string, headers?: Record<string, string>) => Promise<{ status: number; body: string; json: () => unknown }>;
@@ -194,14 +165,7 @@ describe('reverse', () => {
     expect(fc.features).toEqual([]);
   });
 
-  test.each([
-    ['/geocoding/2.35,48.86.json?limit=2', /limit/],
-    ['/geocoding/2.35,48.86.json?limit=2&types=place,region', /limit/],
-    ['/geocoding/2.35,48.86.json?limit=2&types=place&excludeTypes=true', /limit/],
-    ['/geocoding/181,0.json', /longitude/],
-    ['/geocoding/0,-90.5.json', /latitude/],
-    ['/geocoding/2.35,48.86.json?types=city', /types/],
-  ])('%s is a 400 naming the problem', async (path, message) => {
+  test.each(GEOCODING_REVERSE_400S)('%s is a 400 naming the problem', async (path, message) => {
     const r = await get(path);
     expect([r.status, message.test(r.body)]).toEqual([400, true]);
   });
@@ -231,39 +195,14 @@ describe('by id and batch', () => {
     expect(list.map((c) => c.features[0]?.text)).toEqual(['Berlin', 'Paris', 'France', 'Munich']);
   });
 
-  test.each([
-    [`/geocoding/${Array.from({ length: 51 }, (_, i) => `q${i}`).join(';')}.json`, /at most 50/],
-    ['/geocoding/Paris;;Rome.json', /query 2 is empty/],
-    ['/geocoding/Paris;200,10.json', /query 2/],
-    ['/geocoding/place.1234567890123456.json', /Invalid id/],
-  ])('%s is a 400', async (path, message) => {
+  test.each(GEOCODING_BATCH_AND_ID_400S)('%s is a 400', async (path, message) => {
     const r = await get(path);
     expect([r.status, message.test(r.body)]).toEqual([400, true]);
   });
 });
 
 describe('bad input', () => {
-  test.each([
-    [`/geocoding/${'a'.repeat(257)}.json`, /query: longer than 256/],
-    ['/geocoding/%20.json', /query: empty/],
-    ['/geocoding/Paris.json?limit=0', /limit/],
-    ['/geocoding/Paris.json?limit=11', /limit/],
-    ['/geocoding/Paris.json?limit=abc', /limit/],
-    [`/geocoding/Paris.json?language=${'aa,ab,af,ak,am,an,ar,as,av,ay,az,ba,be,bg,bh,bi,bm,bn,bo,br,bs'}`, /language: at most 20/],
-    ['/geocoding/Paris.json?language=en,en', /language: values must be unique/],
-    ['/geocoding/Paris.json?language=xx', /language/],
-    ['/geocoding/Paris.json?types=town', /types: unknown type/],
-    ['/geocoding/Paris.json?types=place,place', /types/],
-    ['/geocoding/Paris.json?bbox=1,2,3', /bbox/],
-    ['/geocoding/Paris.json?bbox=10,0,0,10', /bbox/],
-    ['/geocoding/Paris.json?bbox=a,b,c,d', /bbox/],
-    ['/geocoding/Paris.json?proximity=1', /proximity/],
-    ['/geocoding/Paris.json?proximity=200,0', /proximity/],
-    ['/geocoding/Paris.json?country=usa', /country/],
-    ['/geocoding/Paris.json?fuzzyMatch=maybe', /fuzzyMatch/],
-    ['/geocoding/Paris.json?autocomplete=2', /autocomplete/],
-    ['/geocoding/Paris.json?excludeTypes=yes', /excludeTypes/],
-  ])('%s is a 400 naming the parameter', async (path, message) => {
+  test.each(GEOCODING_FORWARD_400S)('%s is a 400 naming the parameter', async (path, message) => {
     const r = await get(path);
     expect([r.status, r.body]).toEqual([400, expect.stringMatching(message)]);
   });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeDataStore } from '../fixtures/document-stores';
+import { HOME_EXAMPLE_FAMILIES, SAMPLE_RESOURCES } from '../fixtures/sample-listings';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 
 /** The API's own description: the page must link both (they are followed with the other links). */
@@ -31,20 +32,7 @@ afterAll(() => srv.close());
 describe('the index page on the bundled sample', () => {
   test('lists a resource of every kind, with its id', () => {
     const kinds = [...page.matchAll(/<tr><td>([a-z]+)<\/td><td>([^<]+)<\/td>/g)].map((m) => `${m[1]}/${m[2]}`);
-    expect(kinds).toEqual(
-      expect.arrayContaining([
-        'maps/sample',
-        'tiles/sample-vector',
-        'tiles/sample-terrain',
-        'tiles/sample-temperature-0000',
-        'tiles/sample-temperature-0600',
-        'images/sample-image',
-        'data/sample-countries',
-        'weather/latest',
-        'sprites/sample',
-        'fonts/Noto Sans Regular',
-      ]),
-    );
+    expect(kinds).toEqual(expect.arrayContaining(SAMPLE_RESOURCES));
   });
 
   test('links the API docs and the OpenAPI document', () => {
@@ -54,24 +42,7 @@ describe('the index page on the bundled sample', () => {
 
   test('shows an example URL for every endpoint family', () => {
     const paths = hrefs(page).map((h) => decodeURIComponent(new URL(h, srv.url).pathname));
-    const families: [string, RegExp][] = [
-      ['map tile z/x/y', /^\/maps\/sample\/\d+\/\d+\/\d+\.png$/],
-      ['map tile 256 px', /^\/maps\/sample\/256\/\d+\/\d+\/\d+\.png$/],
-      ['style', /^\/maps\/sample\/style\.json$/],
-      ['static map', /^\/maps\/sample\/static\/[-\d.]+,[-\d.]+,\d+\/\d+x\d+\.png$/],
-      ['vector tile z/x/y', /^\/tiles\/sample-vector\/\d+\/\d+\/\d+\.pbf$/],
-      ['TileJSON', /^\/tiles\/sample-vector\/tiles\.json$/],
-      ['WMTS', /^\/wmts\/1\.0\.0\/WMTSCapabilities\.xml$/],
-      ['WMTS of a map', /^\/maps\/sample\/WMTSCapabilities\.xml$/],
-      ['OGC API landing page', /^\/ogc$/],
-      ['OGC API tile', /^\/ogc\/collections\/[^/]+\/(map\/)?tiles\/WebMercatorQuad\d*\/\d+\/\d+\/\d+$/],
-      ['image', /^\/images\/sample-image\/image\.json$/],
-      ['fonts range', /^\/fonts\/Noto Sans Regular\/0-255\.pbf$/],
-      ['sprite', /^\/sprites\/sample\/sprite\.(json|png)$/],
-      ['data features', /^\/data\/sample-countries\/features\.json$/],
-      ['weather', /^\/weather\/latest\.json$/],
-    ];
-    const missing = families.filter(([, re]) => !paths.some((p) => re.test(p))).map(([name]) => name);
+    const missing = HOME_EXAMPLE_FAMILIES.filter(([, re]) => !paths.some((p) => re.test(p))).map(([name]) => name);
     expect(missing).toEqual([]);
   });
 

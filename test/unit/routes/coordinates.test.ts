@@ -3,6 +3,7 @@
 // and 503 without the index.
 
 import * as coordinates from '../../../src/http/routes/coordinates';
+import { COORDINATES_400S } from '../../fixtures/bad-requests';
 import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
 
 const app = inProcess();
@@ -86,33 +87,7 @@ describe('search', () => {
 });
 
 test.each([
-  ['/coordinates/search/kind:NOPE.json', /kind:NOPE/],
-  ['/coordinates/search/code:abc.json', /code:abc/],
-  ['/coordinates/search/trans:x.json', /trans:x/],
-  ['/coordinates/search/deprecated:2.json', /deprecated:2/],
-  ['/coordinates/search/foo:bar.json', /filter foo/],
-  ['/coordinates/search/a%00b.json', /control characters/],
-  ['/coordinates/search/wgs.json?limit=0', /limit/],
-  ['/coordinates/search/wgs.json?limit=51', /limit/],
-  ['/coordinates/search/wgs.json?limit=abc', /limit/],
-  ['/coordinates/search/wgs.json?offset=-1', /offset/],
-  ['/coordinates/search/wgs.json?exports=maybe', /exports/],
-  ['/coordinates/search/wgs.json?transformations=2', /transformations/],
-  ['/coordinates/transform/1,NaN.json', /pair 1/],
-  ['/coordinates/transform/1,2;3,1e999.json', /pair 2/],
-  ['/coordinates/transform/1,2,3,4.json', /pair 1/],
-  ['/coordinates/transform/1.json', /pair 1/],
-  ['/coordinates/transform/1,2;.json', /pair 2/],
-  [`/coordinates/transform/${Array.from({ length: 51 }, () => '1,2').join(';')}.json`, /51 pairs, at most 50/],
-  ['/coordinates/transform/1,2.json?s_srs=abc', /s_srs/],
-  ['/coordinates/transform/1,2.json?t_srs=999999', /t_srs: EPSG:999999/],
-  ['/coordinates/transform/1,2.json?t_srs=15965', /t_srs: EPSG:15965/],
-  ['/coordinates/transform/1,2.json?t_srs=2036', /t_srs: EPSG:2036 .*is deprecated/],
-  ['/coordinates/transform/1,2.json?s_srs=9807', /s_srs/],
-  ['/coordinates/transform/1,2.json?ops=abc', /ops: operation 1/],
-  ['/coordinates/transform/1,2.json?ops=15965|', /ops: operation 2/],
-  ['/coordinates/transform/1,2.json?ops=4326', /ops: operation 1 EPSG:4326/],
-  ['/coordinates/transform/1,2.json?ops=16031', /ops: operation 1 EPSG:16031/],
+  ...COORDINATES_400S,
   ['/coordinates/transform/-1,52.json?t_srs=27700&ops=7710', /ops.*EPSG:7710.*needs grid \S+/],
 ])('%s → 400 %s', async (path, message) => {
   expect(failure(await app.get(path))).toEqual({ status: 400, type: TEXT, message: expect.stringMatching(message) });

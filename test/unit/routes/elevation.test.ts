@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { tileRange } from '../../../src/geo/mercator';
 import * as elevation from '../../../src/http/routes/elevation';
 import { sampleTerrainElevation, TERRAIN_BOUNDS } from '../../../src/sample/terrain';
+import { ELEVATION_400S } from '../../fixtures/bad-requests';
 import { writeHandMadeStore } from '../../fixtures/hand-made-stores';
 import { rng } from '../../helpers/fuzz-requests';
 import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
@@ -78,19 +79,7 @@ test('the limits themselves are fine: 50 positions, ±85 and ±179.999', async (
 });
 
 test.each([
-  [`/elevation/${Array(51).fill('8,46').join(';')}.json`, 'Invalid locations: 51 positions, at most 50'],
-  ['/elevation/8,46;abc,1.json', 'Invalid locations: position 2 ("abc,1") is not two numbers lng,lat'],
-  ['/elevation/8.json', 'Invalid locations: position 1 ("8") is not lng,lat'],
-  ['/elevation/8,46,1.json', 'Invalid locations: position 1 ("8,46,1") is not lng,lat'],
-  ['/elevation/8,46;.json', 'Invalid locations: position 2 ("") is not lng,lat'],
-  ['/elevation/NaN,46.json', 'Invalid locations: position 1 ("NaN,46") is not two numbers lng,lat'],
-  ['/elevation/Infinity,46.json', 'Invalid locations: position 1 ("Infinity,46") is not two numbers lng,lat'],
-  ['/elevation/8,1e999.json', 'Invalid locations: position 1 ("8,1e999") has a number out of range'],
-  ['/elevation/180,0.json', 'Out of bounds: position 1 ("180,0"): longitude must be greater than -180 and less than 180'],
-  ['/elevation/0,0;-180,0.json', 'Out of bounds: position 2 ("-180,0"): longitude must be greater than -180 and less than 180'],
-  ['/elevation/8,85.5.json', 'Out of bounds: position 1 ("8,85.5"): latitude must lie in -85..85'],
-  ['/elevation/8,-90.json', 'Out of bounds: position 1 ("8,-90"): latitude must lie in -85..85'],
-  ['/elevation/8,46%ff.json', 'Invalid percent-encoding in the path'],
+  ...ELEVATION_400S,
   ['/elevation/8,46.json?unit=yards', 'Invalid unit: yards (meters or feet)'],
 ])('%s → 400 %s', async (p, message) => {
   expect(failure(await app.get(p))).toEqual({ status: 400, type: TEXT, message });

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as geocoding from '../../../src/http/routes/geocoding';
 import { StoreWriter } from '../../../src/store/writer';
+import { GEOCODING_BATCH_AND_ID_400S, GEOCODING_FORWARD_400S, GEOCODING_REVERSE_400S } from '../../fixtures/bad-requests';
+import { km, type Collection } from '../../fixtures/geocoding-answers';
 import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -36,31 +38,6 @@ afterAll(async () => {
 });
 
 const TEXT = 'text/plain; charset=utf-8';
-
-interface Feature {
-  id: string;
-  text: string;
-  language?: string;
-  place_name: string;
-  place_type: string[];
-  center: [number, number];
-  geometry: { type: string; coordinates: unknown };
-  properties: { ref: string; country_code: string; kind?: string };
-  [k: string]: unknown;
-}
-interface Collection {
-  type: string;
-  features: Feature[];
-  query: string[];
-  attribution: string;
-}
-
-/** Great-circle distance in km (the test's own). */
-function km(a: [number, number], b: [number, number]): number {
-  const r = Math.PI / 180;
-  const h = Math.sin(((b[1] - a[1]) * r) / 2) ** 2 + Math.cos(a[1] * r) * Math.cos(b[1] * r) * Math.sin(((b[0] - a[0]) * r) / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.sqrt(h));
-}
 
 async function collection(path: string, opts?: Parameters<typeof app.get>[1]): Promise<Collection> {
   const r = await app.get(path, opts);
@@ -155,38 +132,9 @@ describe('by id and batch', () => {
 });
 
 test.each([
-  // reverse
-  ['/geocoding/2.35,48.86.json?limit=2', /limit/],
-  ['/geocoding/2.35,48.86.json?limit=2&types=place,region', /limit/],
-  ['/geocoding/2.35,48.86.json?limit=2&types=place&excludeTypes=true', /limit/],
-  ['/geocoding/181,0.json', /longitude/],
-  ['/geocoding/0,-90.5.json', /latitude/],
-  ['/geocoding/2.35,48.86.json?types=city', /types/],
-  // batch and id
-  [`/geocoding/${Array.from({ length: 51 }, (_, i) => `q${i}`).join(';')}.json`, /at most 50/],
-  ['/geocoding/Paris;;Rome.json', /query 2 is empty/],
-  ['/geocoding/Paris;200,10.json', /query 2/],
-  ['/geocoding/place.1234567890123456.json', /Invalid id/],
-  // forward
-  [`/geocoding/${'a'.repeat(257)}.json`, /query: longer than 256/],
-  ['/geocoding/%20.json', /query: empty/],
-  ['/geocoding/Paris.json?limit=0', /limit/],
-  ['/geocoding/Paris.json?limit=11', /limit/],
-  ['/geocoding/Paris.json?limit=abc', /limit/],
-  ['/geocoding/Paris.json?language=aa,ab,af,ak,am,an,ar,as,av,ay,az,ba,be,bg,bh,bi,bm,bn,bo,br,bs', /language: at most 20/],
-  ['/geocoding/Paris.json?language=en,en', /language: values must be unique/],
-  ['/geocoding/Paris.json?language=xx', /language/],
-  ['/geocoding/Paris.json?types=town', /types: unknown type/],
-  ['/geocoding/Paris.json?types=place,place', /types/],
-  ['/geocoding/Paris.json?bbox=1,2,3', /bbox/],
-  ['/geocoding/Paris.json?bbox=10,0,0,10', /bbox/],
-  ['/geocoding/Paris.json?bbox=a,b,c,d', /bbox/],
-  ['/geocoding/Paris.json?proximity=1', /proximity/],
-  ['/geocoding/Paris.json?proximity=200,0', /proximity/],
-  ['/geocoding/Paris.json?country=usa', /country/],
-  ['/geocoding/Paris.json?fuzzyMatch=maybe', /fuzzyMatch/],
-  ['/geocoding/Paris.json?autocomplete=2', /autocomplete/],
-  ['/geocoding/Paris.json?excludeTypes=yes', /excludeTypes/],
+  ...GEOCODING_REVERSE_400S,
+  ...GEOCODING_BATCH_AND_ID_400S,
+  ...GEOCODING_FORWARD_400S,
   ['/geocoding/Paris.json?worldview=zz', /worldview/],
 ])('%s → 400 %s', async (path, message) => {
   expect(failure(await app.get(path))).toEqual({ status: 400, type: TEXT, message: expect.stringMatching(message) });

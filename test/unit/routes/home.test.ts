@@ -3,6 +3,7 @@
 
 import * as home from '../../../src/http/routes/home';
 import { writeDataStore } from '../../fixtures/document-stores';
+import { HOME_EXAMPLE_FAMILIES, SAMPLE_RESOURCES } from '../../fixtures/sample-listings';
 import { BASE_URL, inProcess, json, patternsOf, PAID_KEY, tempDir, text } from '../../helpers/in-process';
 
 const app = inProcess();
@@ -32,43 +33,13 @@ test('the route table gives home.ts its three patterns', () => {
 
 test('lists a resource of every kind, with its id', () => {
   const kinds = [...page.matchAll(/<tr><td>([a-z]+)<\/td><td>([^<]+)<\/td>/g)].map((m) => `${m[1]}/${m[2]}`);
-  expect(kinds).toEqual(
-    expect.arrayContaining([
-      'maps/sample',
-      'tiles/sample-vector',
-      'tiles/sample-terrain',
-      'tiles/sample-temperature-0000',
-      'tiles/sample-temperature-0600',
-      'images/sample-image',
-      'data/sample-countries',
-      'weather/latest',
-      'sprites/sample',
-      'fonts/Noto Sans Regular',
-    ]),
-  );
+  expect(kinds).toEqual(expect.arrayContaining(SAMPLE_RESOURCES));
 });
 
 test('links the API docs and the OpenAPI document, and shows an example for every endpoint family', () => {
   const paths = hrefs(page).map((h) => decodeURIComponent(new URL(h).pathname));
   for (const p of ['/docs', '/openapi.json']) expect(paths).toContain(p);
-  const families: [string, RegExp][] = [
-    ['map tile z/x/y', /^\/maps\/sample\/\d+\/\d+\/\d+\.png$/],
-    ['map tile 256 px', /^\/maps\/sample\/256\/\d+\/\d+\/\d+\.png$/],
-    ['style', /^\/maps\/sample\/style\.json$/],
-    ['static map', /^\/maps\/sample\/static\/[-\d.]+,[-\d.]+,\d+\/\d+x\d+\.png$/],
-    ['vector tile z/x/y', /^\/tiles\/sample-vector\/\d+\/\d+\/\d+\.pbf$/],
-    ['TileJSON', /^\/tiles\/sample-vector\/tiles\.json$/],
-    ['WMTS', /^\/wmts\/1\.0\.0\/WMTSCapabilities\.xml$/],
-    ['WMTS of a map', /^\/maps\/sample\/WMTSCapabilities\.xml$/],
-    ['OGC API landing page', /^\/ogc$/],
-    ['OGC API tile', /^\/ogc\/collections\/[^/]+\/(map\/)?tiles\/WebMercatorQuad\d*\/\d+\/\d+\/\d+$/],
-    ['image', /^\/images\/sample-image\/image\.json$/],
-    ['fonts range', /^\/fonts\/Noto Sans Regular\/0-255\.pbf$/],
-    ['sprite', /^\/sprites\/sample\/sprite\.(json|png)$/],
-    ['data features', /^\/data\/sample-countries\/features\.json$/],
-    ['weather', /^\/weather\/latest\.json$/],
-  ];
-  expect(families.filter(([, re]) => !paths.some((p) => re.test(p))).map(([name]) => name)).toEqual([]);
+  expect(HOME_EXAMPLE_FAMILIES.filter(([, re]) => !paths.some((p) => re.test(p))).map(([name]) => name)).toEqual([]);
 });
 
 test('every example link is on this server, carries the key and answers 200', async () => {

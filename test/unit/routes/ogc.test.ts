@@ -2,6 +2,7 @@
 // tilesets, tile matrix sets) and its tiles, compared with the bytes the sample's stores hold.
 
 import * as ogc from '../../../src/http/routes/ogc';
+import { SAMPLE_OGC_COLLECTIONS } from '../../fixtures/sample-listings';
 import { BASE_URL, failure, inProcess, json, patternsOf, storeFile } from '../../helpers/in-process';
 import { readStoredTile } from '../../interop/helpers';
 
@@ -54,15 +55,7 @@ test('conformance declares OGC API - Tiles core', async () => {
 
 test('collections: every map, tile set and image, each with one kind of tileset; one collection by id', async () => {
   const cols = json<{ collections: ({ id: string; extent: { spatial: { bbox: number[][] } } } & Links)[] }>(await app.get('/ogc/collections'));
-  expect(cols.collections.map((c) => c.id).sort()).toEqual([
-    'images.sample-image',
-    'maps.sample',
-    'tiles.sample-city',
-    'tiles.sample-temperature-0000',
-    'tiles.sample-temperature-0600',
-    'tiles.sample-terrain',
-    'tiles.sample-vector',
-  ]);
+  expect(cols.collections.map((c) => c.id).sort()).toEqual(SAMPLE_OGC_COLLECTIONS);
   for (const c of cols.collections) {
     expect(c.extent.spatial.bbox).toHaveLength(1);
     expect(c.links.filter((l) => /tilesets-(map|vector)$/.test(l.rel))).toHaveLength(1);

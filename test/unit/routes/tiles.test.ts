@@ -14,6 +14,10 @@ afterAll(() => app.close());
 
 const VECTOR = storeFile('tiles', 'sample-vector');
 const TEXT = 'text/plain; charset=utf-8';
+/** A table row's test: the path answers `status` in plain text with this message, or one matching this pattern. */
+const refused = (status: number) => async (path: string, message: string | RegExp) => {
+  expect(failure(await app.get(path))).toEqual({ status, type: TEXT, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+};
 
 test('the route table gives tiles.ts its two patterns', () => {
   expect(patternsOf(tiles)).toEqual(['/tiles/:tilesId/:z/:x/:y([^/.@]+)[.:ext]', '/images/:imageId/:z/:x/:y([^/.@]+)[.:ext]']);
@@ -61,17 +65,13 @@ describe('tile sets', () => {
     ['/tiles/sample-vector/0/0/0.png', 'Invalid format: png (this tileset holds pbf)'],
     ['/tiles/sample-vector/6/0/0', 'Out of bounds: zoom 6 is outside 0-5'],
     ['/tiles/sample-terrain/11/530/360', 'Out of bounds: zoom 11 is outside 0-10'],
-  ])('%s → 400 %s', async (path, message) => {
-    expect(failure(await app.get(path))).toEqual({ status: 400, type: TEXT, message });
-  });
+  ])('%s → 400 %s', refused(400));
 
   test.each([
     ['/tiles/sample-vector/0/0/x', /^Invalid y\b/],
     ['/tiles/sample-vector/99999999999/0/0', /^Invalid z\b/],
     ['/tiles/sample-terrain/10/0/0', /^Out of bounds: tile 10\/0\/0\b/],
-  ])('%s → 400 %s', async (path, message) => {
-    expect(failure(await app.get(path))).toEqual({ status: 400, type: TEXT, message: expect.stringMatching(message) });
-  });
+  ])('%s → 400 %s', refused(400));
 
   test('an unknown tile set is 404', async () => {
     expect(failure(await app.get('/tiles/nope/0/0/0'))).toEqual({ status: 404, type: TEXT, message: 'Unknown tileset: nope' });
@@ -94,9 +94,7 @@ describe('images', () => {
     ['/images/sample-image/0/1/0', 'Out of bounds: tile 0/1/0 does not exist'],
     ['/images/sample-image/9/0/0', 'Out of bounds: zoom 9 is outside 0-3'],
     ['/images/sample-image/0/0/0.gif', 'Invalid format: gif (this image holds png)'],
-  ])('%s → 400 %s', async (path, message) => {
-    expect(failure(await app.get(path))).toEqual({ status: 400, type: TEXT, message });
-  });
+  ])('%s → 400 %s', refused(400));
 
   test('an unknown image is 404', async () => {
     expect(failure(await app.get('/images/nope/0/0/0'))).toEqual({ status: 404, type: TEXT, message: 'Unknown image: nope' });

@@ -3,6 +3,7 @@
 
 import { XMLParser } from 'fast-xml-parser';
 import * as wmts from '../../../src/http/routes/wmts';
+import { SAMPLE_WMTS_LAYERS } from '../../fixtures/sample-listings';
 import { BASE_URL, failure, inProcess, patternsOf, storeFile, text } from '../../helpers/in-process';
 import { readStoredTile } from '../../interop/helpers';
 
@@ -12,17 +13,6 @@ afterAll(() => app.close());
 const TEXT = 'text/plain; charset=utf-8';
 const xml = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true });
 const OGC_SCHEMA_HOSTS = /^http:\/\/(www\.opengis\.net|schemas\.opengis\.net|www\.w3\.org)\//;
-/** The layers of the service-wide WMTS on the bundled sample (the weather keyframes and the city are tile sets too). */
-const SERVICE_LAYERS = [
-  'images/sample-image',
-  'maps/sample',
-  'maps/sample/256',
-  'tiles/sample-city',
-  'tiles/sample-temperature-0000',
-  'tiles/sample-temperature-0600',
-  'tiles/sample-terrain',
-  'tiles/sample-vector',
-];
 
 interface Layer {
   Identifier: string;
@@ -44,7 +34,7 @@ test('the route table gives wmts.ts its two patterns', () => {
 test.each(['/wmts/1.0.0/WMTSCapabilities.xml', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', '/wmts'])('%s: every layer, every URL on this server with the key', async (path) => {
   const r = await app.get(path);
   expect(r).toMatchObject({ status: 200, type: 'text/xml; charset=utf-8', cache: 'document' });
-  expect(layersOf(text(r)).map((l) => l.Identifier).sort()).toEqual(SERVICE_LAYERS);
+  expect(layersOf(text(r)).map((l) => l.Identifier).sort()).toEqual(SAMPLE_WMTS_LAYERS);
   const urls = [...text(r).matchAll(/https?:\/\/[^"'<>\s]+/g)].map((m) => m[0].replace(/&amp;/g, '&')).filter((u) => !OGC_SCHEMA_HOSTS.test(u));
   expect(urls.length).toBeGreaterThan(0);
   for (const u of urls) expect(u.startsWith(BASE_URL) && u.includes('key=demo')).toBe(true);
