@@ -3,6 +3,7 @@
 // `proximity=ip` is, and searches the labels of the mirrored vector tile sets (the sample city, indexed in the
 // background once the server listens). Each service is tested alone in its own file; this one proves the seams.
 
+import { km } from '../fixtures/geocoding-answers';
 import { getFrom, serverConfig, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
@@ -10,15 +11,6 @@ import { waitFor } from '../helpers/wait';
 async function getJsonFrom(url: string, localAddress = '127.0.0.1'): Promise<{ status: number; cacheControl?: string; body: Record<string, unknown> }> {
   const r = await getFrom(url, localAddress);
   return { status: r.status, cacheControl: r.headers['cache-control'], body: JSON.parse(r.text) as Record<string, unknown> };
-}
-
-/** Great-circle distance in km (haversine), written here: the oracle is not the server's code. */
-function km(a: [number, number], b: [number, number]): number {
-  const rad = Math.PI / 180;
-  const dLat = (b[1] - a[1]) * rad;
-  const dLon = (b[0] - a[0]) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a[1] * rad) * Math.cos(b[1] * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.sqrt(h));
 }
 
 // Two sites of the configured networks: one in the Alps (inside the sample terrain), two offices named after
