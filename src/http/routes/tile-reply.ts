@@ -1,5 +1,6 @@
 import { digestTag } from '../../store/etag';
 import { isGzip, mediaType } from '../../store/formats';
+import { mediaTypeOf } from '../../ogc/urls';
 import type { TileStore } from '../../store/tile-reader';
 import type { TileFormat } from '../../store/types';
 import { acceptsGzip } from '../headers';
@@ -29,6 +30,17 @@ export function tileReply(data: Buffer | undefined, format: TileFormat): Reply {
     replies.set(data, reply);
   }
   return reply;
+}
+
+const PROTOBUF = mediaType('pbf');
+const VECTOR_TILE = mediaTypeOf('pbf');
+
+/**
+ * A tile answer as WMTS capabilities and OGC API links advertise it: a vector tile under its registered media type
+ * (`application/vnd.mapbox-vector-tile`), where the cloud API's own tile routes answer `application/x-protobuf`.
+ */
+export function advertisedTile(reply: Reply): Reply {
+  return reply.type === PROTOBUF ? { ...reply, type: VECTOR_TILE } : reply;
 }
 
 /**
