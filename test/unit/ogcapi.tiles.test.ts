@@ -15,6 +15,7 @@ import {
   tilesetsPath,
 } from '../../src/ogc/ogcapi-tiles';
 import type { Bounds, Pyramid, TilesetInfo } from '../../src/store/types';
+import { SAMPLE_OGC_CONFORMANCE } from '../fixtures/sample-listings';
 
 const BASE = 'https://maps.example.org';
 const KEY = 'K/ey';
@@ -140,23 +141,10 @@ describe('landing page and conformance', () => {
     expect(landingPage(BASE, KEY, 'tilemirror').links.some((l) => l.rel.startsWith(`${REL}tilesets-`))).toBe(false);
   });
 
-  const COMMON = 'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/';
-  const TILES = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/';
-  const TMS = 'http://www.opengis.net/spec/tms/2.0/conf/';
   test('conformance classes: dataset-tilesets only when the dataset has tilesets; no oas30', () => {
-    const always = [
-      `${COMMON}core`,
-      `${COMMON}landing-page`,
-      `${COMMON}json`,
-      `${TILES}core`,
-      `${TILES}tileset`,
-      `${TILES}tilesets-list`,
-      `${TILES}geodata-tilesets`,
-      `${TMS}tilematrixset`,
-      `${TMS}json-tilematrixset`,
-    ];
-    expect(conformance(false)).toEqual({ conformsTo: always });
-    expect(conformance(true)).toEqual({ conformsTo: [...always, `${TILES}dataset-tilesets`] });
+    const dataset = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets';
+    expect(conformance(true)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE });
+    expect(conformance(false)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE.filter((c) => c !== dataset) });
   });
 });
 
@@ -197,41 +185,30 @@ describe('tilesets', () => {
       title: 'Tiles',
       templated: true,
     });
+    const entry = (id: string, title: string, uri: string, limits: number[][]) => ({
+      title,
+      dataType: 'map',
+      crs: 'http://www.opengis.net/def/crs/EPSG/0/3857',
+      tileMatrixSetURI: uri,
+      tileMatrixSetId: id,
+      tileMatrixSetLimits: limits.map(([z, minTileRow, maxTileRow, minTileCol, maxTileCol]) => ({ tileMatrix: String(z), minTileRow, maxTileRow, minTileCol, maxTileCol })),
+      links: [
+        { href: `${BASE}/ogc/collections/maps.sample/map/tiles/${id}?${KQ}`, rel: 'self', type: 'application/json', title: `Tileset ${id}` },
+        tilingScheme(id),
+        tiles(id),
+      ],
+    });
     expect(doc).toEqual({
       links: [{ href: `${BASE}/ogc/collections/maps.sample/map/tiles?${KQ}`, rel: 'self', type: 'application/json', title: 'Tilesets' }],
       tilesets: [
-        {
-          title: 'Sample',
-          dataType: 'map',
-          crs: 'http://www.opengis.net/def/crs/EPSG/0/3857',
-          tileMatrixSetURI: 'urn:tilemirror:def:tilematrixset:WebMercatorQuad512',
-          tileMatrixSetId: 'WebMercatorQuad512',
-          tileMatrixSetLimits: [
-            { tileMatrix: '7', minTileRow: 44, maxTileRow: 45, minTileCol: 66, maxTileCol: 67 },
-            { tileMatrix: '8', minTileRow: 89, maxTileRow: 91, minTileCol: 132, maxTileCol: 135 },
-          ],
-          links: [
-            { href: `${BASE}/ogc/collections/maps.sample/map/tiles/WebMercatorQuad512?${KQ}`, rel: 'self', type: 'application/json', title: 'Tileset WebMercatorQuad512' },
-            tilingScheme('WebMercatorQuad512'),
-            tiles('WebMercatorQuad512'),
-          ],
-        },
-        {
-          title: 'Sample (256 px)',
-          dataType: 'map',
-          crs: 'http://www.opengis.net/def/crs/EPSG/0/3857',
-          tileMatrixSetURI: 'http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad',
-          tileMatrixSetId: 'WebMercatorQuad',
-          tileMatrixSetLimits: [
-            { tileMatrix: '8', minTileRow: 89, maxTileRow: 91, minTileCol: 132, maxTileCol: 135 },
-            { tileMatrix: '9', minTileRow: 178, maxTileRow: 182, minTileCol: 264, maxTileCol: 270 },
-          ],
-          links: [
-            { href: `${BASE}/ogc/collections/maps.sample/map/tiles/WebMercatorQuad?${KQ}`, rel: 'self', type: 'application/json', title: 'Tileset WebMercatorQuad' },
-            tilingScheme('WebMercatorQuad'),
-            tiles('WebMercatorQuad'),
-          ],
-        },
+        entry('WebMercatorQuad512', 'Sample', 'urn:tilemirror:def:tilematrixset:WebMercatorQuad512', [
+          [7, 44, 45, 66, 67],
+          [8, 89, 91, 132, 135],
+        ]),
+        entry('WebMercatorQuad', 'Sample (256 px)', 'http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad', [
+          [8, 89, 91, 132, 135],
+          [9, 178, 182, 264, 270],
+        ]),
       ],
     });
   });
