@@ -116,7 +116,7 @@ test('an OGC API tile operation: tileMatrix a string naming a matrix, tileRow an
         in: 'path',
         required: true,
         description: 'identifier of a tile matrix (a scale) of the tile matrix set: its zoom level',
-        schema: { type: 'string', enum: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '23', '24'] },
+        schema: { type: 'string', enum: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '23', '24'], examples: ['11'] },
       },
     ]);
     expect(byName.tileRow).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });

@@ -47,6 +47,7 @@ const TILE_MATRIX_IDS = Array.from({ length: DEFAULT_MAX_ZOOM + 1 }, (_, z) => S
  */
 const tileMatrix = z
   .enum(TILE_MATRIX_IDS, { error: `Invalid tileMatrix: expected the identifier of a tile matrix of the set, 0 to ${DEFAULT_MAX_ZOOM}` })
+  .meta({ examples: ['11'] })
   .transform(Number)
   .meta({ description: 'identifier of a tile matrix (a scale) of the tile matrix set: its zoom level' });
 /** `{tileRow}`, `{tileCol}`: integers from 0 (/req/core/tc-tilerow-definition, /req/core/tc-tilecol-definition). */
