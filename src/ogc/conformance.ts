@@ -1,20 +1,34 @@
-// OGC API conformance declaration (/ogc/conformance). Only classes the server implements. Common: core, the landing
-// page (links to the API definition `service-desc` /openapi.json and `service-doc` /docs, conformance, data) and
-// JSON. Not oas30: that class asks for an OpenAPI 3.0 definition (media type ...;version=3.0); ours is 3.1.0.
+// OGC API conformance declaration (/ogc/conformance): the classes the server implements, no other.
+// - OGC API - Common Part 1: core, the landing page (links to the API definition `service-desc` /openapi.json and
+//   `service-doc` /docs, the conformance declaration and the collections) and JSON. Not oas30 (OGC API - Tiles'
+//   OpenAPI 3.0 class): it asks for an OpenAPI 3.0 definition (media type ...;version=3.0); ours is 3.1.0.
+// - OGC API - Tiles Part 1: core (tiles by tile matrix, row and column), tileset (tileset metadata), tilesets-list,
+//   geodata-tilesets (each collection's tilesets) and dataset-tilesets (the dataset's vector tiles under /ogc/tiles,
+//   dataset-tilesets.ts) when the dataset has any: a server mirroring no vector tile set has no dataset tiles, and
+//   then does not declare the class. Not collections-selection, datetime or xml (not implemented), nor the tile
+//   encodings' classes (png, jpeg, mvt...): which formats there are depends on what was mirrored.
+// - 2D Tile Matrix Set 2.0: the tile matrix set model and its JSON encoding (/ogc/tileMatrixSets).
 
+const COMMON = 'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf';
+const TILES = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf';
+const TMS = 'http://www.opengis.net/spec/tms/2.0/conf';
+
+export const DATASET_TILESETS_CLASS = `${TILES}/dataset-tilesets`;
+
+/** The classes declared whatever the data directory holds. */
 export const CONFORMANCE_CLASSES: readonly string[] = [
-  'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core',
-  'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/landing-page',
-  'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/json',
-  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core',
-  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset',
-  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list',
-  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets',
-  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets',
-  'http://www.opengis.net/spec/tms/2.0/conf/tilematrixset',
-  'http://www.opengis.net/spec/tms/2.0/conf/json-tilematrixset',
+  `${COMMON}/core`,
+  `${COMMON}/landing-page`,
+  `${COMMON}/json`,
+  `${TILES}/core`,
+  `${TILES}/tileset`,
+  `${TILES}/tilesets-list`,
+  `${TILES}/geodata-tilesets`,
+  `${TMS}/tilematrixset`,
+  `${TMS}/json-tilematrixset`,
 ];
 
-export function conformance(): { conformsTo: string[] } {
-  return { conformsTo: [...CONFORMANCE_CLASSES] };
+/** The declaration; `datasetTilesets`: the dataset has vector tiles (/ogc/tiles lists at least one tileset). */
+export function conformance(datasetTilesets: boolean): { conformsTo: string[] } {
+  return { conformsTo: datasetTilesets ? [...CONFORMANCE_CLASSES, DATASET_TILESETS_CLASS] : [...CONFORMANCE_CLASSES] };
 }

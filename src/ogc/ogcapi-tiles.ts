@@ -11,11 +11,13 @@
 //   /ogc/collections/{cid}/tiles                     tilesetList (vector: pbf tile sets)
 //   .../{tmsId}                                      tileset       (tmsId WebMercatorQuad | WebMercatorQuad512)
 //   .../{tmsId}/{tileMatrix}/{tileRow}/{tileCol}     a tile (served by the routes)
+//   /ogc/tiles, /ogc/tiles/{tmsId}, .../{tileMatrix}/{tileRow}/{tileCol}
+//                                                    the dataset's vector tiles (./dataset-tilesets.ts)
 //   /ogc/tileMatrixSets, /ogc/tileMatrixSets/{tmsId} tileMatrixSetList, ogcTileMatrixSet
 
-import type { Pyramid, ResourceKind, TilesetInfo } from '../store/types';
+import type { Pyramid, ResourceKind, TileFormat, TilesetInfo } from '../store/types';
 import { isSupportedTileSize, limits, tileSizeOfTmsId, tmsIdFor, webMercatorQuad } from '../geo/tile-matrix-set';
-import type { TileMatrixLimits } from '../geo/tile-matrix-set';
+import type { TileMatrixLimits, TileMatrixSet } from '../geo/tile-matrix-set';
 import { tileMatrixSetJson } from './tile-matrix-set-json';
 import type { TileMatrixSetJson } from './tile-matrix-set-json';
 import { OPENAPI_MEDIA_TYPE } from './openapi';
@@ -26,8 +28,10 @@ export const REL_TILESETS_MAP = 'http://www.opengis.net/def/rel/ogc/1.0/tilesets
 export const REL_TILESETS_VECTOR = 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector';
 export const REL_TILING_SCHEME = 'http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme';
 export const REL_TILING_SCHEMES = 'http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes';
-const JSON_TYPE = 'application/json';
-const OGC_ROOT = '/ogc';
+export const JSON_TYPE = 'application/json';
+export const OGC_ROOT = '/ogc';
+/** The dataset's vector tilesets (the requirement class Dataset Tilesets names the path `/tiles` under the root). */
+export const DATASET_TILESETS_PATH = `${OGC_ROOT}/tiles`;
 
 export interface Link {
   href: string;
@@ -39,7 +43,8 @@ export interface Link {
 
 export type DataType = 'map' | 'vector';
 
-const link = (baseUrl: string, key: string, path: string, rel: string, title?: string, type = JSON_TYPE): Link =>
+/** An absolute link carrying the key (a JSON document unless `type` says otherwise). */
+export const link = (baseUrl: string, key: string, path: string, rel: string, title?: string, type = JSON_TYPE): Link =>
   title === undefined ? { href: withKey(baseUrl, path, key), rel, type } : { href: withKey(baseUrl, path, key), rel, type, title };
 
 // ---------------------------------------------------------------------------------------------
@@ -63,14 +68,19 @@ export function dataTypeOf(info: TilesetInfo): DataType {
   return info.format === 'pbf' ? 'vector' : 'map';
 }
 
+/** The path of a collection. */
+export function collectionPath(info: TilesetInfo): string {
+  return `${OGC_ROOT}/collections/${encodeURIComponent(collectionId(info.kind, info.id))}`;
+}
+
 /** Path of a collection's tileset list: /map/tiles for raster, /tiles for vector. */
 export function tilesetsPath(info: TilesetInfo): string {
-  const base = `${OGC_ROOT}/collections/${encodeURIComponent(collectionId(info.kind, info.id))}`;
+  const base = collectionPath(info);
   return dataTypeOf(info) === 'vector' ? `${base}/tiles` : `${base}/map/tiles`;
 }
 
 /** The pyramids advertised as OGC tilesets: scale 1, 256 or 512 px. */
-function tilesetPyramids(info: TilesetInfo): Pyramid[] {
+export function tilesetPyramids(info: TilesetInfo): Pyramid[] {
   return scaleOnePyramids(info).filter((p) => isSupportedTileSize(p.tileSize));
 }
 
@@ -84,34 +94,45 @@ export function pyramidForTmsId(info: TilesetInfo, tmsId: string): Pyramid | und
 // ---------------------------------------------------------------------------------------------
 // Documents
 
-export function landingPage(baseUrl: string, key: string, title: string) {
-  return {
-    title,
-    description: 'OGC API - Tiles of the mirrored maps, tile sets and images',
-    links: [
-      link(baseUrl, key, OGC_ROOT, 'self', 'This document'),
-      link(baseUrl, key, '/openapi.json', 'service-desc', 'The API definition (OpenAPI 3.1)', OPENAPI_MEDIA_TYPE),
-      link(baseUrl, key, '/docs', 'service-doc', 'The API documentation', 'text/html'),
-      link(baseUrl, key, `${OGC_ROOT}/conformance`, 'conformance', 'Conformance declaration'),
-      link(baseUrl, key, `${OGC_ROOT}/collections`, 'data', 'Collections'),
-      link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets`, REL_TILING_SCHEMES, 'Tile matrix sets'),
-    ],
-  };
+/**
+ * The landing page: the API definition and its documentation, the conformance declaration, the collections, the
+ * tile matrix sets, and (`datasetTilesets`: when the dataset has vector tiles) the dataset's vector tilesets.
+ */
+export function landingPage(baseUrl: string, key: string, title: string, datasetTilesets = false) {
+  const links = [
+    link(baseUrl, key, OGC_ROOT, 'self', 'This document'),
+    link(baseUrl, key, '/openapi.json', 'service-desc', 'The API definition (OpenAPI 3.1)', OPENAPI_MEDIA_TYPE),
+    link(baseUrl, key, '/docs', 'service-doc', 'The API documentation', 'text/html'),
+    link(baseUrl, key, `${OGC_ROOT}/conformance`, 'conformance', 'Conformance declaration'),
+    link(baseUrl, key, `${OGC_ROOT}/collections`, 'data', 'Collections'),
+    link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets`, REL_TILING_SCHEMES, 'Tile matrix sets'),
+  ];
+  if (datasetTilesets) links.push(link(baseUrl, key, DATASET_TILESETS_PATH, REL_TILESETS_VECTOR, 'Vector tilesets of the dataset'));
+  return { title, description: 'OGC API - Tiles of the mirrored maps, tile sets and images', links };
+}
+
+/**
+ * A collection's extent (OGC API - Common Part 2): the spatial one, one bbox in CRS84 degrees. A temporal extent
+ * (`temporal: { interval, trs }`) goes beside it for a collection whose tiles change with time.
+ */
+export interface CollectionExtent {
+  spatial: { bbox: number[][]; crs: string };
 }
 
 export function collection(info: TilesetInfo, baseUrl: string, key: string) {
   const cid = collectionId(info.kind, info.id);
   const dataType = dataTypeOf(info);
+  const extent: CollectionExtent = { spatial: { bbox: [[...info.bounds]], crs: CRS84 } };
   return {
     id: cid,
     title: info.name,
     description: info.description,
     attribution: info.attribution,
     dataType,
-    extent: { spatial: { bbox: [[...info.bounds]], crs: CRS84 } },
+    extent,
     crs: [CRS84],
     links: [
-      link(baseUrl, key, `${OGC_ROOT}/collections/${encodeURIComponent(cid)}`, 'self', info.name),
+      link(baseUrl, key, collectionPath(info), 'self', info.name),
       link(
         baseUrl,
         key,
@@ -130,6 +151,18 @@ export function collections(infos: TilesetInfo[], baseUrl: string, key: string) 
   };
 }
 
+/** A layer of a vector tileset (2D-TMS 2.0 tileset metadata `layers`). */
+export interface TilesetLayer {
+  id: string;
+  dataType: 'vector';
+  description?: string;
+  /** The tile matrices holding the layer (in a tileset combining collections, where they differ). */
+  minTileMatrix?: string;
+  maxTileMatrix?: string;
+  /** The collection the layer comes from (rel `geodata`), in a tileset combining collections. */
+  links?: Link[];
+}
+
 export interface Tileset {
   title: string;
   description: string;
@@ -140,8 +173,20 @@ export interface Tileset {
   boundingBox: { lowerLeft: [number, number]; upperRight: [number, number]; crs: string };
   minzoom: number;
   maxzoom: number;
-  layers?: { id: string; dataType: 'vector'; description?: string }[];
+  layers?: TilesetLayer[];
   links: Link[];
+}
+
+/**
+ * The links of a tileset at `path`: itself (at `selfPath`), its tiling scheme, and the template of its tiles
+ * (`item`, templated, typed with the media type its tiles are served with).
+ */
+export function tilesetLinks(path: string, tms: TileMatrixSet, format: TileFormat, baseUrl: string, key: string, selfPath = path): Link[] {
+  return [
+    link(baseUrl, key, selfPath, 'self', 'This tileset'),
+    link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets/${tms.id}`, REL_TILING_SCHEME, `Tile matrix set ${tms.id}`),
+    { ...link(baseUrl, key, `${path}/{tileMatrix}/{tileRow}/{tileCol}`, 'item', 'Tiles', mediaTypeOf(format)), templated: true },
+  ];
 }
 
 /** The tileset of one pyramid; selfPath overrides the self link (used by resourceTileset). */
@@ -159,14 +204,7 @@ export function tileset(info: TilesetInfo, pyramid: Pyramid, baseUrl: string, ke
     boundingBox: { lowerLeft: [w, s], upperRight: [e, n], crs: CRS84 },
     minzoom: pyramid.minzoom,
     maxzoom: pyramid.maxzoom,
-    links: [
-      link(baseUrl, key, selfPath ?? path, 'self', 'This tileset'),
-      link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets/${tms.id}`, REL_TILING_SCHEME, `Tile matrix set ${tms.id}`),
-      {
-        ...link(baseUrl, key, `${path}/{tileMatrix}/{tileRow}/{tileCol}`, 'item', 'Tiles', mediaTypeOf(pyramid.format)),
-        templated: true,
-      },
-    ],
+    links: tilesetLinks(path, tms, pyramid.format, baseUrl, key, selfPath),
   };
   if (pyramid.format === 'pbf') {
     doc.layers = (info.vectorLayers ?? []).map((l) =>
@@ -176,23 +214,40 @@ export function tileset(info: TilesetInfo, pyramid: Pyramid, baseUrl: string, ke
   return doc;
 }
 
+/** One entry of a tileset list. */
+export interface TilesetEntry {
+  title: string;
+  dataType: DataType;
+  crs: string;
+  tileMatrixSetURI?: string;
+  tileMatrixSetId: string;
+  tileMatrixSetLimits: TileMatrixLimits[];
+  links: Link[];
+}
+
+/**
+ * A tileset as an entry of a list: what Tilesets List requires of it (dataType, crs, the self and tiling-scheme
+ * links, the tileMatrixSetURI of a registered set), and what a reader of the list uses without fetching the
+ * tileset: the set's id, its limits and the template of its tiles (the OGC's test suite reads these three from
+ * the lists the landing page links to).
+ */
+export function tilesetEntry(doc: Tileset, tmsId: string): TilesetEntry {
+  return {
+    title: doc.title,
+    dataType: doc.dataType,
+    crs: doc.crs,
+    tileMatrixSetURI: doc.tileMatrixSetURI,
+    tileMatrixSetId: tmsId,
+    tileMatrixSetLimits: doc.tileMatrixSetLimits,
+    links: doc.links.map((l) => (l.rel === 'self' ? { ...l, title: `Tileset ${tmsId}` } : l)),
+  };
+}
+
 /** { tilesets: [...] }: one entry per scale-1 pyramid, main pyramid first (GDAL takes the first). */
 export function tilesetList(info: TilesetInfo, baseUrl: string, key: string) {
   return {
     links: [link(baseUrl, key, tilesetsPath(info), 'self', 'Tilesets')],
-    tilesets: tilesetPyramids(info).map((p) => {
-      const tms = webMercatorQuad(p.tileSize);
-      return {
-        title: p.tileSize === 256 && info.kind === 'maps' ? `${info.name} (256 px)` : info.name,
-        dataType: dataTypeOf(info),
-        crs: tms.crs,
-        tileMatrixSetURI: tms.uri,
-        links: [
-          link(baseUrl, key, `${tilesetsPath(info)}/${tms.id}`, 'self', `Tileset ${tms.id}`),
-          link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets/${tms.id}`, REL_TILING_SCHEME, `Tile matrix set ${tms.id}`),
-        ],
-      };
-    }),
+    tilesets: tilesetPyramids(info).map((p) => tilesetEntry(tileset(info, p, baseUrl, key), tmsIdFor(p.tileSize))),
   };
 }
 

@@ -16,6 +16,11 @@ export interface RouteDescription {
   doc: { summary: string; tag: string; types: readonly string[]; statuses?: readonly number[] };
   public?: boolean;
   deprecated?: object;
+  /**
+   * How the route words its error answers (http's ErrorDialect). The definition has it word one and describes the
+   * errors by what it made: its media type, and for JSON the members it wrote. Without one, errors are plain text.
+   */
+  dialect?: (answer: { status: number; message: string }) => { type?: string; body?: Buffer };
 }
 
 export interface ApiInfo {
@@ -132,15 +137,39 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };
+/** Media types of bytes that are no text: images, protocol buffers, vector tiles, anything else. */
+const BINARY = /^image\/|octet|protobuf|vector-tile/;
+
+/** JSON Schema of a value as an example shows it: an object's members are all required, each of its value's type. */
+function schemaOfExample(value: unknown): Json {
+  if (Array.isArray(value)) return { type: 'array' };
+  if (value === null) return { type: 'null' };
+  if (typeof value === 'object') {
+    const members = Object.entries(value as Json);
+    return { type: 'object', required: members.map(([k]) => k), properties: Object.fromEntries(members.map(([k, v]) => [k, schemaOfExample(v)])) };
+  }
+  if (typeof value === 'number') return { type: Number.isInteger(value) ? 'integer' : 'number' };
+  return { type: typeof value };
+}
+
+/** The content of a route's error answers, from one answer its dialect words (a JSON body described member by member). */
+function errorContent(route: RouteDescription): Json {
+  if (!route.dialect) return TEXT;
+  const sample = route.dialect({ status: 400, message: 'Invalid x: an example' });
+  const type = (sample.type ?? 'text/plain').split(';')[0].trim();
+  const json = /[/+]json$/.test(type) && sample.body ? schemaOfExample(JSON.parse(sample.body.toString('utf8'))) : { type: 'string' };
+  return { [type]: { schema: json } };
+}
 
 function responses(route: RouteDescription, hasParams: boolean): Json {
   const out: Json = {
-    200: { description: 'OK', content: Object.fromEntries(route.doc.types.map((t) => [t, { schema: t.startsWith('image/') || t.includes('octet') || t.includes('protobuf') ? { type: 'string', contentMediaType: t } : {} }])) },
+    200: { description: 'OK', content: Object.fromEntries(route.doc.types.map((t) => [t, { schema: BINARY.test(t) ? { type: 'string', contentMediaType: t } : {} }])) },
   };
   const statuses = new Set<number>([304, 414, ...(route.doc.statuses ?? [])]);
   if (hasParams) statuses.add(400);
   if (!route.public) statuses.add(403);
-  for (const s of [...statuses].sort((a, b) => a - b)) out[s] = s === 204 || s === 304 ? { description: STATUS_TEXT[s] } : { description: STATUS_TEXT[s], content: TEXT };
+  const errors = errorContent(route);
+  for (const s of [...statuses].sort((a, b) => a - b)) out[s] = s === 204 || s === 304 ? { description: STATUS_TEXT[s] } : { description: STATUS_TEXT[s], content: errors };
   return out;
 }
 

@@ -59,6 +59,9 @@ const EXPECTED_PATHS = [
   '/ogc/collections/{collectionId}/tiles',
   '/ogc/collections/{collectionId}/tiles/{tmsId}',
   '/ogc/collections/{collectionId}/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
+  '/ogc/tiles',
+  '/ogc/tiles/{tmsId}',
+  '/ogc/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
   '/ogc/tileMatrixSets',
   '/ogc/tileMatrixSets/{tmsId}',
   '/wmts',
@@ -77,7 +80,7 @@ const EXPECTED_PATHS = [
 
 /** Sample values of path parameters; the OGC collection and format depend on the path. */
 function samplePath(template: string): string {
-  const vector = template.startsWith('/ogc/collections/{collectionId}/tiles');
+  const vector = template.startsWith('/ogc/collections/{collectionId}/tiles') || template.startsWith('/ogc/tiles');
   const values: Record<string, string> = {
     mapId: 'sample',
     tilesId: 'sample-vector',

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { startServer, type TestServer } from '../helpers/server';
 
-// Every error status the spec names, for every tile route, with a short plain-text body; never a 500.
+// Every error status the spec names, for every tile route, with a short plain-text body; never a 500. (The OGC API
+// routes answer problem details instead: ogcapi.conformance.test.ts.)
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -18,7 +19,6 @@ describe('keys', () => {
     ['/maps/sample/0/0/0.png?key=dem', 'Invalid key'],
     ['/tiles/sample-vector/0/0/0?key=DEMO', 'Invalid key'],
     ['/images/sample-image/image.json?KEY=demo', 'Missing key'],
-    ['/ogc/conformance', 'Missing key'],
     ['/maps/sample/WMTSCapabilities.xml', 'Missing key'],
   ])('%s → 403 %s', async (path, message) => {
     const r = await get(path);
@@ -56,9 +56,6 @@ describe('unknown ids → 404', () => {
     '/tiles/nope/tiles.json',
     '/images/nope/0/0/0',
     '/images/nope/image.json',
-    '/ogc/collections/maps.nope',
-    '/ogc/collections/bogus',
-    '/ogc/tileMatrixSets/Nope',
     '/no/such/path',
   ])('%s', async (path) => {
     const r = await get(`${path}?key=demo`);

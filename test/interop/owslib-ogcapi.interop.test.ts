@@ -41,7 +41,9 @@ owslibTest('OWSLib reads the landing page, the conformance declaration and every
   // The bundled sample: one map, three tile sets/images (maps.sample, tiles.sample-vector, tiles.sample-terrain, images.sample-image).
   expect(report.collections).toEqual(expect.arrayContaining(['maps.sample', 'tiles.sample-vector', 'tiles.sample-terrain', 'images.sample-image']));
   for (const id of report.collections) expect(typeof report.collectionTitles[id]).toBe('string');
-  expect(new Set(report.links.map((l) => l.rel))).toEqual(new Set(['self', 'service-desc', 'service-doc', 'conformance', 'data', 'http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes']));
+  expect(new Set(report.links.map((l) => l.rel))).toEqual(
+    new Set(['self', 'service-desc', 'service-doc', 'conformance', 'data', 'http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes', 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector']),
+  );
 });
 
 describe('OGC API - Common landing page, checked directly', () => {

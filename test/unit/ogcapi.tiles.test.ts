@@ -15,6 +15,7 @@ import {
   tilesetsPath,
 } from '../../src/ogc/ogcapi-tiles';
 import type { Bounds, Pyramid, TilesetInfo } from '../../src/store/types';
+import { SAMPLE_OGC_CONFORMANCE } from '../fixtures/sample-listings';
 
 const BASE = 'https://maps.example.org';
 const KEY = 'K/ey';
@@ -122,24 +123,28 @@ describe('landing page and conformance', () => {
     expect(byRel(doc.links, `${REL}tiling-schemes`).href).toBe(`${BASE}/ogc/tileMatrixSets?${KQ}`);
     expectAbsoluteWithKey(doc);
   });
-  test('conformance classes, no oas30', () => {
-    const c = conformance().conformsTo;
-    expect(c).toEqual(
-      expect.arrayContaining([
-        'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core',
-        'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset',
-        'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list',
-        'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets',
-        'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets',
-        'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core',
-        'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/landing-page',
-        'http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/json',
-        'http://www.opengis.net/spec/tms/2.0/conf/tilematrixset',
-        'http://www.opengis.net/spec/tms/2.0/conf/json-tilematrixset',
-      ]),
-    );
-    expect(c).toHaveLength(10);
-    expect(c.some((u) => u.includes('oas30'))).toBe(false);
+
+  test('with dataset tilesets: the whole document, its last link the vector tilesets of the dataset', () => {
+    expect(landingPage(BASE, KEY, 'tilemirror', true)).toEqual({
+      title: 'tilemirror',
+      description: 'OGC API - Tiles of the mirrored maps, tile sets and images',
+      links: [
+        { href: `${BASE}/ogc?${KQ}`, rel: 'self', type: 'application/json', title: 'This document' },
+        { href: `${BASE}/openapi.json?${KQ}`, rel: 'service-desc', type: 'application/vnd.oai.openapi+json;version=3.1', title: 'The API definition (OpenAPI 3.1)' },
+        { href: `${BASE}/docs?${KQ}`, rel: 'service-doc', type: 'text/html', title: 'The API documentation' },
+        { href: `${BASE}/ogc/conformance?${KQ}`, rel: 'conformance', type: 'application/json', title: 'Conformance declaration' },
+        { href: `${BASE}/ogc/collections?${KQ}`, rel: 'data', type: 'application/json', title: 'Collections' },
+        { href: `${BASE}/ogc/tileMatrixSets?${KQ}`, rel: `${REL}tiling-schemes`, type: 'application/json', title: 'Tile matrix sets' },
+        { href: `${BASE}/ogc/tiles?${KQ}`, rel: `${REL}tilesets-vector`, type: 'application/json', title: 'Vector tilesets of the dataset' },
+      ],
+    });
+    expect(landingPage(BASE, KEY, 'tilemirror').links.some((l) => l.rel.startsWith(`${REL}tilesets-`))).toBe(false);
+  });
+
+  test('conformance classes: dataset-tilesets only when the dataset has tilesets; no oas30', () => {
+    const dataset = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets';
+    expect(conformance(true)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE });
+    expect(conformance(false)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE.filter((c) => c !== dataset) });
   });
 });
 
@@ -170,19 +175,42 @@ describe('collections', () => {
 });
 
 describe('tilesets', () => {
-  test('list: one per scale-1 pyramid, main first', () => {
+  test('list: one per scale-1 pyramid, main first, each with its set id, limits and the template of its tiles', () => {
     const doc = tilesetList(map, BASE, KEY);
-    expect(doc.tilesets).toHaveLength(2);
-    const [t512, t256] = doc.tilesets;
-    expect(t512.dataType).toBe('map');
-    expect(t512.tileMatrixSetURI).toBe('urn:tilemirror:def:tilematrixset:WebMercatorQuad512');
-    expect(t256.tileMatrixSetURI).toBe('http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad');
-    expect(t256.crs).toBe('http://www.opengis.net/def/crs/EPSG/0/3857');
-    expect(byRel(t512.links, 'self')).toEqual(
-      expect.objectContaining({ href: `${BASE}/ogc/collections/maps.sample/map/tiles/WebMercatorQuad512?${KQ}`, type: 'application/json' }),
-    );
-    expect(byRel(t256.links, `${REL}tiling-scheme`).href).toBe(`${BASE}/ogc/tileMatrixSets/WebMercatorQuad?${KQ}`);
-    expectAbsoluteWithKey(doc);
+    const tilingScheme = (id: string) => ({ href: `${BASE}/ogc/tileMatrixSets/${id}?${KQ}`, rel: `${REL}tiling-scheme`, type: 'application/json', title: `Tile matrix set ${id}` });
+    const tiles = (id: string) => ({
+      href: `${BASE}/ogc/collections/maps.sample/map/tiles/${id}/{tileMatrix}/{tileRow}/{tileCol}?${KQ}`,
+      rel: 'item',
+      type: 'image/png',
+      title: 'Tiles',
+      templated: true,
+    });
+    const entry = (id: string, title: string, uri: string, limits: number[][]) => ({
+      title,
+      dataType: 'map',
+      crs: 'http://www.opengis.net/def/crs/EPSG/0/3857',
+      tileMatrixSetURI: uri,
+      tileMatrixSetId: id,
+      tileMatrixSetLimits: limits.map(([z, minTileRow, maxTileRow, minTileCol, maxTileCol]) => ({ tileMatrix: String(z), minTileRow, maxTileRow, minTileCol, maxTileCol })),
+      links: [
+        { href: `${BASE}/ogc/collections/maps.sample/map/tiles/${id}?${KQ}`, rel: 'self', type: 'application/json', title: `Tileset ${id}` },
+        tilingScheme(id),
+        tiles(id),
+      ],
+    });
+    expect(doc).toEqual({
+      links: [{ href: `${BASE}/ogc/collections/maps.sample/map/tiles?${KQ}`, rel: 'self', type: 'application/json', title: 'Tilesets' }],
+      tilesets: [
+        entry('WebMercatorQuad512', 'Sample', 'urn:tilemirror:def:tilematrixset:WebMercatorQuad512', [
+          [7, 44, 45, 66, 67],
+          [8, 89, 91, 132, 135],
+        ]),
+        entry('WebMercatorQuad', 'Sample (256 px)', 'http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad', [
+          [8, 89, 91, 132, 135],
+          [9, 178, 182, 264, 270],
+        ]),
+      ],
+    });
   });
 
   test('map tileset', () => {

@@ -102,6 +102,52 @@ test('query parameters: repeated ones are arrays, flags booleans, WMTS KVP liste
   expect(wmts).toEqual(['SERVICE', 'REQUEST', 'VERSION', 'LAYER', 'STYLE', 'TILEMATRIXSET', 'TILEMATRIX', 'TILEROW', 'TILECOL', 'FORMAT']);
 });
 
+test('an OGC API tile operation: tileMatrix a string naming a matrix, tileRow and tileCol integers from 0 (/req/core/tc-*-definition)', () => {
+  for (const path of [
+    '/ogc/collections/{collectionId}/map/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
+    '/ogc/collections/{collectionId}/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
+    '/ogc/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
+  ]) {
+    const byName = Object.fromEntries((doc.paths[path].get.parameters ?? []).map((p) => [p.name, p]));
+    expect([path, byName.tileMatrix]).toEqual([
+      path,
+      {
+        name: 'tileMatrix',
+        in: 'path',
+        required: true,
+        description: 'identifier of a tile matrix (a scale) of the tile matrix set: its zoom level',
+        schema: { type: 'string', enum: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '23', '24'], examples: ['11'] },
+      },
+    ]);
+    expect(byName.tileRow).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });
+    expect(byName.tileCol).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });
+  }
+});
+
+test('OGC API operations: tiles under the media types their links advertise, errors as problem details', () => {
+  const problem = {
+    'application/problem+json': {
+      schema: {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail'],
+        properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
+      },
+    },
+  };
+  const vector = doc.paths['/ogc/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}'].get;
+  expect(vector.responses['200'].content).toEqual({ 'application/vnd.mapbox-vector-tile': { schema: { type: 'string', contentMediaType: 'application/vnd.mapbox-vector-tile' } } });
+  expect(Object.keys(doc.paths['/ogc/collections/{collectionId}/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}'].get.responses['200'].content ?? {})).toEqual(['application/vnd.mapbox-vector-tile']);
+  expect(Object.keys(doc.paths['/ogc/collections/{collectionId}/map/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}'].get.responses['200'].content ?? {})).toEqual(['image/png', 'image/jpeg', 'image/webp']);
+  expect(Object.keys(vector.responses).sort()).toEqual(['200', '204', '304', '400', '403', '404', '414']);
+  for (const [path, item] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/ogc'))) {
+    for (const [status, response] of Object.entries(item.get.responses)) {
+      if (Number(status) >= 400) expect([path, status, response.content]).toEqual([path, status, problem]);
+    }
+  }
+  // The other routes keep their plain-text errors.
+  expect(doc.paths['/maps/{mapId}/style.json'].get.responses['404'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
+});
+
 test('operation ids are unique', () => {
   const ids = Object.values(doc.paths).map((p) => p.get.operationId);
   expect(new Set(ids).size).toBe(ids.length);

@@ -1,4 +1,5 @@
-import { NO_PARAMS, route, type Route, type RouteDoc } from '../route-table';
+import { problemErrors } from '../problem-errors';
+import { NO_PARAMS, route, type Route, type RouteDoc, type RouteOptions } from '../route-table';
 import { coordinatesSearch, coordinatesSearchParams, coordinatesTransform, coordinatesTransformParams } from './coordinates';
 import { dataFeatures, dataParams } from './data';
 import {
@@ -30,9 +31,13 @@ import { mapTile, mapTileParams } from './maps';
 import { metrics } from './metrics';
 import {
   collectionParams,
+  datasetTileParams,
   ogcCollection,
   ogcCollections,
   ogcConformance,
+  ogcDatasetTile,
+  ogcDatasetTileset,
+  ogcDatasetTilesets,
   ogcLanding,
   ogcMapTile,
   ogcMapTileset,
@@ -71,6 +76,9 @@ const SPRITE = ['image/png', 'application/json'];
 const FOUND = [404];
 const TILE = [204, 404];
 const GEOCODING = [503];
+const VECTOR_TILE = ['application/vnd.mapbox-vector-tile'];
+/** OGC API routes answer errors as problem details (application/problem+json). */
+const OGC: RouteOptions = { dialect: problemErrors };
 const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
 
 export const routes: Route[] = [
@@ -115,19 +123,23 @@ export const routes: Route[] = [
   // Sprites, fonts
   route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', spriteParams, sprite, doc('Sprites', 'Sprite sheet (png) or index (json)', SPRITE, FOUND)),
   route('/fonts/:fontstack/:range.pbf', fontGlyphsParams, fontGlyphs, doc('Fonts', 'Glyphs of 256 code points of a font stack', ['application/x-protobuf'], FOUND)),
-  // OGC API - Common and Tiles (the spec names /ogc/conformance; the rest is what GDAL, QGIS and OWSLib read)
-  route('/ogc[/]', NO_PARAMS, ogcLanding, doc('OGC API', 'Landing page', JSON_TYPE)),
-  route('/ogc/conformance', NO_PARAMS, ogcConformance, doc('OGC API', 'Declaration of the implemented conformance classes', JSON_TYPE)),
-  route('/ogc/collections', NO_PARAMS, ogcCollections, doc('OGC API', 'Collections: every map, tile set and image', JSON_TYPE)),
-  route('/ogc/collections/:collectionId', collectionParams, ogcCollection, doc('OGC API', 'One collection', JSON_TYPE, FOUND)),
-  route('/ogc/collections/:collectionId/map/tiles', collectionParams, ogcMapTilesets, doc('OGC API', 'Map tilesets of a raster collection', JSON_TYPE, FOUND)),
-  route('/ogc/collections/:collectionId/map/tiles/:tmsId', tilesetParams, ogcMapTileset, doc('OGC API', 'Map tileset of a raster collection', JSON_TYPE, FOUND)),
-  route('/ogc/collections/:collectionId/map/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTileParams, ogcMapTile, doc('OGC API', 'Map tile', RASTER, TILE)),
-  route('/ogc/collections/:collectionId/tiles', collectionParams, ogcVectorTilesets, doc('OGC API', 'Vector tilesets of a vector collection', JSON_TYPE, FOUND)),
-  route('/ogc/collections/:collectionId/tiles/:tmsId', tilesetParams, ogcVectorTileset, doc('OGC API', 'Vector tileset of a vector collection', JSON_TYPE, FOUND)),
-  route('/ogc/collections/:collectionId/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTileParams, ogcVectorTile, doc('OGC API', 'Vector tile', ['application/x-protobuf'], TILE)),
-  route('/ogc/tileMatrixSets', NO_PARAMS, ogcTileMatrixSets, doc('OGC API', 'Tile matrix sets', JSON_TYPE)),
-  route('/ogc/tileMatrixSets/:tmsId', tmsParams, ogcTileMatrixSetById, doc('OGC API', 'One tile matrix set', JSON_TYPE, FOUND)),
+  // OGC API - Common and Tiles (the spec names /ogc/conformance; the rest is what OGC API - Tiles 1.0 and its clients
+  // (GDAL, QGIS, OWSLib) read): errors as problem details
+  route('/ogc[/]', NO_PARAMS, ogcLanding, doc('OGC API', 'Landing page', JSON_TYPE), OGC),
+  route('/ogc/conformance', NO_PARAMS, ogcConformance, doc('OGC API', 'Declaration of the implemented conformance classes', JSON_TYPE), OGC),
+  route('/ogc/collections', NO_PARAMS, ogcCollections, doc('OGC API', 'Collections: every map, tile set and image', JSON_TYPE), OGC),
+  route('/ogc/collections/:collectionId', collectionParams, ogcCollection, doc('OGC API', 'One collection', JSON_TYPE, FOUND), OGC),
+  route('/ogc/collections/:collectionId/map/tiles', collectionParams, ogcMapTilesets, doc('OGC API', 'Map tilesets of a raster collection', JSON_TYPE, FOUND), OGC),
+  route('/ogc/collections/:collectionId/map/tiles/:tmsId', tilesetParams, ogcMapTileset, doc('OGC API', 'Map tileset of a raster collection', JSON_TYPE, FOUND), OGC),
+  route('/ogc/collections/:collectionId/map/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTileParams, ogcMapTile, doc('OGC API', 'Map tile', RASTER, TILE), OGC),
+  route('/ogc/collections/:collectionId/tiles', collectionParams, ogcVectorTilesets, doc('OGC API', 'Vector tilesets of a vector collection', JSON_TYPE, FOUND), OGC),
+  route('/ogc/collections/:collectionId/tiles/:tmsId', tilesetParams, ogcVectorTileset, doc('OGC API', 'Vector tileset of a vector collection', JSON_TYPE, FOUND), OGC),
+  route('/ogc/collections/:collectionId/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', ogcTileParams, ogcVectorTile, doc('OGC API', 'Vector tile', VECTOR_TILE, TILE), OGC),
+  route('/ogc/tiles', NO_PARAMS, ogcDatasetTilesets, doc('OGC API', "Vector tilesets of the dataset: every vector collection's layers in one tile", JSON_TYPE, FOUND), OGC),
+  route('/ogc/tiles/:tmsId', tmsParams, ogcDatasetTileset, doc('OGC API', 'Vector tileset of the dataset', JSON_TYPE, FOUND), OGC),
+  route('/ogc/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', datasetTileParams, ogcDatasetTile, doc('OGC API', 'Vector tile of the dataset', VECTOR_TILE, TILE), OGC),
+  route('/ogc/tileMatrixSets', NO_PARAMS, ogcTileMatrixSets, doc('OGC API', 'Tile matrix sets', JSON_TYPE), OGC),
+  route('/ogc/tileMatrixSets/:tmsId', tmsParams, ogcTileMatrixSetById, doc('OGC API', 'One tile matrix set', JSON_TYPE, FOUND), OGC),
   // WMTS, service-wide: KVP and RESTful capabilities
   route('/wmts', wmtsServiceParams, wmtsService, doc('WMTS', 'WMTS KVP: GetCapabilities, GetTile', [...XML, ...ANY_TILE], TILE)),
   route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set and image', XML)),
