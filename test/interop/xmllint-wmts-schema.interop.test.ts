@@ -1,4 +1,4 @@
-// Every WMTS capabilities document the server publishes validates against the OGC WMTS 1.0 schema
+// Every WMTS capabilities document the server publishes (whole, and each Section alone) validates against the OGC WMTS 1.0 schema
 // (wmtsGetCapabilities_response.xsd, with OWS 1.1 and XLink beside it, as shipped by Debian's
 // python3-mapproxy), offline: xmllint --nonet, and the schema's imports are all relative paths.
 // (wmts.xsd, the all-in-one schema, also pulls in GetFeatureInfo and GML 3.1.1, which are not shipped.)
@@ -8,7 +8,8 @@
 // annotation "From 0 to maxTileRow") counts rows and columns from 0, so any layer whose limits include the
 // first row or column (every world layer) would fail (GeoWebCache#250, #411: reported to the OGC, never fixed).
 // The corrected copy is written to a temporary directory and imports the shipped OWS/XLink schemas.
-// Valid is not the same as usable: the client tests check that.
+// Valid is not the same as usable: the client tests check that. The WMTS routes' errors, OWS 1.1 ExceptionReports,
+// are validated against owsExceptionReport.xsd beside it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +74,11 @@ describe('WMTS capabilities validate against the WMTS 1.0 XSD (xmllint, offline)
     ['service-wide, RESTful', '/wmts/1.0.0/WMTSCapabilities.xml'],
     ['service-wide, KVP GetCapabilities', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities'],
     ['service-wide, KVP GetCapabilities as OWSLib asks', '/wmts?service=WMTS&request=GetCapabilities&version=1.0.0'],
+    ['map, as OWSLib asks', '/maps/sample/WMTSCapabilities.xml?service=WMTS&request=GetCapabilities&version=1.0.0'],
+    ['service-wide, AcceptVersions and Sections=All', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&AcceptVersions=1.0.0&Sections=All'],
+    ...['ServiceIdentification', 'ServiceProvider', 'OperationsMetadata', 'Contents', 'Themes', 'Contents,Themes'].map(
+      (sections): [string, string] => [`service-wide, Sections=${sections}`, `/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&Sections=${sections}`],
+    ),
   ];
 
   clientTest.each(documents)('%s: %s', async (label, route) => {
@@ -89,6 +95,55 @@ describe('WMTS capabilities validate against the WMTS 1.0 XSD (xmllint, offline)
     expect(r.stderr).not.toMatch(/failed to load|I\/O error|Skipping the import/);
     if (r.code !== 0) throw new Error(`${label} (${url}) does not validate:\n${r.stderr.slice(0, 4000)}`);
     assertOk(r);
+    expect(r.stderr).toMatch(/validates/);
+  });
+});
+
+// Every error of the WMTS routes is an OWS 1.1 ExceptionReport: a sample of each binding and status validated
+// against owsExceptionReport.xsd as shipped (the full table of cases runs in test/integration/documents.test.ts).
+describe('WMTS exception reports validate against the OWS 1.1 XSD (xmllint, offline)', () => {
+  const clientTest = gatedTest('xmllint with the OWS 1.1 exception report XSD', {
+    bins: ['xmllint', 'dpkg'],
+    packages: ['libxml2-utils', 'python3-mapproxy'],
+  });
+  let server: InteropServer;
+  let tmp: { dir: string; cleanup: () => void };
+  let xsd: string | undefined;
+
+  beforeAll(async () => {
+    server = await startInteropServer();
+    tmp = makeTempDir('xmllint-ows');
+    const shipped = await findSchema();
+    xsd = shipped && path.resolve(path.dirname(shipped), '..', '..', 'ows', '1.1.0', 'owsExceptionReport.xsd');
+  });
+  afterAll(async () => {
+    await server?.close();
+    tmp?.cleanup();
+  });
+
+  const reports: [string, string, number][] = [
+    ['KVP without parameters', '/wmts?key=demo', 400],
+    ['KVP version negotiation', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&AcceptVersions=1.1.0,1.2.0&key=demo', 400],
+    ['KVP GetFeatureInfo', '/wmts?SERVICE=WMTS&REQUEST=GetFeatureInfo&VERSION=1.0.0&key=demo', 501],
+    [
+      'KVP row out of range',
+      '/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=maps/sample&STYLE=default&FORMAT=image/png&TILEMATRIXSET=GoogleMapsCompatible512-z0-5&TILEMATRIX=3&TILEROW=8&TILECOL=3&key=demo',
+      400,
+    ],
+    ['RESTful unknown layer', '/wmts/1.0.0/BogusForTest/default/GoogleMapsCompatible512-z0-5/3/2/4.png?key=demo', 404],
+    ['RESTful missing segment', '/wmts/1.0.0/maps/sample/default//3/2/4.png?key=demo', 404],
+    ['refused key', '/maps/sample/WMTSCapabilities.xml?key=nope', 403],
+  ];
+
+  clientTest.each(reports)('%s: %s', async (label, route, status) => {
+    if (!xsd || !existsSync(xsd)) throw new Error(`owsExceptionReport.xsd was not found beside the WMTS schema (${xsd})`);
+    const res = await fetch(`${server.url}${route}`);
+    expect([res.status, res.headers.get('content-type')]).toEqual([status, 'application/xml; charset=utf-8']);
+    const file = path.join(tmp.dir, `${label.replace(/[^\w]+/g, '_')}.xml`);
+    writeFileSync(file, await res.text());
+    const r = await run('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { env: clientEnv(), timeoutMs: 30_000 });
+    expect(r.stderr).not.toMatch(/failed to load|I\/O error|Skipping the import/);
+    if (r.code !== 0) throw new Error(`${label} (${route}) does not validate:\n${r.stderr.slice(0, 4000)}`);
     expect(r.stderr).toMatch(/validates/);
   });
 });
