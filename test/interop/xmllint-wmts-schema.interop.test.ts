@@ -46,25 +46,40 @@ function correctedSchema(shipped: string, dir: string): string {
   return out;
 }
 
-describe('WMTS capabilities validate against the WMTS 1.0 XSD (xmllint, offline)', () => {
+describe('WMTS documents validate against the WMTS 1.0 and OWS 1.1 XSDs (xmllint, offline)', () => {
   const clientTest = gatedTest('xmllint with the WMTS 1.0 XSD', {
     bins: ['xmllint', 'dpkg'],
     packages: ['libxml2-utils', 'python3-mapproxy'],
   });
   let server: InteropServer;
   let tmp: { dir: string; cleanup: () => void };
-  let xsd: string | undefined;
+  let capabilitiesXsd: string | undefined;
+  let exceptionXsd: string | undefined;
 
   beforeAll(async () => {
     server = await startInteropServer();
     tmp = makeTempDir('xmllint');
     const shipped = await findSchema();
-    xsd = shipped && correctedSchema(shipped, tmp.dir);
+    capabilitiesXsd = shipped && correctedSchema(shipped, tmp.dir);
+    exceptionXsd = shipped && path.resolve(path.dirname(shipped), '..', '..', 'ows', '1.1.0', 'owsExceptionReport.xsd');
   });
   afterAll(async () => {
     await server?.close();
     tmp?.cleanup();
   });
+
+  /** xmllint's verdict on a document against a schema, failing the test with its errors. */
+  async function expectValid(label: string, url: string, body: string | Buffer, xsd: string | undefined): Promise<void> {
+    if (!xsd || !existsSync(xsd)) throw new Error(`python3-mapproxy is installed but the schema ${xsd ?? ''} was not found (dpkg -L python3-mapproxy)`);
+    const file = path.join(tmp.dir, `${label.replace(/[^\w]+/g, '_')}.xml`);
+    writeFileSync(file, body);
+    const r = await run('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { env: clientEnv(), timeoutMs: 30_000 });
+    // A schema that could not be loaded makes xmllint skip validation with a warning: treat as failure.
+    expect(r.stderr).not.toMatch(/failed to load|I\/O error|Skipping the import/);
+    if (r.code !== 0) throw new Error(`${label} (${url}) does not validate:\n${r.stderr.slice(0, 4000)}`);
+    assertOk(r);
+    expect(r.stderr).toMatch(/validates/);
+  }
 
   const documents: [string, string][] = [
     ['map (per resource)', '/maps/sample/WMTSCapabilities.xml'],
@@ -81,46 +96,15 @@ describe('WMTS capabilities validate against the WMTS 1.0 XSD (xmllint, offline)
     ),
   ];
 
-  clientTest.each(documents)('%s: %s', async (label, route) => {
-    if (!xsd) {
-      throw new Error('python3-mapproxy is installed but its wmtsGetCapabilities_response.xsd was not found (dpkg -L python3-mapproxy)');
-    }
+  clientTest.each(documents)('capabilities, %s: %s', async (label, route) => {
     const url = `${server.url}${route}${route.includes('?') ? '&' : '?'}key=demo`;
     const { body, contentType } = await fetchOk(url);
     expect(contentType).toMatch(/^(text|application)\/xml\b/);
-    const file = path.join(tmp.dir, `${label.replace(/[^\w]+/g, '_')}.xml`);
-    writeFileSync(file, body);
-    const r = await run('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { env: clientEnv(), timeoutMs: 30_000 });
-    // A schema that could not be loaded makes xmllint skip validation with a warning: treat as failure.
-    expect(r.stderr).not.toMatch(/failed to load|I\/O error|Skipping the import/);
-    if (r.code !== 0) throw new Error(`${label} (${url}) does not validate:\n${r.stderr.slice(0, 4000)}`);
-    assertOk(r);
-    expect(r.stderr).toMatch(/validates/);
-  });
-});
-
-// Every error of the WMTS routes is an OWS 1.1 ExceptionReport: a sample of each binding and status validated
-// against owsExceptionReport.xsd as shipped (the full table of cases runs in test/integration/documents.test.ts).
-describe('WMTS exception reports validate against the OWS 1.1 XSD (xmllint, offline)', () => {
-  const clientTest = gatedTest('xmllint with the OWS 1.1 exception report XSD', {
-    bins: ['xmllint', 'dpkg'],
-    packages: ['libxml2-utils', 'python3-mapproxy'],
-  });
-  let server: InteropServer;
-  let tmp: { dir: string; cleanup: () => void };
-  let xsd: string | undefined;
-
-  beforeAll(async () => {
-    server = await startInteropServer();
-    tmp = makeTempDir('xmllint-ows');
-    const shipped = await findSchema();
-    xsd = shipped && path.resolve(path.dirname(shipped), '..', '..', 'ows', '1.1.0', 'owsExceptionReport.xsd');
-  });
-  afterAll(async () => {
-    await server?.close();
-    tmp?.cleanup();
+    await expectValid(label, url, body, capabilitiesXsd);
   });
 
+  // Every error of the WMTS routes is an OWS 1.1 ExceptionReport: a sample of each binding and status validated
+  // against owsExceptionReport.xsd as shipped (the full table of cases runs in test/integration/documents.test.ts).
   const reports: [string, string, number][] = [
     ['KVP without parameters', '/wmts?key=demo', 400],
     ['KVP version negotiation', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&AcceptVersions=1.1.0,1.2.0&key=demo', 400],
@@ -135,15 +119,10 @@ describe('WMTS exception reports validate against the OWS 1.1 XSD (xmllint, offl
     ['refused key', '/maps/sample/WMTSCapabilities.xml?key=nope', 403],
   ];
 
-  clientTest.each(reports)('%s: %s', async (label, route, status) => {
-    if (!xsd || !existsSync(xsd)) throw new Error(`owsExceptionReport.xsd was not found beside the WMTS schema (${xsd})`);
-    const res = await fetch(`${server.url}${route}`);
+  clientTest.each(reports)('exception report, %s: %s', async (label, route, status) => {
+    const url = `${server.url}${route}`;
+    const res = await fetch(url);
     expect([res.status, res.headers.get('content-type')]).toEqual([status, 'application/xml; charset=utf-8']);
-    const file = path.join(tmp.dir, `${label.replace(/[^\w]+/g, '_')}.xml`);
-    writeFileSync(file, await res.text());
-    const r = await run('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { env: clientEnv(), timeoutMs: 30_000 });
-    expect(r.stderr).not.toMatch(/failed to load|I\/O error|Skipping the import/);
-    if (r.code !== 0) throw new Error(`${label} (${route}) does not validate:\n${r.stderr.slice(0, 4000)}`);
-    expect(r.stderr).toMatch(/validates/);
+    await expectValid(label, url, await res.text(), exceptionXsd);
   });
 });
