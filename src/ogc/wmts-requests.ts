@@ -7,10 +7,11 @@
 // GetCapabilities; `Service`, `Version`, `Layer`, `Style`, `Format`, `TileMatrixSet`, `TileMatrix`, `TileRow`,
 // `TileCol` and a dimension's identifier (07-057r7 Table 29) for GetTile.
 
+import { tileRange } from '../geo/mercator';
 import type { TileFormat } from '../store/types';
 import type { OwsException } from './ows-exception';
 import { mediaTypeOf } from './urls';
-import { WMTS_SECTIONS, WMTS_STYLE, WMTS_VERSION, wmtsLimitsOf, wmtsTileMatrixSetOf, type WmtsLayer, type WmtsSection } from './wmts';
+import { WMTS_SECTIONS, WMTS_STYLE, WMTS_VERSION, wmtsTileMatrixSetOf, type WmtsLayer, type WmtsSection } from './wmts';
 
 /** A request read, or the exception that answers it. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; exception: OwsException };
@@ -167,6 +168,7 @@ const EXTENSION_MEDIA_TYPES: Readonly<Record<string, string>> = {
   webp: 'image/webp',
   pbf: 'application/vnd.mapbox-vector-tile',
   mvt: 'application/vnd.mapbox-vector-tile',
+  basis: 'application/octet-stream',
 };
 
 /** Reads a RESTful tile path into the request a KVP GetTile would make; an empty segment is a missing parameter. */
@@ -235,18 +237,17 @@ export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest):
   if (!format) return fail('InvalidParameterValue', 'Format', `Format ${quote(t.format)} is not offered for layer ${layer.identifier}: expected ${mediaTypeOf(layer.format)}`);
   const set = wmtsTileMatrixSetOf(layer);
   if (t.tileMatrixSet !== set) return fail('InvalidParameterValue', 'TileMatrixSet', `Unknown tile matrix set ${quote(t.tileMatrixSet)} of layer ${layer.identifier}: expected ${set}`);
-  const limits = NON_NEGATIVE_INT.test(t.tileMatrix) ? wmtsLimitsOf(layer).find((l) => l.tileMatrix === t.tileMatrix) : undefined;
-  if (!limits) return fail('InvalidParameterValue', 'TileMatrix', `Unknown tile matrix ${quote(t.tileMatrix)} of ${set}: expected ${layer.minzoom} to ${layer.maxzoom}`);
+  // The set's matrices are named by their zoom, minzoom to maxzoom (a leading zero names none).
+  const z = NON_NEGATIVE_INT.test(t.tileMatrix) ? Number(t.tileMatrix) : -1;
+  if (z < layer.minzoom || z > layer.maxzoom) return fail('InvalidParameterValue', 'TileMatrix', `Unknown tile matrix ${quote(t.tileMatrix)} of ${set}: expected ${layer.minzoom} to ${layer.maxzoom}`);
   if (!NON_NEGATIVE_INT.test(t.tileRow)) return fail('InvalidParameterValue', 'TileRow', `Invalid TileRow ${quote(t.tileRow)}: expected a non-negative integer`);
   if (!NON_NEGATIVE_INT.test(t.tileCol)) return fail('InvalidParameterValue', 'TileCol', `Invalid TileCol ${quote(t.tileCol)}: expected a non-negative integer`);
   const y = Number(t.tileRow);
   const x = Number(t.tileCol);
-  if (y < limits.minTileRow || y > limits.maxTileRow) {
-    return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside ${limits.minTileRow} to ${limits.maxTileRow} in tile matrix ${t.tileMatrix} of layer ${layer.identifier}`);
-  }
-  if (x < limits.minTileCol || x > limits.maxTileCol) {
-    return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside ${limits.minTileCol} to ${limits.maxTileCol} in tile matrix ${t.tileMatrix} of layer ${layer.identifier}`);
-  }
+  // The TileMatrixSetLimits of that matrix, as the capabilities advertise them (wmtsLimitsOf: the same range).
+  const r = tileRange(layer.bounds, z);
+  if (y < r.minY || y > r.maxY) return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside ${r.minY} to ${r.maxY} in tile matrix ${z} of layer ${layer.identifier}`);
+  if (x < r.minX || x > r.maxX) return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside ${r.minX} to ${r.maxX} in tile matrix ${z} of layer ${layer.identifier}`);
   const dimensions: Record<string, string> = {};
   for (const d of layer.dimensions ?? []) {
     const value = t.dimension(d.identifier);
@@ -254,5 +255,5 @@ export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest):
     else if (d.values.includes(value)) dimensions[d.identifier] = value;
     else return fail('InvalidParameterValue', d.identifier, `Invalid ${d.identifier} ${quote(value)} of layer ${layer.identifier}`);
   }
-  return ok({ layer, z: Number(t.tileMatrix), x, y, format, dimensions });
+  return ok({ layer, z, x, y, format, dimensions });
 }

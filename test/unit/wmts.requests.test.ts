@@ -1,4 +1,4 @@
-import { resolveWmtsLayer, wmtsLayersFor, type WmtsLayer } from '../../src/ogc/wmts';
+import { resolveWmtsLayer, wmtsLayersFor, wmtsLimitsOf, type WmtsLayer } from '../../src/ogc/wmts';
 import { checkWmtsTile, kvpParams, parseWmtsKvp, parseWmtsRestTile, wmtsFormatFor, type WmtsTileRequest } from '../../src/ogc/wmts-requests';
 import type { Bounds, TilesetInfo } from '../../src/store/types';
 
@@ -113,7 +113,7 @@ describe('parseWmtsRestTile', () => {
     const { dimension, ...tile } = r.value;
     expect(tile).toEqual({ layer: 'maps/sample', style: 'default', format: 'image/png', tileMatrixSet: 'S', tileMatrix: '3', tileRow: '2', tileCol: '4' });
     expect(dimension('Time')).toBeUndefined();
-    for (const [ext, type] of [['jpg', 'image/jpeg'], ['jpeg', 'image/jpeg'], ['webp', 'image/webp'], ['pbf', 'application/vnd.mapbox-vector-tile'], ['mvt', 'application/vnd.mapbox-vector-tile']]) {
+    for (const [ext, type] of [['jpg', 'image/jpeg'], ['jpeg', 'image/jpeg'], ['webp', 'image/webp'], ['pbf', 'application/vnd.mapbox-vector-tile'], ['mvt', 'application/vnd.mapbox-vector-tile'], ['basis', 'application/octet-stream']]) {
       expect(parseWmtsRestTile({ ...path, ext })).toMatchObject({ ok: true, value: { format: type } });
     }
     const timed = parseWmtsRestTile({ ...path, dimensions: { Time: 'T0' } });
@@ -175,6 +175,17 @@ describe('checkWmtsTile', () => {
     [{ tileCol: '99999999' }, map512, { code: 'TileOutOfRange', locator: 'TileCol' }],
   ] as [Partial<WmtsTileRequest>, WmtsLayer | undefined, object][])('%j → %j', (over, layer, expected) => {
     expect(exception(checkWmtsTile(layer, request(over)))).toMatchObject(expected);
+  });
+
+  test('the rows and columns accepted are exactly those of the advertised TileMatrixSetLimits, at every matrix', () => {
+    for (const l of wmtsLimitsOf(map512)) {
+      const at = (row: number, col: number) => checkWmtsTile(map512, request({ tileMatrix: l.tileMatrix, tileRow: String(row), tileCol: String(col) }));
+      expect(at(l.minTileRow, l.minTileCol).ok && at(l.maxTileRow, l.maxTileCol).ok).toBe(true);
+      expect(exception(at(l.maxTileRow + 1, l.minTileCol))).toMatchObject({ code: 'TileOutOfRange', locator: 'TileRow' });
+      expect(exception(at(l.minTileRow, l.maxTileCol + 1))).toMatchObject({ code: 'TileOutOfRange', locator: 'TileCol' });
+      if (l.minTileRow > 0) expect(exception(at(l.minTileRow - 1, l.minTileCol))).toMatchObject({ code: 'TileOutOfRange', locator: 'TileRow' });
+      if (l.minTileCol > 0) expect(exception(at(l.minTileRow, l.minTileCol - 1))).toMatchObject({ code: 'TileOutOfRange', locator: 'TileCol' });
+    }
   });
 
   test('a vector layer is answered as its advertised vector type only', () => {
