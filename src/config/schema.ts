@@ -267,6 +267,59 @@ const geolocationSchema = z
     );
   });
 
+const text = z.string().min(1);
+const DEFAULT_ABSTRACT = 'Maps, tile sets and images mirrored from a cloud map API, served from local stores.';
+
+/** The service metadata documents publish (OWS ServiceIdentification and ServiceProvider, OGC 06-121r3 §7.4). */
+const serviceSchema = z
+  .object({
+    /** Title of the service (the service-wide WMTS capabilities; a resource's own capabilities carry its name). */
+    title: text.default('tilemirror'),
+    abstract: z.string().default(DEFAULT_ABSTRACT),
+    keywords: z.array(text).default([]),
+    /** Fees for using the service; `none` by default. */
+    fees: text.default('none'),
+    /** Access constraints; `none` by default (the keys are the access control). */
+    accessConstraints: text.default('none'),
+    provider: z
+      .object({
+        name: text.default('tilemirror'),
+        /** The provider's web site; default: this server's public URL (its index page). */
+        site: z.url({ protocol: /^https?$/ }).optional(),
+        /** The contact person or office; every field optional. */
+        contact: z
+          .object({
+            name: text.optional(),
+            position: text.optional(),
+            /** A role code, e.g. `pointOfContact`. */
+            role: text.optional(),
+            phone: text.optional(),
+            fax: text.optional(),
+            email: text.optional(),
+            address: z
+              .object({ deliveryPoint: text.optional(), city: text.optional(), administrativeArea: text.optional(), postalCode: text.optional(), country: text.optional() })
+              .strict()
+              .optional(),
+            hours: text.optional(),
+            instructions: text.optional(),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({ name: 'tilemirror', contact: {} }),
+  })
+  .strict();
+
+const SERVICE_DEFAULTS = {
+  title: 'tilemirror',
+  abstract: DEFAULT_ABSTRACT,
+  keywords: [],
+  fees: 'none',
+  accessConstraints: 'none',
+  provider: { name: 'tilemirror', contact: {} },
+};
+
 export const configSchema = z
   .object({
     server: z
@@ -413,6 +466,8 @@ export const configSchema = z
       .default({ enabled: true, allow: ['127.0.0.0/8', '::1'] }),
     /** `/geolocation/ip.json`: the IP database and the sites of local networks. */
     geolocation: geolocationSchema.default({ networks: [] }),
+    /** Who runs this server and on what terms: the WMTS capabilities' ServiceIdentification and ServiceProvider. */
+    service: serviceSchema.default(SERVICE_DEFAULTS),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict();
@@ -421,6 +476,7 @@ export type ApiKey = z.infer<typeof keySchema>;
 export type Config = z.infer<typeof configSchema>;
 export type MirrorConfig = z.infer<typeof mirrorSchema>;
 export type GeolocationConfig = z.infer<typeof geolocationSchema>;
+export type ServiceConfig = z.infer<typeof serviceSchema>;
 export type GeolocationSite = z.infer<typeof geolocationSiteSchema>;
 export type GeolocationNetwork = z.infer<typeof geolocationNetworkSchema>;
 export type MirrorJobConfig = z.infer<typeof mirrorJobSchema>;

@@ -15,6 +15,9 @@ export interface ErrorAnswer {
   headers?: Record<string, string>;
   /** The kind, when the error had one. */
   kind?: ErrorKind;
+  /** A code of the route's standard and the parameter it concerns, when the handler named them (OWS exceptionCode and locator). */
+  code?: string;
+  locator?: string;
 }
 
 /** How a route words its error answers (a route-table row picks one; the cloud API's is the default). */
@@ -48,7 +51,14 @@ export function errorKind(err: unknown): ErrorKind | undefined {
 
 /** The answer to an expected error; undefined for any other (a bug: the caller logs it and answers INTERNAL_ERROR). */
 export function errorAnswer(err: unknown): ErrorAnswer | undefined {
-  if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
+  if (err instanceof HttpError) {
+    const answer: ErrorAnswer = { status: err.status, message: err.message, headers: err.headers };
+    if (err.detail) {
+      answer.code = err.detail.code;
+      if (err.detail.locator !== undefined) answer.locator = err.detail.locator;
+    }
+    return answer;
+  }
   const kind = errorKind(err);
   if (kind === undefined) return undefined;
   const status = KIND_STATUS[kind];

@@ -23,9 +23,15 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** A machine-readable code of an error and what it concerns, for dialects that carry them (OWS exceptionCode, locator). */
+export interface ErrorDetail {
+  code: string;
+  locator?: string;
+}
+
 /** An error a handler throws to answer with a status and a short plain-text message. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly headers?: Record<string, string>) {
+  constructor(readonly status: number, message: string, readonly headers?: Record<string, string>, readonly detail?: ErrorDetail) {
     super(message);
   }
 }

@@ -15,8 +15,8 @@ export function withKey(baseUrl: string, path: string, key: string): string {
 
 /**
  * The media type documents advertise for a tile format (WMTS Format, OGC link types): the served one, except
- * vector tiles, which documents name by their registered type while responses keep `application/x-protobuf`
- * as the upstream API does.
+ * vector tiles, which documents name by their registered type while the cloud API's own tile routes answer
+ * `application/x-protobuf` as the upstream API does.
  */
 export function mediaTypeOf(format: TileFormat): string {
   return format === 'pbf' ? 'application/vnd.mapbox-vector-tile' : mediaType(format);
@@ -38,7 +38,7 @@ export function findPyramid(info: TilesetInfo, pyramidName: string): Pyramid | u
   return info.pyramids.find((p) => p.name === pyramidName);
 }
 
-/** Placeholder names of a tile URL template, e.g. {z}/{x}/{y} (XYZ) or {TileMatrix}/{TileCol}/{TileRow} (WMTS). */
+/** Placeholder names (or values) of a tile URL template's z, x and y, e.g. {z}/{x}/{y} (XYZ). */
 export interface TilePlaceholders {
   z: string;
   x: string;
@@ -46,7 +46,6 @@ export interface TilePlaceholders {
 }
 
 export const XYZ_PLACEHOLDERS: TilePlaceholders = { z: '{z}', x: '{x}', y: '{y}' };
-export const WMTS_PLACEHOLDERS: TilePlaceholders = { z: '{TileMatrix}', x: '{TileCol}', y: '{TileRow}' };
 
 /**
  * Path (no base, no key) of the tiles of one pyramid, as the server routes them:
@@ -73,9 +72,4 @@ export function tilePathTemplate(kind: ResourceKind, id: string, pyramid: Pyrami
 /** Absolute XYZ tile URL template with {z}/{x}/{y} and the key, for TileJSON. */
 export function tileUrlTemplate(baseUrl: string, kind: ResourceKind, id: string, pyramid: Pyramid, key: string): string {
   return withKey(baseUrl, tilePathTemplate(kind, id, pyramid, XYZ_PLACEHOLDERS), key);
-}
-
-/** Absolute WMTS ResourceURL template with {TileMatrix}/{TileCol}/{TileRow} and the key. */
-export function wmtsTileUrlTemplate(baseUrl: string, kind: ResourceKind, id: string, pyramid: Pyramid, key: string): string {
-  return withKey(baseUrl, tilePathTemplate(kind, id, pyramid, WMTS_PLACEHOLDERS), key);
 }

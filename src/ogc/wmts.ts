@@ -1,5 +1,5 @@
-// WMTS 1.0.0: the capabilities document, the layer identifiers it advertises, and the parsing of
-// KVP GetTile / GetCapabilities requests. Pure: descriptions and URLs in, XML string or values out.
+// WMTS 1.0.0 (OGC 07-057r7): the layers the server offers and the capabilities document (ServiceMetadata).
+// Pure: descriptions and URLs in, XML text out. Requests are read in ./wmts-requests.ts.
 //
 // Layer identifiers, unique across the server:
 //   tiles/{id}          a tile set (its main pyramid)
@@ -7,12 +7,32 @@
 //   maps/{id}/256       a map's 256 px pyramid
 //   images/{id}         an image
 // Tile matrix sets: one per (tile size, zoom range) in use, GoogleMapsCompatible{256|512}-z{min}-{max}.
+//
+// RESTful tiles (07-057r7 §10.2), one template per layer, the layer identifier's segments in the path:
+//   /wmts/1.0.0/{layer}/{Style}[/{Dimension}...]/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.{ext}
+// A layer with sample dimensions (a Time, say) has one path segment per dimension after the style, in the order
+// of its `dimensions`; the KVP GetTile names them as parameters.
 
 import { XMLBuilder } from 'fast-xml-parser';
 import type { Bounds, Pyramid, ResourceKind, TileFormat, TilesetInfo } from '../store/types';
-import { MAX_ZOOM } from '../geo/mercator';
-import { isSupportedTileSize, limits, webMercatorQuad, wmtsTmsIdFor } from '../geo/tile-matrix-set';
-import { mediaTypeOf, scaleOnePyramids, wmtsTileUrlTemplate, withKey } from './urls';
+import { isSupportedTileSize, limits, webMercatorQuad, wmtsTmsIdFor, type TileMatrixLimits } from '../geo/tile-matrix-set';
+import { mediaTypeOf, scaleOnePyramids, withKey } from './urls';
+
+/**
+ * A sample dimension of a layer (07-057r7 Table 9): a request picks one of its values (KVP: a parameter named by
+ * the identifier; RESTful: the `{identifier}` segment), the default when it names none.
+ */
+export interface WmtsDimension {
+  /** ows:Identifier, e.g. `Time`; also the KVP parameter name and the template variable. */
+  identifier: string;
+  title?: string;
+  /** Unit of measure of the values (ows:UOM), e.g. `ISO8601`. */
+  uom?: string;
+  /** The value of a request that gives none. */
+  default: string;
+  /** Every value a request may ask for. */
+  values: readonly string[];
+}
 
 /** One WMTS layer: one scale-1 pyramid of one resource. */
 export interface WmtsLayer {
@@ -30,23 +50,68 @@ export interface WmtsLayer {
   tileSize: number;
   minzoom: number;
   maxzoom: number;
-  /** The pyramid itself, for URL building. */
+  /** The pyramid itself. */
   pyramid: Pyramid;
+  /** Sample dimensions (none for maps, tile sets and images). */
+  dimensions?: readonly WmtsDimension[];
 }
+
+/** Contact of the service provider (06-121r3 ServiceContact, ResponsiblePartySubsetType); every field optional. */
+export interface OwsContact {
+  /** IndividualName */
+  name?: string;
+  /** PositionName */
+  position?: string;
+  /** Role (a code, e.g. `pointOfContact`) */
+  role?: string;
+  phone?: string;
+  fax?: string;
+  email?: string;
+  address?: { deliveryPoint?: string; city?: string; administrativeArea?: string; postalCode?: string; country?: string };
+  /** HoursOfService */
+  hours?: string;
+  /** ContactInstructions */
+  instructions?: string;
+}
+
+/** ServiceIdentification and ServiceProvider of a capabilities document (06-121r3 §7.4.3, §7.4.4). */
+export interface OwsServiceMetadata {
+  title: string;
+  abstract?: string;
+  keywords?: readonly string[];
+  fees?: string;
+  accessConstraints?: string;
+  provider: {
+    name: string;
+    /** ProviderSite: the provider's web site. */
+    site?: string;
+    contact?: OwsContact;
+  };
+}
+
+/** The sections a GetCapabilities request may ask for (06-121r3 Table 6, 07-057r7 Table 18), `All` aside. */
+export const WMTS_SECTIONS = ['ServiceIdentification', 'ServiceProvider', 'OperationsMetadata', 'Contents', 'Themes'] as const;
+export type WmtsSection = (typeof WMTS_SECTIONS)[number];
 
 export interface WmtsCapabilitiesInput {
   /** Public base URL without trailing slash, e.g. http://127.0.0.1:8080 */
   baseUrl: string;
   /** The requester's key; put into every URL. */
   key: string;
-  /** Service title. */
-  title: string;
+  service: OwsServiceMetadata;
   layers: WmtsLayer[];
-  /** Absolute URL of this capabilities document as served (with its key), for ServiceMetadataURL and RESTful GetCapabilities. */
+  /** Absolute URL of this capabilities document as served (with its key): ServiceMetadataURL. */
   capabilitiesUrl: string;
+  /** Only these sections (GetCapabilities `Sections`); absent: the complete document. */
+  sections?: ReadonlySet<WmtsSection>;
 }
 
 export const WMTS_KVP_PATH = '/wmts';
+/** Prefix of the RESTful resources: the service-wide capabilities and every tile. */
+export const WMTS_REST_PATH = '/wmts/1.0.0';
+export const WMTS_VERSION = '1.0.0';
+/** The one style of every layer. */
+export const WMTS_STYLE = 'default';
 const WMS_CRS84_URN = 'urn:ogc:def:crs:OGC:2:84';
 const EPSG_3857_URN = 'urn:ogc:def:crs:EPSG::3857';
 const WMTS_GOOGLE_WKSS = 'urn:ogc:def:wkss:OGC:1.0:GoogleMapsCompatible';
@@ -82,9 +147,9 @@ export function wmtsTileMatrixSetOf(layer: WmtsLayer): string {
   return wmtsTmsIdFor(layer.tileSize, layer.minzoom, layer.maxzoom);
 }
 
-/** Whether a TILEMATRIXSET value names the set of this layer (exact match: identifiers are case-sensitive). */
-export function isWmtsTileMatrixSetOf(layer: WmtsLayer, tileMatrixSet: string): boolean {
-  return wmtsTileMatrixSetOf(layer) === tileMatrixSet;
+/** The TileMatrixSetLimits of a layer: for each matrix, the rows and columns its bounds cover. */
+export function wmtsLimitsOf(layer: WmtsLayer): TileMatrixLimits[] {
+  return limits(webMercatorQuad(layer.tileSize, layer.minzoom, layer.maxzoom), layer.bounds, layer.minzoom, layer.maxzoom);
 }
 
 export interface ResolvedWmtsLayer {
@@ -113,6 +178,17 @@ export function findWmtsLayer(info: TilesetInfo, layerId: string): WmtsLayer | u
   return wmtsLayersFor(info).find((l) => l.identifier === layerId);
 }
 
+/** File extension of a tile format in RESTful tile URLs. */
+export const WMTS_EXTENSIONS: Readonly<Record<TileFormat, string>> = { png: 'png', jpg: 'jpg', webp: 'webp', pbf: 'pbf', basis: 'basis' };
+
+/** Absolute RESTful tile URL template of a layer (the header comment's form), with the key. */
+export function wmtsTileTemplate(baseUrl: string, layer: WmtsLayer, key: string): string {
+  const layerPath = layer.identifier.split('/').map(encodeURIComponent).join('/');
+  const dims = (layer.dimensions ?? []).map((d) => `/{${d.identifier}}`).join('');
+  const path = `${WMTS_REST_PATH}/${layerPath}/{Style}${dims}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.${WMTS_EXTENSIONS[layer.format]}`;
+  return withKey(baseUrl, path, key);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Capabilities document
 
@@ -128,18 +204,84 @@ const num = (n: number): string => String(n);
 type XmlNode = { [name: string]: XmlValue };
 type XmlValue = string | XmlNode | XmlNode[] | string[];
 
-function kvpConstraint(encoding: 'KVP' | 'RESTful'): XmlNode {
+/** The node without its absent (undefined or empty) children, so they are not written at all. */
+function present(node: Record<string, XmlValue | undefined>): XmlNode {
+  const out: XmlNode = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) continue;
+    if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+const userText = (s: string | undefined): string | undefined => (s === undefined ? undefined : text(s));
+
+function serviceIdentification(service: OwsServiceMetadata, title: string): XmlNode {
+  const keywords = (service.keywords ?? []).map(text).filter((k) => k !== '');
+  return present({
+    'ows:Title': text(title),
+    'ows:Abstract': userText(service.abstract),
+    'ows:Keywords': keywords.length ? { 'ows:Keyword': keywords } : undefined,
+    'ows:ServiceType': 'OGC WMTS',
+    'ows:ServiceTypeVersion': WMTS_VERSION,
+    'ows:Fees': userText(service.fees),
+    'ows:AccessConstraints': userText(service.accessConstraints),
+  });
+}
+
+function serviceProvider(provider: OwsServiceMetadata['provider']): XmlNode {
+  const c = provider.contact ?? {};
+  const a = c.address ?? {};
+  const contactInfo = present({
+    'ows:Phone': present({ 'ows:Voice': userText(c.phone), 'ows:Facsimile': userText(c.fax) }),
+    'ows:Address': present({
+      'ows:DeliveryPoint': userText(a.deliveryPoint),
+      'ows:City': userText(a.city),
+      'ows:AdministrativeArea': userText(a.administrativeArea),
+      'ows:PostalCode': userText(a.postalCode),
+      'ows:Country': userText(a.country),
+      'ows:ElectronicMailAddress': userText(c.email),
+    }),
+    'ows:HoursOfService': userText(c.hours),
+    'ows:ContactInstructions': userText(c.instructions),
+  });
+  const contact = present({
+    'ows:IndividualName': userText(c.name),
+    'ows:PositionName': userText(c.position),
+    'ows:ContactInfo': contactInfo,
+    'ows:Role': userText(c.role),
+  });
+  const node = present({
+    'ows:ProviderName': text(provider.name),
+    'ows:ProviderSite': provider.site ? { '@_xlink:href': text(provider.site) } : undefined,
+  });
+  // Required, even when nothing is known of the contact (then empty).
+  node['ows:ServiceContact'] = Object.keys(contact).length ? contact : '';
+  return node;
+}
+
+function encodingConstraint(encoding: 'KVP' | 'RESTful'): XmlNode {
   return { '@_name': 'GetEncoding', 'ows:AllowedValues': { 'ows:Value': encoding } };
 }
 
-function operation(name: string, gets: XmlNode[]): XmlNode {
-  return { '@_name': name, 'ows:DCP': { 'ows:HTTP': { 'ows:Get': gets } } };
+function operation(name: string, href: string): XmlNode {
+  return { '@_name': name, 'ows:DCP': { 'ows:HTTP': { 'ows:Get': { '@_xlink:href': href, 'ows:Constraint': encodingConstraint('KVP') } } } };
+}
+
+function dimensionNode(d: WmtsDimension): XmlNode {
+  return present({
+    'ows:Title': userText(d.title),
+    'ows:Identifier': text(d.identifier),
+    'ows:UOM': userText(d.uom),
+    Default: text(d.default),
+    Value: d.values.map(text),
+  });
 }
 
 function layerNode(layer: WmtsLayer, baseUrl: string, key: string): XmlNode {
   const [w, s, e, n] = layer.bounds;
   const mediaType = mediaTypeOf(layer.format);
-  const tms = webMercatorQuad(layer.tileSize, layer.minzoom, layer.maxzoom);
   const node: XmlNode = { 'ows:Title': text(layer.title) };
   if (layer.abstract) node['ows:Abstract'] = text(layer.abstract);
   node['ows:WGS84BoundingBox'] = {
@@ -148,12 +290,13 @@ function layerNode(layer: WmtsLayer, baseUrl: string, key: string): XmlNode {
     'ows:UpperCorner': `${num(e)} ${num(n)}`,
   };
   node['ows:Identifier'] = text(layer.identifier);
-  node['Style'] = { '@_isDefault': 'true', 'ows:Identifier': 'default' };
+  node['Style'] = { '@_isDefault': 'true', 'ows:Identifier': WMTS_STYLE };
   node['Format'] = mediaType;
+  if (layer.dimensions?.length) node['Dimension'] = layer.dimensions.map(dimensionNode);
   node['TileMatrixSetLink'] = {
-    TileMatrixSet: tms.wmtsId,
+    TileMatrixSet: wmtsTileMatrixSetOf(layer),
     TileMatrixSetLimits: {
-      TileMatrixLimits: limits(tms, layer.bounds, layer.minzoom, layer.maxzoom).map((l) => ({
+      TileMatrixLimits: wmtsLimitsOf(layer).map((l) => ({
         TileMatrix: l.tileMatrix,
         MinTileRow: num(l.minTileRow),
         MaxTileRow: num(l.maxTileRow),
@@ -162,11 +305,7 @@ function layerNode(layer: WmtsLayer, baseUrl: string, key: string): XmlNode {
       })),
     },
   };
-  node['ResourceURL'] = {
-    '@_format': mediaType,
-    '@_resourceType': 'tile',
-    '@_template': wmtsTileUrlTemplate(baseUrl, layer.kind, layer.id, layer.pyramid, key),
-  };
+  node['ResourceURL'] = { '@_format': mediaType, '@_resourceType': 'tile', '@_template': wmtsTileTemplate(baseUrl, layer, key) };
   return node;
 }
 
@@ -187,47 +326,42 @@ function tileMatrixSetNode(tileSize: number, minzoom: number, maxzoom: number): 
   return node;
 }
 
-/** The WMTS 1.0.0 capabilities XML, element order as in wmtsGetCapabilities_response.xsd. */
-export function buildWmtsCapabilities(input: WmtsCapabilitiesInput): string {
-  const { baseUrl, key, layers } = input;
-  const kvpUrl = `${withKey(baseUrl, WMTS_KVP_PATH, key)}&`;
-
+function contents(layers: readonly WmtsLayer[], baseUrl: string, key: string): XmlNode {
   const sets = new Map<string, [number, number, number]>();
   for (const l of layers) sets.set(wmtsTileMatrixSetOf(l), [l.tileSize, l.minzoom, l.maxzoom]);
-
-  const doc: XmlNode = {
-    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
-    Capabilities: {
-      '@_xmlns': 'http://www.opengis.net/wmts/1.0',
-      '@_xmlns:ows': 'http://www.opengis.net/ows/1.1',
-      '@_xmlns:xlink': 'http://www.w3.org/1999/xlink',
-      '@_xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
-      '@_xsi:schemaLocation':
-        'http://www.opengis.net/wmts/1.0 http://schemas.opengis.net/wmts/1.0/wmtsGetCapabilities_response.xsd',
-      '@_version': '1.0.0',
-      'ows:ServiceIdentification': {
-        'ows:Title': text(input.title),
-        'ows:ServiceType': 'OGC WMTS',
-        'ows:ServiceTypeVersion': '1.0.0',
-      },
-      'ows:OperationsMetadata': {
-        'ows:Operation': [
-          // GetCapabilities is offered as KVP and as the RESTful document itself (as GeoWebCache and
-          // ArcGIS do); ows:HTTP allows any number of ows:Get, each with its own constraints.
-          operation('GetCapabilities', [
-            { '@_xlink:href': kvpUrl, 'ows:Constraint': kvpConstraint('KVP') },
-            { '@_xlink:href': input.capabilitiesUrl, 'ows:Constraint': kvpConstraint('RESTful') },
-          ]),
-          operation('GetTile', [{ '@_xlink:href': kvpUrl, 'ows:Constraint': kvpConstraint('KVP') }]),
-        ],
-      },
-      Contents: {
-        Layer: layers.map((l) => layerNode(l, baseUrl, key)),
-        TileMatrixSet: [...sets.values()].map(([size, min, max]) => tileMatrixSetNode(size, min, max)),
-      },
-      ServiceMetadataURL: { '@_xlink:href': input.capabilitiesUrl },
-    },
+  return {
+    Layer: layers.map((l) => layerNode(l, baseUrl, key)),
+    TileMatrixSet: [...sets.values()].map(([size, min, max]) => tileMatrixSetNode(size, min, max)),
   };
+}
+
+/**
+ * The WMTS 1.0.0 capabilities XML, element order as in wmtsGetCapabilities_response.xsd. With `sections`, only
+ * those (an empty Themes when asked for: no themes are defined) and no ServiceMetadataURL, which is no section.
+ */
+export function buildWmtsCapabilities(input: WmtsCapabilitiesInput): string {
+  const { baseUrl, key, layers, sections } = input;
+  const wants = (s: WmtsSection): boolean => !sections || sections.has(s);
+  const kvpUrl = `${withKey(baseUrl, WMTS_KVP_PATH, key)}&`;
+
+  const capabilities: XmlNode = {
+    '@_xmlns': 'http://www.opengis.net/wmts/1.0',
+    '@_xmlns:ows': 'http://www.opengis.net/ows/1.1',
+    '@_xmlns:xlink': 'http://www.w3.org/1999/xlink',
+    '@_xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
+    '@_xsi:schemaLocation': 'http://www.opengis.net/wmts/1.0 http://schemas.opengis.net/wmts/1.0/wmtsGetCapabilities_response.xsd',
+    '@_version': WMTS_VERSION,
+  };
+  if (wants('ServiceIdentification')) capabilities['ows:ServiceIdentification'] = serviceIdentification(input.service, input.service.title);
+  if (wants('ServiceProvider')) capabilities['ows:ServiceProvider'] = serviceProvider(input.service.provider);
+  if (wants('OperationsMetadata')) {
+    // One KVP href per operation: the RESTful capabilities are the ServiceMetadataURL (07-057r7 §10.1), the
+    // RESTful tiles each layer's ResourceURL.
+    capabilities['ows:OperationsMetadata'] = { 'ows:Operation': [operation('GetCapabilities', kvpUrl), operation('GetTile', kvpUrl)] };
+  }
+  if (wants('Contents')) capabilities['Contents'] = contents(layers, baseUrl, key);
+  if (sections?.has('Themes')) capabilities['Themes'] = '';
+  if (!sections) capabilities['ServiceMetadataURL'] = { '@_xlink:href': input.capabilitiesUrl };
 
   const builder = new XMLBuilder({
     ignoreAttributes: false,
@@ -237,84 +371,5 @@ export function buildWmtsCapabilities(input: WmtsCapabilitiesInput): string {
     // Otherwise an attribute whose value is "true" is written bare (isDefault) which is not XML.
     suppressBooleanAttributes: false,
   });
-  return builder.build(doc) as string;
-}
-
-// ---------------------------------------------------------------------------------------------
-// KVP requests
-
-export type WmtsKvpRequest =
-  | { request: 'GetCapabilities' }
-  | {
-      request: 'GetTile';
-      layer: string;
-      style?: string;
-      tileMatrixSet: string;
-      z: number;
-      x: number;
-      y: number;
-      format?: string;
-    };
-
-export type WmtsKvpResult = WmtsKvpRequest | { error: string };
-
-type Query = Record<string, string | string[] | undefined>;
-
-/** Case-insensitive lookup; a repeated parameter counts as its first value. */
-function param(query: Query, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [k, v] of Object.entries(query)) {
-    if (k.toLowerCase() !== wanted) continue;
-    const value = Array.isArray(v) ? v[0] : v;
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
-
-// Digits only, no sign, no leading zero, at most 10 digits: rejects '1.5', '1e2', '-1', ' 3', '0x3'.
-const NON_NEGATIVE_INT = /^(0|[1-9][0-9]{0,9})$/;
-
-/**
- * Parses a KVP WMTS request (SERVICE=WMTS&REQUEST=GetTile&...; parameter names case-insensitive,
- * unknown parameters such as key or f ignored). GetTile values are validated strictly; the error
- * names the offending parameter. Layer existence, TILEMATRIXSET membership and FORMAT are checked
- * by the caller against the catalog (resolveWmtsLayer, isWmtsTileMatrixSetOf).
- */
-export function parseWmtsKvp(query: Query): WmtsKvpResult {
-  const service = param(query, 'SERVICE');
-  if (service !== undefined && service.toUpperCase() !== 'WMTS') return { error: 'Invalid SERVICE: expected WMTS' };
-  const request = param(query, 'REQUEST');
-  if (request === undefined || request === '') return { error: 'Missing REQUEST parameter' };
-  const req = request.toLowerCase();
-  if (req === 'getcapabilities') return { request: 'GetCapabilities' };
-  if (req !== 'gettile') return { error: `Unsupported REQUEST: ${request.slice(0, 40)}` };
-
-  const version = param(query, 'VERSION');
-  if (version !== undefined && version !== '1.0.0') return { error: 'Invalid VERSION: expected 1.0.0' };
-
-  const layer = param(query, 'LAYER');
-  if (!layer) return { error: 'Missing LAYER parameter' };
-  const style = param(query, 'STYLE');
-  // Only one style exists; an empty STYLE means the default one.
-  if (style !== undefined && style !== '' && style !== 'default') return { error: 'Invalid STYLE: expected default' };
-  const tileMatrixSet = param(query, 'TILEMATRIXSET');
-  if (!tileMatrixSet) return { error: 'Missing TILEMATRIXSET parameter' };
-
-  const ints: Record<'TILEMATRIX' | 'TILEROW' | 'TILECOL', number> = { TILEMATRIX: 0, TILEROW: 0, TILECOL: 0 };
-  for (const name of ['TILEMATRIX', 'TILEROW', 'TILECOL'] as const) {
-    const raw = param(query, name);
-    if (raw === undefined || raw === '') return { error: `Missing ${name} parameter` };
-    if (!NON_NEGATIVE_INT.test(raw)) return { error: `Invalid ${name}: expected a non-negative integer` };
-    ints[name] = Number(raw);
-  }
-  const z = ints.TILEMATRIX;
-  if (z > MAX_ZOOM) return { error: 'Invalid TILEMATRIX: out of range' };
-  if (ints.TILEROW >= 2 ** z) return { error: 'Invalid TILEROW: out of range' };
-  if (ints.TILECOL >= 2 ** z) return { error: 'Invalid TILECOL: out of range' };
-
-  const format = param(query, 'FORMAT');
-  const result: WmtsKvpRequest = { request: 'GetTile', layer, tileMatrixSet, z, x: ints.TILECOL, y: ints.TILEROW };
-  if (style) result.style = style;
-  if (format) result.format = format;
-  return result;
+  return builder.build({ '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' }, Capabilities: capabilities }) as string;
 }

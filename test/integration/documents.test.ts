@@ -1,6 +1,9 @@
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { SAMPLE_OGC_COLLECTIONS, SAMPLE_WMTS_LAYERS } from '../fixtures/sample-listings';
+import { CAPABILITIES_EXCEPTIONS, KVP_EXCEPTIONS, REST_EXCEPTIONS, type ExceptionCase } from '../fixtures/wmts-exceptions';
+import { gatedTest } from '../helpers/clients';
+import { EXCEPTION_SCHEMA_CHECK, EXCEPTION_XSD, parseExceptionReport, validateXml } from '../helpers/ows-exception';
 import { serverConfig, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
@@ -170,34 +173,69 @@ describe('WMTS', () => {
     for (const u of urls) expect(u.startsWith(srv.url) && u.includes('key=demo')).toBe(true);
   });
 
-  test('KVP GetTile answers the same bytes as the RESTful URL', async () => {
+  test('KVP GetTile and the RESTful ResourceURL answer the same bytes as the cloud route', async () => {
     const caps = xml.parse((await get('/maps/sample/WMTSCapabilities.xml?key=demo')).text);
     const layer = [caps.Capabilities.Contents.Layer].flat().find((l: { Identifier: string }) => l.Identifier === 'maps/sample');
     const set = layer.TileMatrixSetLink.TileMatrixSet;
     const kvp = await get(`/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=maps/sample&STYLE=default&TILEMATRIXSET=${set}&TILEMATRIX=2&TILEROW=1&TILECOL=3&FORMAT=image/png&key=demo`);
-    const rest = await get('/maps/sample/2/3/1.png?key=demo');
+    const cloud = await get('/maps/sample/2/3/1.png?key=demo');
     expect(kvp.status).toBe(200);
-    expect(Buffer.compare(kvp.body, rest.body)).toBe(0);
-    // lower-case parameter names, sent to the per-resource capabilities URL, as some clients do
-    const lower = await get(`/maps/sample/WMTSCapabilities.xml?service=wmts&request=gettile&layer=maps/sample&tilematrixset=${set}&tilematrix=2&tilerow=1&tilecol=3&format=image/png&key=demo`);
-    expect(Buffer.compare(lower.body, rest.body)).toBe(0);
+    expect(Buffer.compare(kvp.body, cloud.body)).toBe(0);
+    // lower-case parameter names, sent to the per-resource capabilities URL, as GDAL sends them
+    const lower = await get(`/maps/sample/WMTSCapabilities.xml?service=WMTS&request=GetTile&version=1.0.0&layer=maps/sample&style=default&tilematrixset=${set}&tilematrix=2&tilerow=1&tilecol=3&format=image/png&key=demo`);
+    expect(Buffer.compare(lower.body, cloud.body)).toBe(0);
+    const template: string = layer.ResourceURL['@_template'];
+    const rest = await get(template.slice(srv.url.length).replace('{Style}', 'default').replace('{TileMatrixSet}', set).replace('{TileMatrix}', '2').replace('{TileRow}', '1').replace('{TileCol}', '3'));
+    expect([rest.status, rest.headers['content-type']]).toEqual([200, 'image/png']);
+    expect(Buffer.compare(rest.body, cloud.body)).toBe(0);
   });
 
-  test.each([
-    ['REQUEST=GetTile&LAYER=maps/sample&TILEMATRIXSET=x&TILEMATRIX=0&TILEROW=0&TILECOL=0', 400],
-    ['REQUEST=GetTile&LAYER=maps/nope&TILEMATRIXSET=x&TILEMATRIX=0&TILEROW=0&TILECOL=0', 404],
-    ['REQUEST=GetTile&LAYER=maps/sample&TILEMATRIX=0&TILEROW=0&TILECOL=0', 400],
-    ['REQUEST=GetTile&LAYER=maps/sample&TILEMATRIXSET=x&TILEMATRIX=1.5&TILEROW=0&TILECOL=0', 400],
-    ['REQUEST=GetFeatureInfo', 400],
-    ['SERVICE=WMS&REQUEST=GetCapabilities', 400],
-    ['', 200],
-  ])('KVP %s → %d', async (query, status) => {
-    expect((await get(`/wmts?${query}&key=demo`)).status).toBe(status);
+  test('vector tiles: the WMTS answers carry the advertised type, the cloud route its own', async () => {
+    const caps = xml.parse((await get('/tiles/sample-vector/WMTSCapabilities.xml?key=demo')).text);
+    const layer = caps.Capabilities.Contents.Layer;
+    expect(layer.Format).toBe('application/vnd.mapbox-vector-tile');
+    const set = layer.TileMatrixSetLink.TileMatrixSet;
+    const kvp = await get(`/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=tiles/sample-vector&STYLE=default&TILEMATRIXSET=${set}&TILEMATRIX=0&TILEROW=0&TILECOL=0&FORMAT=application/vnd.mapbox-vector-tile&key=demo`);
+    const rest = await get(`/wmts/1.0.0/tiles/sample-vector/default/${set}/0/0/0.pbf?key=demo`);
+    const cloud = await get('/tiles/sample-vector/0/0/0?key=demo');
+    expect([kvp.status, kvp.headers['content-type']]).toEqual([200, 'application/vnd.mapbox-vector-tile']);
+    expect([rest.status, rest.headers['content-type']]).toEqual([200, 'application/vnd.mapbox-vector-tile']);
+    expect([cloud.status, cloud.headers['content-type']]).toEqual([200, 'application/x-protobuf']);
   });
 
   test('titles are escaped', async () => {
     const r = await get('/maps/sample/WMTSCapabilities.xml?key=demo');
     expect(() => xml.parse(r.text)).not.toThrow();
     expect(r.text).not.toMatch(/<ows:Title>[^<]*"[^<]*<\/ows:Title>/);
+  });
+});
+
+// Every exception case over HTTP, KVP and RESTful (the table in test/fixtures/wmts-exceptions.ts): the status,
+// application/xml, the one exception's code and locator, and the report valid against owsExceptionReport.xsd.
+describe('WMTS exceptions', () => {
+  const schemaTest = gatedTest('xmllint with the OWS 1.1 exception report XSD', EXCEPTION_SCHEMA_CHECK);
+  const withKey = (target: string, key = 'demo') => `${target}${target.includes('?') ? '&' : '?'}key=${key}`;
+  const cases: [string, ExceptionCase][] = [...KVP_EXCEPTIONS, ...REST_EXCEPTIONS, ...CAPABILITIES_EXCEPTIONS].map((c) => [c.target, c]);
+
+  schemaTest.each(cases)('%s', async (_target, c) => {
+    const r = await get(withKey(c.target));
+    expect([r.status, r.headers['content-type']]).toEqual([c.status, 'application/xml; charset=utf-8']);
+    const { exceptions } = parseExceptionReport(r.text);
+    expect(exceptions.map(({ code, locator }) => ({ code, locator }))).toEqual([{ code: c.code, locator: c.locator }]);
+    const valid = validateXml(r.text, EXCEPTION_XSD);
+    expect(valid.out).toContain('validates');
+    expect(valid.ok).toBe(true);
+  });
+
+  schemaTest('a refused key and a 406 are reports too', async () => {
+    for (const [r, status] of [
+      [await get('/wmts?SERVICE=WMTS&REQUEST=GetCapabilities'), 403],
+      [await get(withKey('/wmts/1.0.0/maps/sample/default/GoogleMapsCompatible512-z0-5/0/0/0.png', 'nope')), 403],
+      [await get('/wmts/1.0.0/WMTSCapabilities.xml?key=demo').set('Accept', 'example/unknown'), 406],
+    ] as const) {
+      expect([r.status, r.headers['content-type']]).toEqual([status, 'application/xml; charset=utf-8']);
+      expect(parseExceptionReport(r.text).exceptions[0].code).toBe('NoApplicableCode');
+      expect(validateXml(r.text, EXCEPTION_XSD).ok).toBe(true);
+    }
   });
 });

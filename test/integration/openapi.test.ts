@@ -66,6 +66,7 @@ const EXPECTED_PATHS = [
   '/ogc/tileMatrixSets/{tmsId}',
   '/wmts',
   '/wmts/1.0.0/WMTSCapabilities.xml',
+  '/wmts/1.0.0/{layer}/{style}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}',
   '/admin',
   '/admin/',
   '/admin/status.json',
@@ -108,7 +109,13 @@ function samplePath(template: string): string {
     id: 'country.1',
     query: 'Paris', // a place name and a registry search ("NTF (Paris)") alike
     coordinates: '17,50',
+    // the WMTS RESTful tile: maps/sample, its 512 px set
+    layer: 'maps/sample',
+    style: 'default',
+    tileMatrixSet: 'GoogleMapsCompatible512-z0-5',
   };
+  // The KVP endpoint needs its mandatory parameters (the WMTS KVP query is no path parameter).
+  if (template === '/wmts') return '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities';
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`no sample value for {${name}} in ${template}`);
     return values[name];
@@ -148,7 +155,8 @@ test('every route of the table is reached by a documented path, and every docume
 
 test.each(EXPECTED_PATHS)('%s is served with the sample ids', async (template) => {
   const key = template.startsWith('/admin') ? 'admin-key' : 'demo';
-  const r = await fetch(`${srv.url}${samplePath(template)}?key=${key}`);
+  const path = samplePath(template);
+  const r = await fetch(`${srv.url}${path}${path.includes('?') ? '&' : '?'}key=${key}`);
   expect([template, [200, 204].includes(r.status) ? 'answered' : r.status]).toEqual([template, 'answered']);
 });
 

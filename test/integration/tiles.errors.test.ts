@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { startServer, type TestServer } from '../helpers/server';
 
-// Every error status the spec names, for every tile route, with a short plain-text body; never a 500. (The OGC API
-// routes answer problem details instead: ogcapi.conformance.test.ts.)
+// Every error status the spec names, for every tile route, with a short plain-text body (an OWS ExceptionReport on
+// the WMTS routes, problem details on the OGC API routes: ogcapi.conformance.test.ts); never a 500.
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -19,12 +19,17 @@ describe('keys', () => {
     ['/maps/sample/0/0/0.png?key=dem', 'Invalid key'],
     ['/tiles/sample-vector/0/0/0?key=DEMO', 'Invalid key'],
     ['/images/sample-image/image.json?KEY=demo', 'Missing key'],
-    ['/maps/sample/WMTSCapabilities.xml', 'Missing key'],
   ])('%s → 403 %s', async (path, message) => {
     const r = await get(path);
     expect(r.status).toBe(403);
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
     expect(r.text.trim()).toBe(message);
+  });
+
+  test('WMTS routes say it in an OWS ExceptionReport', async () => {
+    const r = await get('/maps/sample/WMTSCapabilities.xml');
+    expect([r.status, r.headers['content-type']]).toEqual([403, 'application/xml; charset=utf-8']);
+    expect(r.text).toContain('<ows:Exception exceptionCode="NoApplicableCode">\n    <ows:ExceptionText>Missing key</ows:ExceptionText>');
   });
 
   test('a key restricted to an origin', async () => {
@@ -48,7 +53,6 @@ describe('unknown ids → 404', () => {
     '/maps/nope/style.json',
     '/maps/nope/tiles.json',
     '/maps/nope/256/tiles.json',
-    '/maps/nope/WMTSCapabilities.xml',
     '/maps/nope/tiles',
     '/maps/nope/tileMatrixSet',
     '/maps/nope/',
@@ -61,6 +65,12 @@ describe('unknown ids → 404', () => {
     const r = await get(`${path}?key=demo`);
     expect(r.status).toBe(404);
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
+  });
+
+  test('/maps/nope/WMTSCapabilities.xml: 404 in an OWS ExceptionReport', async () => {
+    const r = await get('/maps/nope/WMTSCapabilities.xml?key=demo');
+    expect([r.status, r.headers['content-type']]).toEqual([404, 'application/xml; charset=utf-8']);
+    expect(r.text).toContain('<ows:ExceptionText>Unknown map: nope</ows:ExceptionText>');
   });
 });
 

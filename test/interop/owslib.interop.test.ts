@@ -1,7 +1,8 @@
 // OWSLib (Debian python3-owslib, run with /usr/bin/python3) as a WMTS client: WebMapTileService reads the
 // capabilities (OWSLib appends ?service=WMTS&request=GetCapabilities&version=1.0.0 even to
 // WMTSCapabilities.xml), then each tile is fetched with gettile() (KVP) and through the RESTful ResourceURL,
-// and both are compared with the tile stored in the .mbtiles file.
+// and both are compared with the tile stored in the .mbtiles file. OWSLib's reading of the service identification
+// and provider is checked too.
 import path from 'node:path';
 import {
   SYSTEM_PYTHON,
@@ -36,7 +37,8 @@ interface Fetched {
 }
 interface OwsReport {
   url: string;
-  identification: { type: string; version: string; title: string };
+  identification: { type: string; version: string; title: string; abstract: string | null; keywords: string[]; fees: string | null; accessconstraints: string | null };
+  provider: { name: string | null; url: string | null };
   restonly: boolean;
   operations: string[];
   layers: Record<
@@ -160,5 +162,9 @@ describe('OWSLib WebMapTileService', () => {
       { layer: 'tiles/sample-terrain', tile: pickTile(TERRAIN_STORE, Number(meta.maxzoom), { inside: bounds }), tileSize: 256, store: TERRAIN_STORE },
     ]);
     expect(Object.keys(report.layers)).toEqual(expect.arrayContaining(['maps/sample', 'maps/sample/256', 'tiles/sample-terrain']));
+    // The service metadata of the configuration (defaults here): identification and provider.
+    expect(report.identification).toMatchObject({ title: 'tilemirror', fees: 'none', accessconstraints: 'none' });
+    expect(report.identification.abstract).toMatch(/mirrored/);
+    expect(report.provider).toEqual({ name: 'tilemirror', url: `${server.url}/?key=demo` });
   });
 });

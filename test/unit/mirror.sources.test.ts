@@ -16,7 +16,7 @@ function layer(tileSize: number, minzoom: number, maxzoom: number, bounds = WORL
 
 /** Capabilities as tilemirror itself writes them (ogc/wmts.ts), with the key k in every URL. */
 function ourCapabilities(l: WmtsLayer): string {
-  return buildWmtsCapabilities({ baseUrl: BASE, key: 'k-123', title: 'T', layers: [l], capabilitiesUrl: `${BASE}/tiles/alps/WMTSCapabilities.xml?key=k-123` });
+  return buildWmtsCapabilities({ baseUrl: BASE, key: 'k-123', service: { title: 'T', provider: { name: 'T' } }, layers: [l], capabilitiesUrl: `${BASE}/tiles/alps/WMTSCapabilities.xml?key=k-123` });
 }
 
 const DOC = `${BASE}/tiles/alps/WMTSCapabilities.xml`;
@@ -25,7 +25,7 @@ describe('WMTS capabilities as a source', () => {
   test('our own capabilities: RESTful template, 256 px set, bounds and limits', () => {
     const src = wmtsLayer(parseCapabilitiesXml(ourCapabilities(layer(256, 2, 9, [5.9, 45.8, 10.5, 47.8]))), DOC, 'tiles/alps');
     expect(src.encoding).toBe('RESTful');
-    expect(src.template).toBe(`${BASE}/tiles/alps/{z}/{x}/{y}`);
+    expect(src.template).toBe(`${BASE}/wmts/1.0.0/tiles/alps/default/GoogleMapsCompatible256-z2-9/{z}/{y}/{x}.png`);
     expect(src).toMatchObject({ format: 'png', minzoom: 2, maxzoom: 9, bounds: [5.9, 45.8, 10.5, 47.8], title: 'Alps "quoted"', abstract: 'A & B' });
     expect(src.set).toMatchObject({ id: 'GoogleMapsCompatible256-z2-9', tileSize: 256 });
     expect(src.matrixIds).toEqual({});

@@ -3,14 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import {
-  buildWmtsCapabilities,
-  findWmtsLayer,
-  isWmtsTileMatrixSetOf,
-  wmtsLayersFor,
-  wmtsTileMatrixSetOf,
-} from '../../src/ogc/wmts';
-import type { WmtsLayer } from '../../src/ogc/wmts';
+import { buildWmtsCapabilities, findWmtsLayer, wmtsLayersFor, wmtsLimitsOf, wmtsTileMatrixSetOf, wmtsTileTemplate } from '../../src/ogc/wmts';
+import type { OwsServiceMetadata, WmtsLayer, WmtsSection } from '../../src/ogc/wmts';
 import type { Bounds, TilesetInfo } from '../../src/store/types';
 import { gatedTest } from '../helpers/clients';
 
@@ -71,9 +65,40 @@ const satellite = info({
   pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'webp', minzoom: 8, maxzoom: 10, bounds: SWISS }],
 });
 
+/** A layer with a Time dimension, as the weather layers will have. */
+const timed: WmtsLayer = {
+  ...wmtsLayersFor(vector)[0],
+  dimensions: [{ identifier: 'Time', title: 'Valid time', uom: 'ISO8601', default: '2024-01-01T06:00:00Z', values: ['2024-01-01T00:00:00Z', '2024-01-01T06:00:00Z'] }],
+};
 const layers: WmtsLayer[] = [...wmtsLayersFor(map), ...wmtsLayersFor(vector), ...wmtsLayersFor(image)];
 const CAPS_URL = `${BASE}/wmts/1.0.0/WMTSCapabilities.xml?key=${KEY_ENC}`;
-const xml = buildWmtsCapabilities({ baseUrl: BASE, key: KEY, title: 'tilemirror "WMTS" <&>', layers, capabilitiesUrl: CAPS_URL });
+const SITE = `${BASE}/?key=${KEY_ENC}`;
+const service: OwsServiceMetadata = {
+  title: 'tilemirror "WMTS" <&>',
+  abstract: 'Tiles & more',
+  keywords: ['tiles', 'WMTS'],
+  fees: 'none',
+  accessConstraints: 'an API key',
+  provider: {
+    name: 'Example Org',
+    site: SITE,
+    contact: {
+      name: 'Ada',
+      position: 'Maps',
+      role: 'pointOfContact',
+      phone: '+41 1',
+      fax: '+41 2',
+      email: 'maps@example.org',
+      address: { deliveryPoint: 'Street 1', city: 'Zurich', administrativeArea: 'ZH', postalCode: '8001', country: 'Switzerland' },
+      hours: '9-17',
+      instructions: 'email first',
+    },
+  },
+};
+const minimal: OwsServiceMetadata = { title: 'T', provider: { name: 'P' } };
+const build = (over: Partial<Parameters<typeof buildWmtsCapabilities>[0]> = {}): string =>
+  buildWmtsCapabilities({ baseUrl: BASE, key: KEY, service, layers, capabilitiesUrl: CAPS_URL, ...over });
+const xml = build();
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -100,13 +125,12 @@ describe('wmtsLayersFor', () => {
     expect(wmtsLayersFor(vector).map((l) => l.identifier)).toEqual(['tiles/v3']);
     expect(wmtsLayersFor(image).map((l) => l.identifier)).toEqual(['images/scan']);
   });
-  test('tile matrix set membership', () => {
+  test('tile matrix set and limits of a layer', () => {
     const [l512, l256] = wmtsLayersFor(map);
     expect(wmtsTileMatrixSetOf(l512)).toBe('GoogleMapsCompatible512-z0-5');
     expect(wmtsTileMatrixSetOf(l256)).toBe('GoogleMapsCompatible256-z0-6');
-    expect(isWmtsTileMatrixSetOf(l512, 'GoogleMapsCompatible512-z0-5')).toBe(true);
-    expect(isWmtsTileMatrixSetOf(l512, 'GoogleMapsCompatible256-z0-6')).toBe(false);
-    expect(isWmtsTileMatrixSetOf(l256, 'googlemapscompatible256-z0-6')).toBe(false);
+    expect(wmtsLimitsOf(l512)[3]).toEqual({ tileMatrix: '3', minTileRow: 2, maxTileRow: 2, minTileCol: 4, maxTileCol: 4 });
+    expect(wmtsLimitsOf(l256)).toHaveLength(7);
     expect(findWmtsLayer(map, 'maps/sample/256')?.pyramidName).toBe('256');
     expect(findWmtsLayer(map, 'maps/other')).toBeUndefined();
   });
@@ -124,10 +148,63 @@ describe('capabilities document', () => {
     );
     expect(caps['ows:ServiceIdentification']).toEqual({
       'ows:Title': 'tilemirror "WMTS" <&>',
+      'ows:Abstract': 'Tiles & more',
+      'ows:Keywords': { 'ows:Keyword': ['tiles', 'WMTS'] },
       'ows:ServiceType': 'OGC WMTS',
       'ows:ServiceTypeVersion': '1.0.0',
+      'ows:Fees': 'none',
+      'ows:AccessConstraints': 'an API key',
     });
     expect(caps.ServiceMetadataURL['@_xlink:href']).toBe(CAPS_URL);
+  });
+
+  test('service provider: name, site and contact in the order of owsServiceProvider.xsd', () => {
+    expect(xml).toContain(
+      [
+        '  <ows:ServiceProvider>',
+        '    <ows:ProviderName>Example Org</ows:ProviderName>',
+        `    <ows:ProviderSite xlink:href="${SITE.replace('&', '&amp;')}"/>`,
+        '    <ows:ServiceContact>',
+        '      <ows:IndividualName>Ada</ows:IndividualName>',
+        '      <ows:PositionName>Maps</ows:PositionName>',
+        '      <ows:ContactInfo>',
+        '        <ows:Phone>',
+        '          <ows:Voice>+41 1</ows:Voice>',
+        '          <ows:Facsimile>+41 2</ows:Facsimile>',
+        '        </ows:Phone>',
+        '        <ows:Address>',
+        '          <ows:DeliveryPoint>Street 1</ows:DeliveryPoint>',
+        '          <ows:City>Zurich</ows:City>',
+        '          <ows:AdministrativeArea>ZH</ows:AdministrativeArea>',
+        '          <ows:PostalCode>8001</ows:PostalCode>',
+        '          <ows:Country>Switzerland</ows:Country>',
+        '          <ows:ElectronicMailAddress>maps@example.org</ows:ElectronicMailAddress>',
+        '        </ows:Address>',
+        '        <ows:HoursOfService>9-17</ows:HoursOfService>',
+        '        <ows:ContactInstructions>email first</ows:ContactInstructions>',
+        '      </ows:ContactInfo>',
+        '      <ows:Role>pointOfContact</ows:Role>',
+        '    </ows:ServiceContact>',
+        '  </ows:ServiceProvider>',
+      ].join('\n'),
+    );
+  });
+
+  test('the least service metadata: no optional element, an empty ServiceContact', () => {
+    const x = build({ service: minimal, layers: [] });
+    expect(x).toContain(
+      [
+        '  <ows:ServiceIdentification>',
+        '    <ows:Title>T</ows:Title>',
+        '    <ows:ServiceType>OGC WMTS</ows:ServiceType>',
+        '    <ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion>',
+        '  </ows:ServiceIdentification>',
+        '  <ows:ServiceProvider>',
+        '    <ows:ProviderName>P</ows:ProviderName>',
+        '    <ows:ServiceContact/>',
+        '  </ows:ServiceProvider>',
+      ].join('\n'),
+    );
   });
 
   test('user text is escaped, never raw', () => {
@@ -140,21 +217,20 @@ describe('capabilities document', () => {
   });
 
   test('control characters are dropped', () => {
-    const x = buildWmtsCapabilities({ baseUrl: BASE, key: KEY, title: 'a\u0001b\u000bc', layers: [], capabilitiesUrl: CAPS_URL });
+    const x = build({ service: { title: 'a\u0001b\u000bc', provider: { name: 'p\u0002q' } }, layers: [] });
     expect(x).toContain('<ows:Title>abc</ows:Title>');
+    expect(x).toContain('<ows:ProviderName>pq</ows:ProviderName>');
   });
 
-  test('operations: KVP for both, RESTful GetCapabilities', () => {
+  test('operations: one KVP href each (the RESTful capabilities are the ServiceMetadataURL)', () => {
     const ops = caps['ows:OperationsMetadata']['ows:Operation'];
     expect(ops.map((o: { '@_name': string }) => o['@_name'])).toEqual(['GetCapabilities', 'GetTile']);
     const kvp = `${BASE}/wmts?key=${KEY_ENC}&`;
-    const getCaps = ops[0]['ows:DCP']['ows:HTTP']['ows:Get'];
-    expect(getCaps.map((g: Record<string, unknown>) => g['@_xlink:href'])).toEqual([kvp, CAPS_URL]);
-    expect(getCaps[0]['ows:Constraint']).toEqual({ '@_name': 'GetEncoding', 'ows:AllowedValues': { 'ows:Value': 'KVP' } });
-    expect(getCaps[1]['ows:Constraint']['ows:AllowedValues']['ows:Value']).toBe('RESTful');
-    const getTile = ops[1]['ows:DCP']['ows:HTTP']['ows:Get'];
-    expect(getTile).toHaveLength(1);
-    expect(getTile[0]['@_xlink:href']).toBe(kvp);
+    for (const op of ops) {
+      expect(op['ows:DCP']['ows:HTTP']['ows:Get']).toEqual([
+        { '@_xlink:href': kvp, 'ows:Constraint': { '@_name': 'GetEncoding', 'ows:AllowedValues': { 'ows:Value': 'KVP' } } },
+      ]);
+    }
   });
 
   test('512 map layer', () => {
@@ -173,18 +249,23 @@ describe('capabilities document', () => {
     expect(l.ResourceURL).toEqual({
       '@_format': 'image/png',
       '@_resourceType': 'tile',
-      '@_template': `${BASE}/maps/sample/{TileMatrix}/{TileCol}/{TileRow}.png?key=${KEY_ENC}`,
+      '@_template': `${BASE}/wmts/1.0.0/maps/sample/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png?key=${KEY_ENC}`,
     });
+    expect(l.Dimension).toBeUndefined();
   });
 
   test('256 map layer, tile set and image templates', () => {
     expect(layerNamed('maps/sample/256').ResourceURL['@_template']).toBe(
-      `${BASE}/maps/sample/256/{TileMatrix}/{TileCol}/{TileRow}.png?key=${KEY_ENC}`,
+      `${BASE}/wmts/1.0.0/maps/sample/256/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png?key=${KEY_ENC}`,
     );
     expect(layerNamed('maps/sample/256').TileMatrixSetLink.TileMatrixSet).toBe('GoogleMapsCompatible256-z0-6');
     const v = layerNamed('tiles/v3');
     expect(v.Format).toBe('application/vnd.mapbox-vector-tile');
-    expect(v.ResourceURL['@_template']).toBe(`${BASE}/tiles/v3/{TileMatrix}/{TileCol}/{TileRow}?key=${KEY_ENC}`);
+    expect(v.ResourceURL).toEqual({
+      '@_format': 'application/vnd.mapbox-vector-tile',
+      '@_resourceType': 'tile',
+      '@_template': `${BASE}/wmts/1.0.0/tiles/v3/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.pbf?key=${KEY_ENC}`,
+    });
     expect(v.TileMatrixSetLink.TileMatrixSetLimits.TileMatrixLimits[5]).toEqual({
       TileMatrix: '5',
       MinTileRow: '0',
@@ -195,7 +276,12 @@ describe('capabilities document', () => {
     const i = layerNamed('images/scan');
     expect(i.Format).toBe('image/jpeg');
     expect(i.ResourceURL['@_format']).toBe('image/jpeg');
-    expect(i.ResourceURL['@_template']).toBe(`${BASE}/images/scan/{TileMatrix}/{TileCol}/{TileRow}?key=${KEY_ENC}`);
+    expect(i.ResourceURL['@_template']).toBe(`${BASE}/wmts/1.0.0/images/scan/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.jpg?key=${KEY_ENC}`);
+  });
+
+  test('the layer identifier is written into the template segment by segment, percent-encoded', () => {
+    const odd = wmtsLayersFor(info({ id: 'a b', pyramids: [{ name: '256', tileSize: 256, scale: 1, format: 'webp', minzoom: 0, maxzoom: 1, bounds: WORLD }] }));
+    expect(wmtsTileTemplate(BASE, odd[0], KEY)).toBe(`${BASE}/wmts/1.0.0/maps/a%20b/256/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.webp?key=${KEY_ENC}`);
   });
 
   test('one tile matrix set per (size, zoom range), exact numbers', () => {
@@ -222,6 +308,38 @@ describe('capabilities document', () => {
     expect(s512.TileMatrix[0].TileWidth).toBe('512');
     expect(s512.TileMatrix[5]).toMatchObject({ 'ows:Identifier': '5', MatrixWidth: '32', MatrixHeight: '32' });
     expect(s256.TileMatrix).toHaveLength(7);
+  });
+
+  test.each([
+    [['ServiceIdentification'], ['ows:ServiceIdentification']],
+    [['ServiceProvider'], ['ows:ServiceProvider']],
+    [['OperationsMetadata'], ['ows:OperationsMetadata']],
+    [['Contents'], ['Contents']],
+    [['Themes'], ['Themes']],
+    [['Contents', 'Themes'], ['Contents', 'Themes']],
+    [['Themes', 'ServiceProvider'], ['ows:ServiceProvider', 'Themes']],
+  ] as [WmtsSection[], string[]][])('Sections=%j: only those, in document order, no ServiceMetadataURL', (sections, elements) => {
+    const only = parser.parse(build({ sections: new Set(sections) })).Capabilities;
+    expect(Object.keys(only).filter((k) => !k.startsWith('@_'))).toEqual(elements);
+    expect(only['@_version']).toBe('1.0.0');
+  });
+
+  test('no Sections: every section but Themes (none is defined), and the ServiceMetadataURL', () => {
+    expect(Object.keys(caps).filter((k) => !k.startsWith('@_'))).toEqual([
+      'ows:ServiceIdentification',
+      'ows:ServiceProvider',
+      'ows:OperationsMetadata',
+      'Contents',
+      'ServiceMetadataURL',
+    ]);
+    expect(build({ sections: new Set(['Themes']) })).toContain('  <Themes/>\n');
+  });
+
+  test('a layer with a sample dimension: its Dimension element, a {Time} segment after the style in its template', () => {
+    const doc = parser.parse(build({ layers: [timed] })).Capabilities;
+    const l = doc.Contents.Layer[0];
+    expect(l.Dimension).toEqual({ 'ows:Title': 'Valid time', 'ows:Identifier': 'Time', 'ows:UOM': 'ISO8601', Default: '2024-01-01T06:00:00Z', Value: ['2024-01-01T00:00:00Z', '2024-01-01T06:00:00Z'] });
+    expect(l.ResourceURL['@_template']).toBe(`${BASE}/wmts/1.0.0/tiles/v3/{Style}/{Time}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.pbf?key=${KEY_ENC}`);
   });
 
   test('every URL is absolute and carries the key', () => {
@@ -277,6 +395,18 @@ afterAll(() => {
 });
 
 describe('XSD validation (xmllint)', () => {
+  schemaTest.each([
+    ['the least service metadata, no layer', () => build({ service: minimal, layers: [] })],
+    ['a layer with a Time dimension', () => build({ layers: [timed] })],
+    ...(['ServiceIdentification', 'ServiceProvider', 'OperationsMetadata', 'Contents', 'Themes'] as WmtsSection[]).map(
+      (section): [string, () => string] => [`Sections=${section}`, () => build({ sections: new Set([section]) })],
+    ),
+  ])('%s validates', (_label, doc) => {
+    const r = validate(doc(), relaxedSchemaRoot());
+    expect(r.out).toContain('validates');
+    expect(r.ok).toBe(true);
+  });
+
   schemaTest('full document validates (tile indices from 0 allowed)', () => {
     const r = validate(xml, relaxedSchemaRoot());
     expect(r.out).toContain('validates');
@@ -291,13 +421,7 @@ describe('XSD validation (xmllint)', () => {
   });
 
   schemaTest('a layer away from row/col 0 validates against the untouched schema', () => {
-    const doc = buildWmtsCapabilities({
-      baseUrl: BASE,
-      key: KEY,
-      title: 'Satellite',
-      layers: wmtsLayersFor(satellite),
-      capabilitiesUrl: CAPS_URL,
-    });
+    const doc = build({ service: { ...service, title: 'Satellite' }, layers: wmtsLayersFor(satellite) });
     const r = validate(doc, SCHEMA_DIR);
     expect(r.out).toContain('validates');
     expect(r.ok).toBe(true);

@@ -1,3 +1,4 @@
+import { owsErrors } from '../ows-errors';
 import { problemErrors } from '../problem-errors';
 import { NO_PARAMS, route, type Route, type RouteDoc, type RouteOptions } from '../route-table';
 import { coordinatesSearch, coordinatesSearchParams, coordinatesTransform, coordinatesTransformParams } from './coordinates';
@@ -57,7 +58,7 @@ import { staticMap, staticMapParams } from './static-maps';
 import { adminStatusJson, adminStatusPage } from './status';
 import { imageTile, imageTileParams, tilesTile, tilesTileParams } from './tiles';
 import { weatherLatest } from './weather';
-import { wmtsService, wmtsServiceCapabilities, wmtsServiceParams } from './wmts';
+import { wmtsRestTile, wmtsRestTileParams, wmtsService, wmtsServiceCapabilities, wmtsServiceParams } from './wmts';
 
 // Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide WMTS,
 // OGC API Tiles, the API's own description). Each row: pattern, parameter schema (validated before the handler
@@ -79,6 +80,8 @@ const GEOCODING = [503];
 const VECTOR_TILE = ['application/vnd.mapbox-vector-tile'];
 /** OGC API routes answer errors as problem details (application/problem+json). */
 const OGC: RouteOptions = { dialect: problemErrors };
+/** WMTS answers its errors as OWS ExceptionReports (ows-errors.ts). */
+const OWS: RouteOptions = { dialect: owsErrors };
 const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
 
 export const routes: Route[] = [
@@ -92,20 +95,20 @@ export const routes: Route[] = [
   route('/maps/:mapId/[:size(256)/]tiles.json', sizedMapParams, mapTileJson, doc('Maps', 'TileJSON of the map (512 px, or 256 px)', JSON_TYPE, FOUND)),
   route('/maps/:mapId/tiles', mapParams, mapTileset, doc('Maps', 'OGC API Tiles tileset of the map', JSON_TYPE, FOUND)),
   route('/maps/:mapId/tileMatrixSet', mapParams, mapTileMatrixSet, doc('Maps', 'OGC tile matrix set of the map', JSON_TYPE, FOUND)),
-  route('/maps/:mapId/WMTSCapabilities.xml', mapParams, mapWmts, doc('Maps', 'WMTS capabilities of the map', XML, FOUND)),
+  route('/maps/:mapId/WMTSCapabilities.xml', mapParams, mapWmts, doc('Maps', 'WMTS capabilities of the map', XML, FOUND), OWS),
   // Tiles
   route('/tiles/:tilesId/', tilesParams, tilesViewer, doc('Tiles', 'Embeddable tile set viewer', HTML, FOUND)),
   route(`/tiles/:tilesId/${XYZ}[.:ext]`, tilesTileParams, tilesTile, doc('Tiles', 'Tile of the tile set (any media type)', ANY_TILE, TILE)),
   route('/tiles/:tilesId/tiles.json', tilesParams, tilesTileJson, doc('Tiles', 'TileJSON of the tile set', JSON_TYPE, FOUND)),
   route('/tiles/:tilesId/tiles', tilesParams, tilesTileset, doc('Tiles', 'OGC API Tiles tileset of the tile set', JSON_TYPE, FOUND)),
   route('/tiles/:tilesId/tileMatrixSet', tilesParams, tilesTileMatrixSet, doc('Tiles', 'OGC tile matrix set of the tile set', JSON_TYPE, FOUND)),
-  route('/tiles/:tilesId/WMTSCapabilities.xml', tilesParams, tilesWmts, doc('Tiles', 'WMTS capabilities of the tile set', XML, FOUND)),
+  route('/tiles/:tilesId/WMTSCapabilities.xml', tilesParams, tilesWmts, doc('Tiles', 'WMTS capabilities of the tile set', XML, FOUND), OWS),
   // Data
   route('/data/:dataId/features.json', dataParams, dataFeatures, doc('Data', 'GeoJSON features of the dataset', JSON_TYPE, FOUND)),
   // Images
   route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
   route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE)),
-  route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND)),
+  route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND), OWS),
   // Elevation (503 when no terrain is mirrored)
   route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
   // Geocoding: four overlapping shapes, told apart in this order: a position, a `;` batch, a `type.N` id, a name
@@ -140,9 +143,17 @@ export const routes: Route[] = [
   route('/ogc/tiles/:tmsId/:tileMatrix/:tileRow/:tileCol', datasetTileParams, ogcDatasetTile, doc('OGC API', 'Vector tile of the dataset', VECTOR_TILE, TILE), OGC),
   route('/ogc/tileMatrixSets', NO_PARAMS, ogcTileMatrixSets, doc('OGC API', 'Tile matrix sets', JSON_TYPE), OGC),
   route('/ogc/tileMatrixSets/:tmsId', tmsParams, ogcTileMatrixSetById, doc('OGC API', 'One tile matrix set', JSON_TYPE, FOUND), OGC),
-  // WMTS, service-wide: KVP and RESTful capabilities
-  route('/wmts', wmtsServiceParams, wmtsService, doc('WMTS', 'WMTS KVP: GetCapabilities, GetTile', [...XML, ...ANY_TILE], TILE)),
-  route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set and image', XML)),
+  // WMTS 1.0.0, service-wide: KVP (GetCapabilities, GetTile), RESTful capabilities and tiles (a layer identifier holds
+  // slashes: the layer is what comes before the last five segments; an empty segment is a missing parameter)
+  route('/wmts', wmtsServiceParams, wmtsService, doc('WMTS', 'WMTS KVP: GetCapabilities, GetTile', [...XML, ...RASTER, ...VECTOR_TILE], TILE), OWS),
+  route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set and image', XML), OWS),
+  route(
+    '/wmts/1.0.0/:layer(.+?)/:style([^/]*)/:tileMatrixSet([^/]*)/:tileMatrix([^/]*)/:tileRow([^/]*)/:tileCol([^/.]*).:format',
+    wmtsRestTileParams,
+    wmtsRestTile,
+    doc('WMTS', 'WMTS RESTful tile (the ResourceURL template of the layer)', [...RASTER, ...VECTOR_TILE], TILE),
+    OWS,
+  ),
   // Mirror job status for operators: behind the admin keys (checked by the handlers), 404 when none is configured
   route('/admin[/]', NO_PARAMS, adminStatusPage, doc('Admin', 'Mirror jobs, for people (admin key)', HTML, [403, 404]), { public: true }),
   route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, [403, 404]), { public: true }),

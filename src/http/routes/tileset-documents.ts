@@ -54,11 +54,12 @@ function tileMatrixSet(kind: ResourceKind) {
   };
 }
 
-/** `/{kind}/{id}/WMTSCapabilities.xml`; also answers KVP GetTile/GetCapabilities sent to that URL. */
+/** `/{kind}/{id}/WMTSCapabilities.xml` (RESTful); also answers KVP GetTile/GetCapabilities sent to that URL. */
 function wmtsCapabilities(kind: ResourceKind) {
   return (ctx: RequestContext, p: ResourceParams): Reply | Promise<Reply> => {
     const info = storeOf(kind, ctx, p).info;
-    return wmtsKvp(ctx, () => capabilitiesReply(ctx, [info], info.name, `/${kind}/${encodeURIComponent(info.id)}/WMTSCapabilities.xml`), true);
+    const path = `/${kind}/${encodeURIComponent(info.id)}/WMTSCapabilities.xml`;
+    return wmtsKvp(ctx, (sections) => capabilitiesReply(ctx, [info], info.name, path, sections), true);
   };
 }
 

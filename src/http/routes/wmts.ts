@@ -1,93 +1,138 @@
-import { buildWmtsCapabilities, findWmtsLayer, isWmtsTileMatrixSetOf, parseWmtsKvp, resolveWmtsLayer, wmtsLayersFor } from '../../ogc/wmts';
-import { withKey } from '../../ogc/urls';
-import type { TileFormat, TilesetInfo } from '../../store/types';
-import { badRequest, documentReply, notFound, type Reply } from '../reply';
 import { z } from 'zod';
+import { buildWmtsCapabilities, findWmtsLayer, resolveWmtsLayer, WMTS_EXTENSIONS, wmtsLayersFor, type OwsServiceMetadata, type WmtsSection } from '../../ogc/wmts';
+import { checkWmtsTile, kvpParams, parseWmtsKvp, parseWmtsRestTile, type WmtsTile, type WmtsTileRequest } from '../../ogc/wmts-requests';
+import { withKey } from '../../ogc/urls';
+import type { TilesetInfo } from '../../store/types';
+import { acceptsAny } from '../accept';
+import { owsError } from '../ows-errors';
+import { documentReply, HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { serveMapTile } from './maps';
+import { advertisedTile } from './tile-reply';
 import { serveStoredTile } from './tiles';
+
+// WMTS 1.0.0: KVP GetCapabilities and GetTile (`/wmts?…`, also sent to every WMTSCapabilities.xml URL), the RESTful
+// capabilities and tiles (`/wmts/1.0.0/…`, 07-057r7 §10). Every error is an OWS ExceptionReport (the routes'
+// dialect, ../ows-errors.ts): in KVP with the status the standard gives its code, in RESTful 404 — a URL that
+// names no tile names no resource, the HTTP semantics 07-057r7 §7.1.3 and §7.2 point RESTful errors at.
 
 // text/xml is what the spec names for WMTSCapabilities.xml.
 const XML = 'text/xml; charset=utf-8';
-const WMTS_FORMATS: Record<string, TileFormat> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/jpg': 'jpg',
-  'image/webp': 'webp',
-  'application/vnd.mapbox-vector-tile': 'pbf',
-  'application/x-protobuf': 'pbf',
-};
+const XML_TYPES = ['application/xml', 'text/xml'];
+/** The status of a client error in a RESTful request. */
+const REST_ERROR_STATUS = 404;
+const SERVICE_CAPABILITIES_PATH = '/wmts/1.0.0/WMTSCapabilities.xml';
 
-/** Capabilities of some resources, addressed (ServiceMetadataURL) at `path`. */
-export function capabilitiesReply(ctx: RequestContext, infos: TilesetInfo[], title: string, path: string): Reply {
+/** The service metadata of the configuration (`service`); the provider's site is this server unless configured. */
+function serviceMetadata(ctx: RequestContext, title: string): OwsServiceMetadata {
+  const { service } = ctx.config;
+  return { ...service, title, provider: { ...service.provider, site: service.provider.site ?? withKey(ctx.baseUrl, '/', ctx.key) } };
+}
+
+/** Capabilities of some resources, addressed (ServiceMetadataURL) at `path`; `title` names the service. */
+export function capabilitiesReply(ctx: RequestContext, infos: TilesetInfo[], title: string, path: string, sections?: ReadonlySet<WmtsSection>): Reply {
   const xml = buildWmtsCapabilities({
     baseUrl: ctx.baseUrl,
     key: ctx.key,
-    title,
+    service: serviceMetadata(ctx, title),
     layers: infos.flatMap(wmtsLayersFor),
     capabilitiesUrl: withKey(ctx.baseUrl, path, ctx.key),
+    sections,
   });
   return documentReply(xml, XML);
 }
 
-/** A KVP GetTile: the layer's tile through the same handler as its RESTful URL. */
-function kvpTile(ctx: RequestContext, q: Exclude<ReturnType<typeof parseWmtsKvp>, { error: string } | { request: 'GetCapabilities' }>): Reply | Promise<Reply> {
-  const resolved = resolveWmtsLayer(q.layer);
-  const store = resolved && ctx.catalog.get(resolved.kind, resolved.id);
-  const layer = store && findWmtsLayer(store.info, q.layer);
-  if (!resolved || !layer) throw notFound(`Unknown LAYER: ${q.layer}`);
-  if (!isWmtsTileMatrixSetOf(layer, q.tileMatrixSet)) throw badRequest(`Invalid TILEMATRIXSET for layer ${q.layer}: ${q.tileMatrixSet}`);
-  const format = q.format === undefined ? layer.format : WMTS_FORMATS[q.format.toLowerCase()];
-  if (!format) throw badRequest(`Invalid FORMAT: ${q.format}`);
-  const a = { z: q.z, x: q.x, y: q.y };
-  if (resolved.kind === 'maps') {
-    if (format === 'pbf') throw badRequest(`Invalid FORMAT: ${q.format ?? format}`);
-    return serveMapTile(ctx, resolved.id, { ...a, tileSize: resolved.pyramidName === '256' ? 256 : 512, scale: 1, format });
+/** The tile a checked request names, under the media type the capabilities advertise for it. */
+function serveTile(ctx: RequestContext, t: WmtsTile): Reply | Promise<Reply> {
+  const { layer } = t;
+  const a = { z: t.z, x: t.x, y: t.y };
+  let reply: Reply | Promise<Reply>;
+  if (layer.kind === 'maps') {
+    // A map layer is raster: checkWmtsTile allowed png, jpg or webp only.
+    const format = t.format as 'png' | 'jpg' | 'webp';
+    reply = serveMapTile(ctx, layer.id, { ...a, tileSize: layer.tileSize === 256 ? 256 : 512, scale: 1, format });
+  } else {
+    reply = serveStoredTile(ctx, layer.kind, layer.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
   }
-  return serveStoredTile(ctx, resolved.kind, resolved.id, a, format === layer.format ? undefined : format);
+  return reply instanceof Promise ? reply.then(advertisedTile) : advertisedTile(reply);
+}
+
+/** A GetTile (KVP or RESTful): its layer looked up, the request checked against it, the tile served. */
+function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: number): Reply | Promise<Reply> {
+  const resolved = resolveWmtsLayer(request.layer);
+  const store = resolved && ctx.catalog.get(resolved.kind, resolved.id);
+  const checked = checkWmtsTile(store ? findWmtsLayer(store.info, request.layer) : undefined, request);
+  if (!checked.ok) throw owsError(checked.exception, errorStatus);
+  return serveTile(ctx, checked.value);
+}
+
+/**
+ * A KVP request (`SERVICE=WMTS&REQUEST=GetCapabilities|GetTile&…`); `capabilities` answers GetCapabilities.
+ * `restful`: sent to a RESTful capabilities URL, which answers without any parameter and where SERVICE and REQUEST
+ * default to WMTS and GetCapabilities (OWSLib appends `service=WMTS&request=GetCapabilities&version=1.0.0`).
+ */
+export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>) => Reply, restful: boolean): Reply | Promise<Reply> {
+  const params = kvpParams(ctx.query.entries());
+  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise).
+  if (restful && !params.has('request') && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
+    throw new HttpError(406, `Not acceptable: the capabilities are ${XML_TYPES.join(' or ')}`);
+  }
+  const parsed = parseWmtsKvp(params, restful ? { service: 'WMTS', request: 'GetCapabilities' } : {});
+  if (!parsed.ok) throw owsError(parsed.exception);
+  if (parsed.value.request === 'GetCapabilities') return capabilities(parsed.value.sections);
+  return getTile(ctx, parsed.value.tile);
 }
 
 /**
  * The KVP parameters of WMTS 1.0 (GetCapabilities, GetTile), documented for the OpenAPI definition. Their names are
- * case-insensitive (OGC 06-121r9), so the handler reads them from the query itself (ogc/wmts.ts parseWmtsKvp).
+ * case-insensitive (OGC 06-121r3 §11.5.2), so the handler reads them from the query itself (ogc/wmts-requests.ts).
  */
 const kvp = (description: string, meta: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...meta });
 export const wmtsKvpShape = {
-  SERVICE: kvp('`WMTS`', { enum: ['WMTS'] }),
-  REQUEST: kvp('`GetCapabilities` or `GetTile`; without it the capabilities are answered', { enum: ['GetCapabilities', 'GetTile'] }),
-  VERSION: kvp('`1.0.0`', { enum: ['1.0.0'] }),
+  SERVICE: kvp('`WMTS` (required)', { enum: ['WMTS'] }),
+  REQUEST: kvp('`GetCapabilities` or `GetTile` (required)', { enum: ['GetCapabilities', 'GetTile'] }),
+  VERSION: kvp('GetTile: `1.0.0` (required)', { enum: ['1.0.0'] }),
+  ACCEPTVERSIONS: kvp('GetCapabilities: versions the client accepts, comma-separated; `1.0.0` must be among them'),
+  SECTIONS: kvp('GetCapabilities: sections to answer, comma-separated: ServiceIdentification, ServiceProvider, OperationsMetadata, Contents, Themes or All'),
   LAYER: kvp('GetTile: a layer identifier of the capabilities'),
   STYLE: kvp('GetTile: `default`'),
-  TILEMATRIXSET: kvp('GetTile: a tile matrix set of the layer'),
-  TILEMATRIX: kvp('GetTile: zoom level', { type: 'integer', minimum: 0 }),
-  TILEROW: kvp('GetTile: tile row', { type: 'integer', minimum: 0 }),
-  TILECOL: kvp('GetTile: tile column', { type: 'integer', minimum: 0 }),
-  FORMAT: kvp('GetTile: media type of the tile, e.g. `image/png`'),
+  TILEMATRIXSET: kvp('GetTile: the tile matrix set of the layer'),
+  TILEMATRIX: kvp('GetTile: a tile matrix identifier of the set (the zoom level)'),
+  TILEROW: kvp('GetTile: tile row, inside the layer\'s TileMatrixSetLimits', { type: 'integer', minimum: 0 }),
+  TILECOL: kvp('GetTile: tile column, inside the layer\'s TileMatrixSetLimits', { type: 'integer', minimum: 0 }),
+  FORMAT: kvp('GetTile: the media type of the tile: the layer\'s Format, or another raster type of a raster layer'),
 };
 export const wmtsServiceParams = z.object(wmtsKvpShape);
 
-/**
- * KVP requests (`SERVICE=WMTS&REQUEST=GetCapabilities|GetTile`); `capabilities` answers GetCapabilities
- * (and a request without REQUEST when `lenient`, as on the RESTful capabilities paths, where OWSLib appends its own KVP).
- */
-export function wmtsKvp(ctx: RequestContext, capabilities: () => Reply, lenient: boolean): Reply | Promise<Reply> {
-  const query = Object.fromEntries(ctx.query.entries());
-  const hasRequest = [...ctx.query.keys()].some((k) => k.toLowerCase() === 'request');
-  if (lenient && !hasRequest) return capabilities();
-  const parsed = parseWmtsKvp(query);
-  if ('error' in parsed) throw badRequest(parsed.error);
-  if (parsed.request === 'GetCapabilities') return capabilities();
-  return kvpTile(ctx, parsed);
-}
-
 /** Service-wide capabilities: every map, tile set and image. */
-function serviceCapabilities(ctx: RequestContext): Reply {
-  return capabilitiesReply(ctx, ctx.catalog.list(), 'tilemirror WMTS', '/wmts/1.0.0/WMTSCapabilities.xml');
+function serviceCapabilities(ctx: RequestContext, sections?: ReadonlySet<WmtsSection>): Reply {
+  return capabilitiesReply(ctx, ctx.catalog.list(), ctx.config.service.title, SERVICE_CAPABILITIES_PATH, sections);
 }
 
 /** `/wmts?SERVICE=WMTS&REQUEST=...` */
-export const wmtsService = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, () => serviceCapabilities(ctx), true);
+export const wmtsService = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, (s) => serviceCapabilities(ctx, s), false);
 
 /** `/wmts/1.0.0/WMTSCapabilities.xml` */
-export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Reply> =>
-  wmtsKvp(ctx, () => serviceCapabilities(ctx), true);
+export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, (s) => serviceCapabilities(ctx, s), true);
+
+/**
+ * The path segments of a RESTful tile, taken as sent: an empty one is a missing parameter and a bad one an
+ * invalid value, answered as ExceptionReports by the handler (a schema error would have no exception code).
+ */
+const segment = (description: string) => z.string().meta({ description });
+export const wmtsRestTileParams = z.object({
+  layer: segment('the layer identifier, its slashes included: maps/{id}, maps/{id}/256, tiles/{id} or images/{id}'),
+  style: segment('`default`'),
+  tileMatrixSet: segment('the tile matrix set of the layer'),
+  tileMatrix: segment('a tile matrix identifier of the set (the zoom level)'),
+  tileRow: segment("tile row, inside the layer's TileMatrixSetLimits"),
+  tileCol: segment("tile column, inside the layer's TileMatrixSetLimits"),
+  format: segment('`png`, `jpg`, `webp` (raster layers) or `pbf` (vector layers)'),
+});
+
+/** `/wmts/1.0.0/{layer}/{style}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}` */
+export function wmtsRestTile(ctx: RequestContext, p: z.output<typeof wmtsRestTileParams>): Reply | Promise<Reply> {
+  const parsed = parseWmtsRestTile({ ...p, ext: p.format });
+  if (!parsed.ok) throw owsError(parsed.exception, REST_ERROR_STATUS);
+  return getTile(ctx, parsed.value, REST_ERROR_STATUS);
+}

@@ -9,11 +9,16 @@ import * as documents from '../../../src/http/routes/tileset-documents';
 import { StoreWriter } from '../../../src/store/writer';
 import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, tempDir, text } from '../../helpers/in-process';
 import { readMetadata, readStoredTile } from '../../interop/helpers';
+import { parseExceptionReport } from '../../helpers/ows-exception';
+import type { Reply } from '../../../src/http/reply';
 
 const app = inProcess();
 afterAll(() => app.close());
 
 const TEXT = 'text/plain; charset=utf-8';
+const OWS_TYPE = 'application/xml; charset=utf-8';
+/** Status, type and exceptions of an OWS ExceptionReport answer. */
+const owsFailure = (r: Reply) => ({ status: r.status, type: r.type, exceptions: parseExceptionReport(text(r)).exceptions });
 const JSON_TYPE = 'application/json; charset=utf-8';
 const xml = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true });
 /** Every absolute URL of a document (entities of XML undone). */
@@ -210,23 +215,33 @@ describe('WMTS capabilities of one resource', () => {
     return String(layer.TileMatrixSetLink.TileMatrixSet);
   };
 
-  test('KVP GetTile sent to the capabilities URL (lower-case names too, as some clients send) answers the stored tile', async () => {
+  test('KVP GetTile sent to the capabilities URL (lower-case names too, as GDAL sends them) answers the stored tile', async () => {
     const set = await matrixSetOf('/maps/sample/WMTSCapabilities.xml', 'maps/sample');
-    const r = await app.get(`/maps/sample/WMTSCapabilities.xml?service=wmts&request=gettile&layer=maps/sample&tilematrixset=${set}&tilematrix=2&tilerow=1&tilecol=3&format=image/png`);
+    const r = await app.get(`/maps/sample/WMTSCapabilities.xml?service=WMTS&request=GetTile&version=1.0.0&layer=maps/sample&style=default&tilematrixset=${set}&tilematrix=2&tilerow=1&tilecol=3&format=image/png`);
     expect(r).toMatchObject({ status: 200, type: 'image/png', cache: 'tile' });
     expect(r.body?.equals(readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 }))).toBe(true);
     const terrainSet = await matrixSetOf('/tiles/sample-terrain/WMTSCapabilities.xml', 'tiles/sample-terrain');
-    const terrain = await app.get(`/tiles/sample-terrain/WMTSCapabilities.xml?SERVICE=WMTS&REQUEST=GetTile&LAYER=tiles/sample-terrain&TILEMATRIXSET=${terrainSet}&TILEMATRIX=8&TILEROW=90&TILECOL=133&FORMAT=image/png`);
+    const terrain = await app.get(`/tiles/sample-terrain/WMTSCapabilities.xml?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=tiles/sample-terrain&STYLE=default&TILEMATRIXSET=${terrainSet}&TILEMATRIX=8&TILEROW=90&TILECOL=133&FORMAT=image/png`);
     expect(terrain).toMatchObject({ status: 200, type: 'image/png', cache: 'tile' });
     expect(terrain.body?.equals(readStoredTile(storeFile('tiles', 'sample-terrain'), { z: 8, x: 133, y: 90 }))).toBe(true);
   });
 
-  test('a KVP GetTile with a tile matrix set the layer does not have is 400 naming it; unknown ids are 404', async () => {
-    const r = await app.get('/maps/sample/WMTSCapabilities.xml?REQUEST=GetTile&LAYER=maps/sample&TILEMATRIXSET=x&TILEMATRIX=0&TILEROW=0&TILECOL=0');
-    expect(failure(r)).toEqual({ status: 400, type: TEXT, message: 'Invalid TILEMATRIXSET for layer maps/sample: x' });
-    expect(failure(await app.get('/maps/nope/WMTSCapabilities.xml'))).toEqual({ status: 404, type: TEXT, message: 'Unknown map: nope' });
-    expect(failure(await app.get('/tiles/nope/WMTSCapabilities.xml'))).toEqual({ status: 404, type: TEXT, message: 'Unknown tileset: nope' });
-    expect(failure(await app.get('/images/nope/WMTSCapabilities.xml'))).toEqual({ status: 404, type: TEXT, message: 'Unknown image: nope' });
+  test('errors are OWS ExceptionReports: a tile matrix set the layer does not have (400, locator TileMatrixSet), unknown ids (404)', async () => {
+    const r = await app.get('/maps/sample/WMTSCapabilities.xml?REQUEST=GetTile&VERSION=1.0.0&LAYER=maps/sample&STYLE=default&FORMAT=image/png&TILEMATRIXSET=x&TILEMATRIX=0&TILEROW=0&TILECOL=0');
+    expect(owsFailure(r)).toEqual({ status: 400, type: OWS_TYPE, exceptions: [{ code: 'InvalidParameterValue', locator: 'TileMatrixSet', text: 'Unknown tile matrix set "x" of layer maps/sample: expected GoogleMapsCompatible512-z0-5' }] });
+    expect(owsFailure(await app.get('/maps/nope/WMTSCapabilities.xml'))).toEqual({ status: 404, type: OWS_TYPE, exceptions: [{ code: 'NoApplicableCode', text: 'Unknown map: nope' }] });
+    expect(owsFailure(await app.get('/tiles/nope/WMTSCapabilities.xml'))).toEqual({ status: 404, type: OWS_TYPE, exceptions: [{ code: 'NoApplicableCode', text: 'Unknown tileset: nope' }] });
+    expect(owsFailure(await app.get('/images/nope/WMTSCapabilities.xml'))).toEqual({ status: 404, type: OWS_TYPE, exceptions: [{ code: 'NoApplicableCode', text: 'Unknown image: nope' }] });
+    expect(owsFailure(await app.get('/maps/sample/WMTSCapabilities.xml', { key: null }))).toEqual({ status: 403, type: OWS_TYPE, exceptions: [{ code: 'NoApplicableCode', text: 'Missing key' }] });
+  });
+
+  test('a resource\'s capabilities: the resource\'s name as title, the configured service metadata, Sections', async () => {
+    const caps = xml.parse(text(await app.get('/tiles/sample-terrain/WMTSCapabilities.xml?service=WMTS&request=GetCapabilities&Sections=ServiceIdentification,ServiceProvider'))).Capabilities;
+    expect(caps.ServiceIdentification).toMatchObject({ Title: 'Sample terrain', ServiceType: 'OGC WMTS', Fees: 'none' });
+    expect(caps.ServiceProvider.ProviderName).toBe('tilemirror');
+    expect(caps.Contents).toBeUndefined();
+    const refused = await app.get('/maps/sample/WMTSCapabilities.xml', { headers: { Accept: 'image/png' } });
+    expect(owsFailure(refused)).toMatchObject({ status: 406, exceptions: [{ code: 'NoApplicableCode' }] });
   });
 });
 

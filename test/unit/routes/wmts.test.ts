@@ -1,86 +1,233 @@
-// src/http/routes/wmts.ts in process: the service-wide capabilities (RESTful and KVP) and KVP GetTile answering
-// the stored tiles, and the answers to bad KVP requests (400 naming the parameter, 404 an unknown layer).
+// src/http/routes/wmts.ts in process: the service-wide capabilities (RESTful and KVP, with the configured service
+// metadata, Sections and AcceptVersions), KVP GetTile and RESTful tiles answering the stored tiles under the media
+// types the capabilities advertise, and every exception case answered as the OWS ExceptionReport the standards give.
 
+import Database from 'better-sqlite3';
 import { XMLParser } from 'fast-xml-parser';
 import * as wmts from '../../../src/http/routes/wmts';
+import { CAPABILITIES_EXCEPTIONS, kvpTile, KVP_EXCEPTIONS, MAP_SET, REST_EXCEPTIONS, restTile, type ExceptionCase } from '../../fixtures/wmts-exceptions';
 import { SAMPLE_WMTS_LAYERS } from '../../fixtures/sample-listings';
-import { BASE_URL, failure, inProcess, patternsOf, storeFile, text } from '../../helpers/in-process';
+import { BASE_URL, inProcess, patternsOf, plainBody, storeFile, text } from '../../helpers/in-process';
+import { parseExceptionReport } from '../../helpers/ows-exception';
 import { readStoredTile } from '../../interop/helpers';
+import type { Reply } from '../../../src/http/reply';
 
 const app = inProcess();
 afterAll(() => app.close());
 
-const TEXT = 'text/plain; charset=utf-8';
+const CAPS_TYPE = 'text/xml; charset=utf-8';
+const REPORT_TYPE = 'application/xml; charset=utf-8';
+const VECTOR_TYPE = 'application/vnd.mapbox-vector-tile';
 const xml = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true });
 const OGC_SCHEMA_HOSTS = /^http:\/\/(www\.opengis\.net|schemas\.opengis\.net|www\.w3\.org)\//;
 
 interface Layer {
   Identifier: string;
   TileMatrixSetLink: { TileMatrixSet: string };
+  ResourceURL: { '@_template': string; '@_format': string };
 }
-const layersOf = (s: string): Layer[] => [xml.parse(s).Capabilities.Contents.Layer].flat();
-let sets: Record<string, string>;
-const getTile = (layer: string, z: number, row: number, col: number, format?: string) =>
-  app.get(`/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=${layer}&STYLE=default&TILEMATRIXSET=${sets[layer]}&TILEMATRIX=${z}&TILEROW=${row}&TILECOL=${col}${format ? `&FORMAT=${format}` : ''}`);
+const capsOf = (r: Reply) => xml.parse(text(r)).Capabilities;
+const layersOf = (r: Reply): Layer[] => [capsOf(r).Contents.Layer].flat();
+let layers: Record<string, Layer>;
 
 beforeAll(async () => {
-  sets = Object.fromEntries(layersOf(text(await app.get('/wmts/1.0.0/WMTSCapabilities.xml'))).map((l) => [l.Identifier, String(l.TileMatrixSetLink.TileMatrixSet)]));
+  layers = Object.fromEntries(layersOf(await app.get('/wmts/1.0.0/WMTSCapabilities.xml')).map((l) => [l.Identifier, l]));
 });
 
-test('the route table gives wmts.ts its two patterns', () => {
-  expect(patternsOf(wmts)).toEqual(['/wmts', '/wmts/1.0.0/WMTSCapabilities.xml']);
+/** The RESTful URL of a tile of a layer, from its ResourceURL template (base URL and key taken off). */
+const fromTemplate = (layer: string, z: number, row: number, col: number): string =>
+  layers[layer].ResourceURL['@_template']
+    .replace(BASE_URL, '')
+    .replace(/\?key=.*$/, '')
+    .replace('{Style}', 'default')
+    .replace('{TileMatrixSet}', layers[layer].TileMatrixSetLink.TileMatrixSet)
+    .replace('{TileMatrix}', String(z))
+    .replace('{TileRow}', String(row))
+    .replace('{TileCol}', String(col));
+
+/** Status, type and the one exception of an error answer. */
+function report(r: Reply): { status: number; type: string | undefined; code: string; locator?: string } {
+  const parsed = parseExceptionReport(text(r));
+  expect(parsed).toMatchObject({ namespace: 'http://www.opengis.net/ows/1.1', version: '1.0.0', lang: 'en' });
+  expect(parsed.exceptions).toHaveLength(1);
+  const [{ code, locator }] = parsed.exceptions;
+  return locator === undefined ? { status: r.status, type: r.type, code } : { status: r.status, type: r.type, code, locator };
+}
+const expected = (c: ExceptionCase) => ({ status: c.status, type: REPORT_TYPE, code: c.code, ...(c.locator !== undefined && { locator: c.locator }) });
+
+test('the route table gives wmts.ts its three patterns', () => {
+  expect(patternsOf(wmts)).toEqual([
+    '/wmts',
+    '/wmts/1.0.0/WMTSCapabilities.xml',
+    '/wmts/1.0.0/:layer(.+?)/:style([^/]*)/:tileMatrixSet([^/]*)/:tileMatrix([^/]*)/:tileRow([^/]*)/:tileCol([^/.]*).:format',
+  ]);
 });
 
-test.each(['/wmts/1.0.0/WMTSCapabilities.xml', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', '/wmts'])('%s: every layer, every URL on this server with the key', async (path) => {
-  const r = await app.get(path);
-  expect(r).toMatchObject({ status: 200, type: 'text/xml; charset=utf-8', cache: 'document' });
-  expect(layersOf(text(r)).map((l) => l.Identifier).sort()).toEqual(SAMPLE_WMTS_LAYERS);
-  const urls = [...text(r).matchAll(/https?:\/\/[^"'<>\s]+/g)].map((m) => m[0].replace(/&amp;/g, '&')).filter((u) => !OGC_SCHEMA_HOSTS.test(u));
-  expect(urls.length).toBeGreaterThan(0);
-  for (const u of urls) expect(u.startsWith(BASE_URL) && u.includes('key=demo')).toBe(true);
+describe('capabilities', () => {
+  test.each([
+    '/wmts/1.0.0/WMTSCapabilities.xml',
+    '/wmts/1.0.0/WMTSCapabilities.xml?service=WMTS&request=GetCapabilities&version=1.0.0',
+    '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities',
+    '/wmts?service=WMTS&request=GetCapabilities&AcceptVersions=1.0.0&f=json',
+  ])('%s: every layer, every URL on this server with the key', async (path) => {
+    const r = await app.get(path);
+    expect(r).toMatchObject({ status: 200, type: CAPS_TYPE, cache: 'document' });
+    expect(layersOf(r).map((l) => l.Identifier).sort()).toEqual(SAMPLE_WMTS_LAYERS);
+    const urls = [...text(r).matchAll(/https?:\/\/[^"'<>\s]+/g)].map((m) => m[0].replace(/&amp;/g, '&')).filter((u) => !OGC_SCHEMA_HOSTS.test(u));
+    expect(urls.length).toBeGreaterThan(0);
+    for (const u of urls) expect(u.startsWith(BASE_URL) && u.includes('key=demo')).toBe(true);
+  });
+
+  test('service metadata by default: tilemirror, its provider site this server', async () => {
+    const caps = capsOf(await app.get('/wmts/1.0.0/WMTSCapabilities.xml'));
+    expect(caps.ServiceIdentification).toEqual({
+      Title: 'tilemirror',
+      Abstract: 'Maps, tile sets and images mirrored from a cloud map API, served from local stores.',
+      ServiceType: 'OGC WMTS',
+      ServiceTypeVersion: '1.0.0',
+      Fees: 'none',
+      AccessConstraints: 'none',
+    });
+    expect(caps.ServiceProvider).toEqual({ ProviderName: 'tilemirror', ProviderSite: { '@_href': `${BASE_URL}/?key=demo` }, ServiceContact: '' });
+    expect(caps.ServiceMetadataURL['@_href']).toBe(`${BASE_URL}/wmts/1.0.0/WMTSCapabilities.xml?key=demo`);
+  });
+
+  test('service metadata from the configuration', async () => {
+    const configured = inProcess({
+      config: {
+        service: {
+          title: 'Alpine tiles',
+          keywords: ['Alps', 'tiles'],
+          fees: '10 CHF a month',
+          accessConstraints: 'Customers only',
+          provider: { name: 'Example AG', site: 'https://example.ch/', contact: { name: 'Ada', email: 'ada@example.ch', address: { city: 'Bern' } } },
+        },
+      },
+    });
+    try {
+      const caps = capsOf(await configured.get('/wmts?SERVICE=WMTS&REQUEST=GetCapabilities'));
+      expect(caps.ServiceIdentification).toMatchObject({ Title: 'Alpine tiles', Keywords: { Keyword: ['Alps', 'tiles'] }, Fees: '10 CHF a month', AccessConstraints: 'Customers only' });
+      expect(caps.ServiceProvider).toEqual({
+        ProviderName: 'Example AG',
+        ProviderSite: { '@_href': 'https://example.ch/' },
+        ServiceContact: { IndividualName: 'Ada', ContactInfo: { Address: { City: 'Bern', ElectronicMailAddress: 'ada@example.ch' } } },
+      });
+    } finally {
+      await configured.close();
+    }
+  });
+
+  test('Sections: only those sections', async () => {
+    const caps = capsOf(await app.get('/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&Sections=ServiceProvider,Contents'));
+    expect(Object.keys(caps).filter((k) => !k.startsWith('@_'))).toEqual(['ServiceProvider', 'Contents']);
+    const rest = capsOf(await app.get('/wmts/1.0.0/WMTSCapabilities.xml?Sections=ServiceIdentification'));
+    expect(Object.keys(rest).filter((k) => !k.startsWith('@_'))).toEqual(['ServiceIdentification']);
+  });
+
+  test('the RESTful resource is XML: an Accept that takes no XML is 406, one that takes any is answered', async () => {
+    const refused = await app.get('/wmts/1.0.0/WMTSCapabilities.xml', { headers: { Accept: 'example/unknown' } });
+    expect(report(refused)).toEqual({ status: 406, type: REPORT_TYPE, code: 'NoApplicableCode' });
+    for (const accept of ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/xml', 'text/*', '*/*']) {
+      expect((await app.get('/wmts/1.0.0/WMTSCapabilities.xml', { headers: { Accept: accept } })).status).toBe(200);
+    }
+    expect((await app.get('/wmts/1.0.0/WMTSCapabilities.xml', { headers: { Accept: 'application/xml;q=0, text/xml;q=0' } })).status).toBe(406);
+    // A KVP request to that URL is no request for the resource: Accept does not apply.
+    expect((await app.get('/wmts/1.0.0/WMTSCapabilities.xml?SERVICE=WMTS&REQUEST=GetCapabilities', { headers: { Accept: 'example/unknown' } })).status).toBe(200);
+  });
 });
 
-describe('KVP GetTile answers the stored tile', () => {
+describe('tiles: KVP GetTile and the RESTful template answer the stored tile', () => {
   test('of a map, each size', async () => {
-    const big = await getTile('maps/sample', 2, 1, 3, 'image/png');
-    expect(big).toMatchObject({ status: 200, type: 'image/png', cache: 'tile' });
-    expect(big.body?.equals(readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 }))).toBe(true);
-    const small = await getTile('maps/sample/256', 2, 1, 3);
-    expect(small.body?.equals(readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 }, '256'))).toBe(true);
+    const stored = readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 });
+    for (const path of [kvpTile({ TILEMATRIX: '2', TILEROW: '1', TILECOL: '3' }), fromTemplate('maps/sample', 2, 1, 3)]) {
+      const r = await app.get(path);
+      expect(r).toMatchObject({ status: 200, type: 'image/png', cache: 'tile' });
+      expect(r.body?.equals(stored)).toBe(true);
+    }
+    const small = readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 }, '256');
+    const set256 = layers['maps/sample/256'].TileMatrixSetLink.TileMatrixSet;
+    expect((await app.get(kvpTile({ LAYER: 'maps/sample/256', TILEMATRIXSET: set256, TILEMATRIX: '2', TILEROW: '1', TILECOL: '3' }))).body?.equals(small)).toBe(true);
+    expect((await app.get(fromTemplate('maps/sample/256', 2, 1, 3))).body?.equals(small)).toBe(true);
   });
 
-  test('of a vector tile set, an image and a terrain tile set (in another raster format when asked)', async () => {
-    const vector = await getTile('tiles/sample-vector', 0, 0, 0, 'application/vnd.mapbox-vector-tile');
-    expect(vector).toMatchObject({ status: 200, type: 'application/x-protobuf', gzipped: true });
-    expect(vector.body?.equals(readStoredTile(storeFile('tiles', 'sample-vector'), { z: 0, x: 0, y: 0 }))).toBe(true);
-    const image = await getTile('images/sample-image', 3, 3, 0);
-    expect(image.body?.equals(readStoredTile(storeFile('images', 'sample-image'), { z: 3, x: 0, y: 3 }))).toBe(true);
-    expect(await getTile('tiles/sample-terrain', 8, 90, 133, 'image/jpeg')).toMatchObject({ status: 200, type: 'image/jpeg', cache: 'tile' });
+  test('a vector tile under the advertised media type, gzip as stored', async () => {
+    expect(layers['tiles/sample-vector'].ResourceURL['@_format']).toBe(VECTOR_TYPE);
+    const stored = readStoredTile(storeFile('tiles', 'sample-vector'), { z: 0, x: 0, y: 0 });
+    const set = layers['tiles/sample-vector'].TileMatrixSetLink.TileMatrixSet;
+    for (const path of [kvpTile({ LAYER: 'tiles/sample-vector', TILEMATRIXSET: set, FORMAT: VECTOR_TYPE, TILEMATRIX: '0', TILEROW: '0', TILECOL: '0' }), fromTemplate('tiles/sample-vector', 0, 0, 0)]) {
+      const r = await app.get(path, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(r).toMatchObject({ status: 200, type: VECTOR_TYPE, gzipped: true, cache: 'tile' });
+      expect(r.body?.equals(stored)).toBe(true);
+      expect(plainBody(await app.get(path))?.length).toBeGreaterThan(0);
+    }
+    // The cloud API's own route keeps the cloud's media type.
+    expect((await app.get('/tiles/sample-vector/0/0/0')).type).toBe('application/x-protobuf');
   });
 
-  test('sent to the RESTful capabilities path too', async () => {
-    const r = await app.get(`/wmts/1.0.0/WMTSCapabilities.xml?service=wmts&request=gettile&layer=maps/sample&tilematrixset=${sets['maps/sample']}&tilematrix=2&tilerow=1&tilecol=3`);
+  test('an image, and a terrain tile in another raster format when asked', async () => {
+    const image = readStoredTile(storeFile('images', 'sample-image'), { z: 3, x: 0, y: 3 });
+    expect((await app.get(fromTemplate('images/sample-image', 3, 3, 0))).body?.equals(image)).toBe(true);
+    const set = layers['tiles/sample-terrain'].TileMatrixSetLink.TileMatrixSet;
+    const kvp = await app.get(kvpTile({ LAYER: 'tiles/sample-terrain', TILEMATRIXSET: set, FORMAT: 'image/jpeg', TILEMATRIX: '8', TILEROW: '90', TILECOL: '133' }));
+    expect(kvp).toMatchObject({ status: 200, type: 'image/jpeg', cache: 'tile' });
+    const rest = await app.get(fromTemplate('tiles/sample-terrain', 8, 90, 133).replace(/\.png$/, '.jpg'));
+    expect(rest).toMatchObject({ status: 200, type: 'image/jpeg' });
+    expect(rest.body?.equals(kvp.body!)).toBe(true);
+  });
+
+  test('a tile absent inside the limits: 204 with no body, as the cloud routes and OGC API Tiles answer', async () => {
+    const absent = absentTile(storeFile('tiles', 'sample-vector'), 3);
+    for (const path of [kvpTile({ LAYER: 'tiles/sample-vector', FORMAT: VECTOR_TYPE, TILEMATRIX: '3', TILEROW: String(absent.y), TILECOL: String(absent.x) }), fromTemplate('tiles/sample-vector', 3, absent.y, absent.x)]) {
+      const r = await app.get(path);
+      expect(r).toMatchObject({ status: 204, cache: 'tile' });
+      expect(r.body).toBeUndefined();
+    }
+  });
+
+  test('GetTile sent to the RESTful capabilities URL', async () => {
+    const r = await app.get(kvpTile({ TILEMATRIX: '2', TILEROW: '1', TILECOL: '3' }, '/wmts/1.0.0/WMTSCapabilities.xml').replace('SERVICE=WMTS&', ''));
     expect(r.body?.equals(readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 }))).toBe(true);
   });
 });
 
-test.each([
-  ['REQUEST=GetTile&LAYER=maps/sample&TILEMATRIXSET=x&TILEMATRIX=0&TILEROW=0&TILECOL=0', 400, /^Invalid TILEMATRIXSET for layer maps\/sample: x$/],
-  ['REQUEST=GetTile&LAYER=maps/nope&TILEMATRIXSET=x&TILEMATRIX=0&TILEROW=0&TILECOL=0', 404, /^Unknown LAYER: maps\/nope$/],
-  ['REQUEST=GetTile&LAYER=maps/sample&TILEMATRIX=0&TILEROW=0&TILECOL=0', 400, /\bTILEMATRIXSET\b/],
-  ['REQUEST=GetTile&LAYER=maps/sample&TILEMATRIXSET=x&TILEMATRIX=1.5&TILEROW=0&TILECOL=0', 400, /\bTILEMATRIX\b/],
-  ['REQUEST=GetFeatureInfo', 400, /\bREQUEST\b/],
-  ['SERVICE=WMS&REQUEST=GetCapabilities', 400, /\bSERVICE\b/],
-])('KVP %s → %d', async (query, status, message) => {
-  expect(failure(await app.get(`/wmts?${query}`))).toEqual({ status, type: TEXT, message: expect.stringMatching(message) });
-});
+describe('every exception is the ExceptionReport the standards give', () => {
+  test.each(KVP_EXCEPTIONS.map((c) => [c.target, c] as const))('KVP %s', async (_target, c) => {
+    expect(report(await app.get(c.target))).toEqual(expected(c));
+  });
 
-test('a FORMAT the layer cannot be answered in is a 400 naming it', async () => {
-  expect(failure(await getTile('maps/sample', 0, 0, 0, 'image/gif'))).toEqual({ status: 400, type: TEXT, message: 'Invalid FORMAT: image/gif' });
-  expect(failure(await getTile('maps/sample', 0, 0, 0, 'application/x-protobuf'))).toEqual({ status: 400, type: TEXT, message: 'Invalid FORMAT: application/x-protobuf' });
+  test.each(REST_EXCEPTIONS.map((c) => [c.target, c] as const))('RESTful %s', async (_target, c) => {
+    expect(report(await app.get(c.target))).toEqual(expected(c));
+  });
+
+  test.each(CAPABILITIES_EXCEPTIONS.filter((c) => c.target.startsWith('/wmts')).map((c) => [c.target, c] as const))('capabilities %s', async (_target, c) => {
+    expect(report(await app.get(c.target))).toEqual(expected(c));
+  });
+
+  test('a refused key is an ExceptionReport too', async () => {
+    expect(report(await app.get('/wmts?SERVICE=WMTS&REQUEST=GetCapabilities', { key: null }))).toEqual({ status: 403, type: REPORT_TYPE, code: 'NoApplicableCode' });
+    expect(report(await app.get(restTile(), { key: 'nope' }))).toEqual({ status: 403, type: REPORT_TYPE, code: 'NoApplicableCode' });
+  });
+
+  test('the text says what was wrong', async () => {
+    expect(parseExceptionReport(text(await app.get(kvpTile({ TILEROW: '8' })))).exceptions[0].text).toBe('TileRow 8 is outside 0 to 7 in tile matrix 3 of layer maps/sample');
+    expect(parseExceptionReport(text(await app.get(kvpTile({ LAYER: 'maps/nope' })))).exceptions[0].text).toBe('Unknown layer "maps/nope"');
+    expect(parseExceptionReport(text(await app.get(restTile({ set: 'x' })))).exceptions[0].text).toBe(`Unknown tile matrix set "x" of layer maps/sample: expected ${MAP_SET}`);
+  });
 });
 
 test('every route of wmts.ts was reached, and nothing failed unexpectedly', () => {
   expect(patternsOf(wmts).filter((p) => !app.reached.has(p))).toEqual([]);
   expect(app.failures).toEqual([]);
 });
+
+/** A tile of zoom `z` inside the world that the store does not hold (read with SQL). */
+function absentTile(file: string, z: number): { x: number; y: number } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const held = new Set((db.prepare('SELECT tile_column AS x, tile_row AS r FROM tiles WHERE zoom_level = ?').all(z) as { x: number; r: number }[]).map((t) => `${t.x}/${2 ** z - 1 - t.r}`));
+    for (let y = 0; y < 2 ** z; y++) for (let x = 0; x < 2 ** z; x++) if (!held.has(`${x}/${y}`)) return { x, y };
+    throw new Error(`${file} holds every tile of zoom ${z}`);
+  } finally {
+    db.close();
+  }
+}
