@@ -269,6 +269,7 @@ const geolocationSchema = z
 
 const text = z.string().min(1);
 const DEFAULT_ABSTRACT = 'Maps, tile sets and images mirrored from a cloud map API, served from local stores.';
+const DEFAULT_KEYWORDS = ['WMTS', 'map tiles', 'offline', 'tilemirror'];
 
 /** The service metadata documents publish (OWS ServiceIdentification and ServiceProvider, OGC 06-121r3 §7.4). */
 const serviceSchema = z
@@ -276,7 +277,7 @@ const serviceSchema = z
     /** Title of the service (the service-wide WMTS capabilities; a resource's own capabilities carry its name). */
     title: text.default('tilemirror'),
     abstract: z.string().default(DEFAULT_ABSTRACT),
-    keywords: z.array(text).default([]),
+    keywords: z.array(text).default(DEFAULT_KEYWORDS),
     /** Fees for using the service; `none` by default. */
     fees: text.default('none'),
     /** Access constraints; `none` by default (the keys are the access control). */
@@ -314,7 +315,7 @@ const serviceSchema = z
 const SERVICE_DEFAULTS = {
   title: 'tilemirror',
   abstract: DEFAULT_ABSTRACT,
-  keywords: [],
+  keywords: DEFAULT_KEYWORDS,
   fees: 'none',
   accessConstraints: 'none',
   provider: { name: 'tilemirror', contact: {} },

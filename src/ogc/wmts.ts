@@ -114,6 +114,8 @@ export const WMTS_VERSION = '1.0.0';
 export const WMTS_STYLE = 'default';
 const WMS_CRS84_URN = 'urn:ogc:def:crs:OGC:2:84';
 const EPSG_3857_URN = 'urn:ogc:def:crs:EPSG::3857';
+/** The CRS of the GoogleMapsCompatible well-known scale set as 07-057r7 Annex E names it (NASA GIBS and others publish it too). */
+const GOOGLE_WKSS_CRS_URN = 'urn:ogc:def:crs:EPSG:6.18:3:3857';
 const WMTS_GOOGLE_WKSS = 'urn:ogc:def:wkss:OGC:1.0:GoogleMapsCompatible';
 
 /** WMTS layer identifier of a pyramid of a resource (see header comment). */
@@ -311,9 +313,11 @@ function layerNode(layer: WmtsLayer, baseUrl: string, key: string): XmlNode {
 
 function tileMatrixSetNode(tileSize: number, minzoom: number, maxzoom: number): XmlNode {
   const tms = webMercatorQuad(tileSize, minzoom, maxzoom);
-  const node: XmlNode = { 'ows:Identifier': tms.wmtsId, 'ows:SupportedCRS': EPSG_3857_URN };
-  // Scales of the 512 px set are not those of the GoogleMapsCompatible well-known scale set.
-  if (tileSize === 256) node['WellKnownScaleSet'] = WMTS_GOOGLE_WKSS;
+  // Scales of the 512 px set are not those of the GoogleMapsCompatible well-known scale set; a set that names it
+  // gives the CRS as that scale set defines it (the OGC's test suite compares the two).
+  const wellKnown = tileSize === 256;
+  const node: XmlNode = { 'ows:Identifier': tms.wmtsId, 'ows:SupportedCRS': wellKnown ? GOOGLE_WKSS_CRS_URN : EPSG_3857_URN };
+  if (wellKnown) node['WellKnownScaleSet'] = WMTS_GOOGLE_WKSS;
   node['TileMatrix'] = tms.tileMatrices.map((m) => ({
     'ows:Identifier': m.id,
     ScaleDenominator: num(m.scaleDenominator),
@@ -337,7 +341,7 @@ function contents(layers: readonly WmtsLayer[], baseUrl: string, key: string): X
 
 /**
  * The WMTS 1.0.0 capabilities XML, element order as in wmtsGetCapabilities_response.xsd. With `sections`, only
- * those (an empty Themes when asked for: no themes are defined) and no ServiceMetadataURL, which is no section.
+ * those that exist (no themes are defined: Themes is never written) and no ServiceMetadataURL, which is no section.
  */
 export function buildWmtsCapabilities(input: WmtsCapabilitiesInput): string {
   const { baseUrl, key, layers, sections } = input;
@@ -360,7 +364,6 @@ export function buildWmtsCapabilities(input: WmtsCapabilitiesInput): string {
     capabilities['ows:OperationsMetadata'] = { 'ows:Operation': [operation('GetCapabilities', kvpUrl), operation('GetTile', kvpUrl)] };
   }
   if (wants('Contents')) capabilities['Contents'] = contents(layers, baseUrl, key);
-  if (sections?.has('Themes')) capabilities['Themes'] = '';
   if (!sections) capabilities['ServiceMetadataURL'] = { '@_xlink:href': input.capabilitiesUrl };
 
   const builder = new XMLBuilder({

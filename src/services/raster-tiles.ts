@@ -30,6 +30,8 @@ const covers = (p: Pyramid, z: number): boolean => z >= p.minzoom && z <= p.maxz
  */
 export class RasterTiles {
   private readonly cache: ByteLru;
+  /** Blank tiles by format and pixel size: a handful, each a few hundred bytes. */
+  private readonly blanks = new Map<string, Promise<Buffer>>();
 
   constructor(cacheBytes = 64 * 1024 * 1024) {
     this.cache = new ByteLru(cacheBytes);
@@ -62,6 +64,17 @@ export class RasterTiles {
     const data = await encode(image, req.format);
     this.cache.set(cacheKey, data);
     return { data, format: req.format };
+  }
+
+  /** A tile with nothing on it, `pixels` square: transparent (png, webp), or white where there is no alpha (jpg). */
+  blank(format: 'png' | 'jpg' | 'webp', pixels: number): Promise<Buffer> {
+    const key = `${format}/${pixels}`;
+    let made = this.blanks.get(key);
+    if (!made) {
+      made = encode(sharp({ create: { width: pixels, height: pixels, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }), format);
+      this.blanks.set(key, made);
+    }
+    return made;
   }
 
   /** Builds the requested tile as a sharp pipeline from whichever stored pyramid serves best. */

@@ -112,7 +112,8 @@ describe('OWSLib WebMapTileService', () => {
       const setId = layer.tilematrixsets.find((id) => first.tilematrixsets[id]?.matrices[0]?.tilewidth === w.tileSize);
       if (!setId) throw new Error(`layer ${w.layer}: no linked tile matrix set of ${w.tileSize} px (${layer.tilematrixsets.join(', ')})`);
       const set = first.tilematrixsets[setId];
-      expect(set.crs).toMatch(/EPSG(::|:)3857/);
+      // As published: EPSG::3857, or the versioned URN of the GoogleMapsCompatible well-known scale set.
+      expect(set.crs).toMatch(/EPSG:(?:[\d.]*:)*3857$/);
       // OWSLib reads the matrices as published: 0.28 mm pixel scales, the Web Mercator top-left corner.
       const id = matrixIdForZoom(
         {
@@ -165,6 +166,7 @@ describe('OWSLib WebMapTileService', () => {
     // The service metadata of the configuration (defaults here): identification and provider.
     expect(report.identification).toMatchObject({ title: 'tilemirror', fees: 'none', accessconstraints: 'none' });
     expect(report.identification.abstract).toMatch(/mirrored/);
+    expect(report.identification.keywords).toEqual(['WMTS', 'map tiles', 'offline', 'tilemirror']);
     expect(report.provider).toEqual({ name: 'tilemirror', url: `${server.url}/?key=demo` });
   });
 });

@@ -95,7 +95,7 @@ describe('WMTS capabilities as a source', () => {
   });
 
   test('CRS and media type names', () => {
-    for (const c of ['urn:ogc:def:crs:EPSG::3857', 'EPSG:3857', 'urn:ogc:def:crs:EPSG:6.18.3:3857', 'http://www.opengis.net/def/crs/EPSG/0/3857', 'EPSG:900913', 'urn:ogc:def:crs:EPSG::102100']) expect(isWebMercatorCrs(c)).toBe(true);
+    for (const c of ['urn:ogc:def:crs:EPSG::3857', 'EPSG:3857', 'urn:ogc:def:crs:EPSG:6.18.3:3857', 'urn:ogc:def:crs:EPSG:6.18:3:3857', 'http://www.opengis.net/def/crs/EPSG/0/3857', 'EPSG:900913', 'urn:ogc:def:crs:EPSG::102100']) expect(isWebMercatorCrs(c)).toBe(true);
     for (const c of ['EPSG:4326', 'urn:ogc:def:crs:OGC:1.3:CRS84', 'EPSG:38570']) expect(isWebMercatorCrs(c)).toBe(false);
     expect(['image/png', 'image/png; mode=8bit', 'image/jpeg', 'image/webp', 'application/vnd.mapbox-vector-tile', 'image/tiff'].map(mediaTypeFormat)).toEqual(['png', 'png', 'jpg', 'webp', 'pbf', undefined]);
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { buildWmtsCapabilities, findWmtsLayer, resolveWmtsLayer, WMTS_EXTENSIONS, wmtsLayersFor, type OwsServiceMetadata, type WmtsSection } from '../../ogc/wmts';
 import { checkWmtsTile, kvpParams, parseWmtsKvp, parseWmtsRestTile, type WmtsTile, type WmtsTileRequest } from '../../ogc/wmts-requests';
-import { withKey } from '../../ogc/urls';
+import { mediaTypeOf, withKey } from '../../ogc/urls';
 import type { TilesetInfo } from '../../store/types';
 import { acceptsAny } from '../accept';
 import { owsError } from '../ows-errors';
@@ -54,7 +54,23 @@ function serveTile(ctx: RequestContext, t: WmtsTile): Reply | Promise<Reply> {
   } else {
     reply = serveStoredTile(ctx, layer.kind, layer.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
   }
-  return reply instanceof Promise ? reply.then(advertisedTile) : advertisedTile(reply);
+  const answer = (r: Reply): Reply | Promise<Reply> => (r.status === 204 ? emptyTile(ctx, t) : advertisedTile(r));
+  return reply instanceof Promise ? reply.then(answer) : answer(reply);
+}
+
+/**
+ * WMTS 1.0 has no empty answer: a GetTile inside the TileMatrixSetLimits gets a tile of the requested Format
+ * (07-057r7 §7.2.2.2), and clients that read every tile as an image (ArcGIS, the OGC's test suite) fail on a 204.
+ * An absent tile is therefore a vector tile without layers (zero bytes, a valid MVT) or a blank raster tile of the
+ * matrix's size. The cloud API's own routes keep answering 204.
+ */
+async function emptyTile(ctx: RequestContext, t: WmtsTile): Promise<Reply> {
+  const etag = `empty-${t.format}-${t.layer.tileSize}`;
+  if (t.format === 'pbf') return { status: 200, body: Buffer.alloc(0), type: mediaTypeOf('pbf'), cache: 'tile', etag };
+  // A blank Basis Universal texture is not worth a texture encoder: such a layer keeps the 204.
+  if (t.format === 'basis') return { status: 204, cache: 'tile', etag };
+  const body = await ctx.services.rasterTiles.blank(t.format, t.layer.tileSize);
+  return { status: 200, body, type: mediaTypeOf(t.format), cache: 'tile', etag };
 }
 
 /** A GetTile (KVP or RESTful): its layer looked up, the request checked against it, the tile served. */

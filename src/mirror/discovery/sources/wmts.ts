@@ -52,7 +52,7 @@ export interface WebMercatorSet {
   levels: MatrixLevel[];
 }
 
-const WEB_MERCATOR_CRS = /(?:EPSG|ESRI|OGC)[:/]+(?:[\d.]*[:/]+)?(3857|900913|3785|102100|102113)$|^(?:urn:ogc:def:crs:EPSG::|EPSG:)?(3857|900913)$/i;
+const WEB_MERCATOR_CRS = /(?:EPSG|ESRI|OGC)[:/]+(?:[\d.]*[:/]+)*(3857|900913|3785|102100|102113)$|^(?:urn:ogc:def:crs:EPSG::|EPSG:)?(3857|900913)$/i;
 
 export function isWebMercatorCrs(crs: string): boolean {
   return WEB_MERCATOR_CRS.test(crs.trim());
