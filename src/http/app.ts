@@ -9,6 +9,7 @@ import { admit } from './backpressure';
 import { Drain } from './drain';
 import { ASSETS_ROUTE } from './metrics';
 import { releaseOnClose } from './piped-streams';
+import { dialectOfPath } from './path-dialect';
 import { closeStalledSockets } from './stalled-sockets';
 import { textReply } from './reply';
 import { matchRoute, type Route } from './route-table';
@@ -57,7 +58,7 @@ export function createApp(dispatcher: Dispatcher): express.Express {
   // The /docs page's viewer (Swagger UI), shipped in npm: offline like the map viewer.
   app.use('/assets/swagger-ui', express.static(swaggerUiDist, assets));
   app.use((req: express.Request, res: express.Response) => {
-    dispatcher.send(req, res, textReply(404, 'Not found'), { 'Access-Control-Allow-Origin': '*' });
+    dispatcher.send(req, res, dialectOfPath(req.path)({ status: 404, message: 'Not found' }), { 'Access-Control-Allow-Origin': '*' });
   });
   // Express reaches here only for errors of its own (e.g. a static file read failing): answer, never crash.
   // A client error of serve-static (416 for a range past the end, 412 for a failed precondition) keeps its status.
@@ -84,9 +85,12 @@ export function createListener(config: Config, catalog: Catalog, log: Logger, se
     if (stamp) (req as TimedRequest).startedAt = performance.now();
     // A UTF-16 unit is at most 3 bytes of UTF-8: most URLs are measured without encoding them.
     const target = req.url ?? '/';
-    if (target.length * 3 > MAX_URI_BYTES && Buffer.byteLength(target) > MAX_URI_BYTES) return dispatcher.send(req, res, textReply(414, `URI too long (maximum ${MAX_URI_BYTES} bytes)`));
+    if (target.length * 3 > MAX_URI_BYTES && Buffer.byteLength(target) > MAX_URI_BYTES) {
+      return dispatcher.send(req, res, dialectOfPath(target)({ status: 414, message: `URI too long (maximum ${MAX_URI_BYTES} bytes)` }));
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return dispatcher.send(req, res, textReply(405, 'Method not allowed: this API is read-only (GET, HEAD)', { Allow: 'GET, HEAD' }));
+      const refused = { status: 405, message: 'Method not allowed: this API is read-only (GET, HEAD)', headers: { Allow: 'GET, HEAD' } };
+      return dispatcher.send(req, res, dialectOfPath(target)(refused));
     }
     const url = originForm(req);
     if (url === undefined) return dispatcher.send(req, res, textReply(400, 'Bad request target: a path starting with "/", or an absolute http(s) URL'));
