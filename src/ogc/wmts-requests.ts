@@ -46,6 +46,11 @@ export interface WmtsGetCapabilities {
   request: 'GetCapabilities';
   /** The sections asked for; absent: all (no `Sections`, or `All` among them). */
   sections?: ReadonlySet<WmtsSection>;
+  /**
+   * The value sent for a sample dimension (by its identifier, any letter case), if any: a vendor parameter that
+   * makes that value the dimension's Default in the document (see withRequestedDefaults).
+   */
+  dimension?(identifier: string): string | undefined;
 }
 
 /** The parameters of a GetTile as sent (KVP or RESTful), before its layer is known. */
@@ -101,6 +106,7 @@ export function parseWmtsKvp(params: KvpParams, defaults: KvpDefaults = {}): Out
  * XML whatever it asks).
  */
 function parseGetCapabilities(params: KvpParams): Outcome<WmtsGetCapabilities> {
+  const dimension = (identifier: string): string | undefined => params.get(identifier.toLowerCase());
   const accept = params.get('acceptversions');
   if (accept !== undefined) {
     if (accept === '') return fail('MissingParameterValue', 'AcceptVersions', 'Missing value: AcceptVersions');
@@ -109,13 +115,39 @@ function parseGetCapabilities(params: KvpParams): Outcome<WmtsGetCapabilities> {
     }
   }
   const sections = params.get('sections');
-  if (sections === undefined) return ok({ request: 'GetCapabilities' });
+  if (sections === undefined) return ok({ request: 'GetCapabilities', dimension });
   if (sections === '') return fail('MissingParameterValue', 'Sections', 'Missing value: Sections');
   const names = sections.split(',');
   const unknown = names.find((n) => n !== 'All' && !(WMTS_SECTIONS as readonly string[]).includes(n));
   if (unknown !== undefined) return fail('InvalidParameterValue', 'Sections', `Invalid section ${quote(unknown)}: expected All or ${WMTS_SECTIONS.join(', ')}`);
-  if (names.includes('All')) return ok({ request: 'GetCapabilities' });
-  return ok({ request: 'GetCapabilities', sections: new Set(names as WmtsSection[]) });
+  if (names.includes('All')) return ok({ request: 'GetCapabilities', dimension });
+  return ok({ request: 'GetCapabilities', sections: new Set(names as WmtsSection[]), dimension });
+}
+
+/**
+ * The layers as a GetCapabilities that names a value of a sample dimension (`TIME=2024-01-01T06:00:00Z`) describes
+ * them: every layer offering that value has it as its Default. A client that requests every tile at the Default, as
+ * GDAL's WMTS driver does (it substitutes the Default for `{Time}` and has no option to choose another), reads the
+ * layer at that value from this document. A value no layer with that dimension offers is InvalidParameterValue; a
+ * parameter naming no dimension of these layers, an empty value or `default` changes nothing.
+ */
+export function withRequestedDefaults(layers: readonly WmtsLayer[], request: WmtsGetCapabilities): Outcome<WmtsLayer[]> {
+  const out = [...layers];
+  if (!request.dimension) return ok(out);
+  const identifiers = [...new Set(layers.flatMap((l) => (l.dimensions ?? []).map((d) => d.identifier)))];
+  for (const identifier of identifiers) {
+    const value = request.dimension(identifier);
+    if (value === undefined || value === '' || value === DEFAULT_VALUE) continue;
+    let offered = false;
+    for (const [i, layer] of out.entries()) {
+      const dims = layer.dimensions ?? [];
+      if (!dims.some((d) => d.identifier === identifier && d.values.includes(value))) continue;
+      offered = true;
+      out[i] = { ...layer, dimensions: dims.map((d) => (d.identifier === identifier ? { ...d, default: value } : d)) };
+    }
+    if (!offered) return fail('InvalidParameterValue', identifier, `Invalid ${identifier} ${quote(value)}: no layer offers it`);
+  }
+  return ok(out);
 }
 
 /** The mandatory GetTile parameters after Service, Request and Version, in the order of 07-057r7 Table 29. */
@@ -181,6 +213,7 @@ export function parseWmtsRestTile(p: WmtsRestTilePath): Outcome<WmtsTileRequest>
     ['TileRow', p.tileRow],
     ['TileCol', p.tileCol],
   ];
+  for (const [identifier, value] of Object.entries(p.dimensions ?? {})) segments.push([identifier, value]);
   const missing = segments.find(([, value]) => value === '');
   if (missing) return fail('MissingParameterValue', missing[0], `Missing path segment: ${missing[0]}`);
   const format = Object.hasOwn(EXTENSION_MEDIA_TYPES, p.ext) ? EXTENSION_MEDIA_TYPES[p.ext] : undefined;
@@ -209,7 +242,12 @@ export interface WmtsTile {
   format: TileFormat;
   /** Value of each sample dimension of the layer (its default when the request named none), by identifier. */
   dimensions: Record<string, string>;
+  /** The identifiers of the dimensions whose value is the Default because the request named none (or `default`). */
+  defaulted: string[];
 }
+
+/** A dimension value that asks for the dimension's Default (as no value does). */
+const DEFAULT_VALUE = 'default';
 
 /** Raster media types a raster layer can be answered in (other than its own, by conversion). */
 const RASTER_MEDIA_TYPES: Readonly<Record<string, TileFormat>> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
@@ -249,11 +287,17 @@ export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest):
   if (y < r.minY || y > r.maxY) return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside ${r.minY} to ${r.maxY} in tile matrix ${z} of layer ${layer.identifier}`);
   if (x < r.minX || x > r.maxX) return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside ${r.minX} to ${r.maxX} in tile matrix ${z} of layer ${layer.identifier}`);
   const dimensions: Record<string, string> = {};
+  const defaulted: string[] = [];
   for (const d of layer.dimensions ?? []) {
     const value = t.dimension(d.identifier);
-    if (value === undefined || value === '') dimensions[d.identifier] = d.default;
-    else if (d.values.includes(value)) dimensions[d.identifier] = value;
-    else return fail('InvalidParameterValue', d.identifier, `Invalid ${d.identifier} ${quote(value)} of layer ${layer.identifier}`);
+    if (value === undefined || value === '' || value === DEFAULT_VALUE) {
+      dimensions[d.identifier] = d.default;
+      defaulted.push(d.identifier);
+    } else if (d.values.includes(value)) {
+      dimensions[d.identifier] = value;
+    } else {
+      return fail('InvalidParameterValue', d.identifier, `Invalid ${d.identifier} ${quote(value)} of layer ${layer.identifier}: expected one of its values (or ${DEFAULT_VALUE}), e.g. ${d.default}`);
+    }
   }
-  return ok({ layer, z, x, y, format, dimensions });
+  return ok({ layer, z, x, y, format, dimensions, defaulted });
 }
