@@ -5,7 +5,7 @@
 // (./datetime.ts, the DateTime class of OGC 20-057 §13): the latest keyframe among those asked for, the latest of all
 // when the request asks for none. Pure.
 
-import { tmsIdFor, webMercatorQuad } from '../geo/tile-matrix-set';
+import { tmsIdFor } from '../geo/tile-matrix-set';
 import { holds, meets, type TimeInterval } from './datetime';
 import {
   collectionDocument,
@@ -25,7 +25,7 @@ import { weatherAbstract } from './weather-layers';
 import { latestKeyframe, type WeatherKeyframe, type WeatherVariable } from './weather-variables';
 
 /** The kind part of every weather collection id. */
-export const WEATHER_COLLECTION_KIND = 'weather';
+const WEATHER_COLLECTION_KIND = 'weather';
 
 export const weatherCollectionId = (v: WeatherVariable): string => `${WEATHER_COLLECTION_KIND}.${v.name}`;
 
@@ -69,9 +69,6 @@ export function weatherTileset(v: WeatherVariable, tmsId: string, baseUrl: strin
   const t = weatherTilesetOf(v, baseUrl, key);
   return t.tmsId === tmsId ? t.doc : undefined;
 }
-
-/** The tile matrix set of a variable's tiles (its tileset's). */
-export const weatherTileMatrixSet = (v: WeatherVariable) => webMercatorQuad(v.pyramid.tileSize);
 
 /**
  * The keyframe a tile request gets: the latest of those the request asks for (a raster tile shows one time: an

@@ -46,11 +46,6 @@ export interface WmtsGetCapabilities {
   request: 'GetCapabilities';
   /** The sections asked for; absent: all (no `Sections`, or `All` among them). */
   sections?: ReadonlySet<WmtsSection>;
-  /**
-   * The value sent for a sample dimension (by its identifier, any letter case), if any: a vendor parameter that
-   * makes that value the dimension's Default in the document (see withRequestedDefaults).
-   */
-  dimension?(identifier: string): string | undefined;
 }
 
 /** The parameters of a GetTile as sent (KVP or RESTful), before its layer is known. */
@@ -106,7 +101,6 @@ export function parseWmtsKvp(params: KvpParams, defaults: KvpDefaults = {}): Out
  * XML whatever it asks).
  */
 function parseGetCapabilities(params: KvpParams): Outcome<WmtsGetCapabilities> {
-  const dimension = (identifier: string): string | undefined => params.get(identifier.toLowerCase());
   const accept = params.get('acceptversions');
   if (accept !== undefined) {
     if (accept === '') return fail('MissingParameterValue', 'AcceptVersions', 'Missing value: AcceptVersions');
@@ -115,28 +109,36 @@ function parseGetCapabilities(params: KvpParams): Outcome<WmtsGetCapabilities> {
     }
   }
   const sections = params.get('sections');
-  if (sections === undefined) return ok({ request: 'GetCapabilities', dimension });
+  if (sections === undefined) return ok({ request: 'GetCapabilities' });
   if (sections === '') return fail('MissingParameterValue', 'Sections', 'Missing value: Sections');
   const names = sections.split(',');
   const unknown = names.find((n) => n !== 'All' && !(WMTS_SECTIONS as readonly string[]).includes(n));
   if (unknown !== undefined) return fail('InvalidParameterValue', 'Sections', `Invalid section ${quote(unknown)}: expected All or ${WMTS_SECTIONS.join(', ')}`);
-  if (names.includes('All')) return ok({ request: 'GetCapabilities', dimension });
-  return ok({ request: 'GetCapabilities', sections: new Set(names as WmtsSection[]), dimension });
+  if (names.includes('All')) return ok({ request: 'GetCapabilities' });
+  return ok({ request: 'GetCapabilities', sections: new Set(names as WmtsSection[]) });
 }
 
+/** The value a request sent for a parameter named by a sample dimension's identifier (any letter case), if any. */
+export type DimensionValues = (identifier: string) => string | undefined;
+
+/** The dimension values of KVP parameters. */
+export const kvpDimensionValues =
+  (params: KvpParams): DimensionValues =>
+  (identifier) =>
+    params.get(identifier.toLowerCase());
+
 /**
- * The layers as a GetCapabilities that names a value of a sample dimension (`TIME=2024-01-01T06:00:00Z`) describes
- * them: every layer offering that value has it as its Default. A client that requests every tile at the Default, as
- * GDAL's WMTS driver does (it substitutes the Default for `{Time}` and has no option to choose another), reads the
- * layer at that value from this document. A value no layer with that dimension offers is InvalidParameterValue; a
- * parameter naming no dimension of these layers, an empty value or `default` changes nothing.
+ * The layers as a GetCapabilities that names a value of a sample dimension (`TIME=2024-01-01T06:00:00Z`, a vendor
+ * parameter) describes them: every layer offering that value has it as its Default. A client that requests every
+ * tile at the Default, as GDAL's WMTS driver does (it substitutes the Default for `{Time}` and has no option to
+ * choose another), reads the layer at that value from this document. A value no layer with that dimension offers is
+ * InvalidParameterValue; a parameter naming no dimension of these layers, an empty value or `default` changes nothing.
  */
-export function withRequestedDefaults(layers: readonly WmtsLayer[], request: WmtsGetCapabilities): Outcome<WmtsLayer[]> {
+export function withRequestedDefaults(layers: readonly WmtsLayer[], values: DimensionValues): Outcome<WmtsLayer[]> {
   const out = [...layers];
-  if (!request.dimension) return ok(out);
   const identifiers = [...new Set(layers.flatMap((l) => (l.dimensions ?? []).map((d) => d.identifier)))];
   for (const identifier of identifiers) {
-    const value = request.dimension(identifier);
+    const value = values(identifier);
     if (value === undefined || value === '' || value === DEFAULT_VALUE) continue;
     let offered = false;
     for (const [i, layer] of out.entries()) {

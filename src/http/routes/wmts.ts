@@ -7,8 +7,9 @@ import {
   kvpParams,
   parseWmtsKvp,
   parseWmtsRestTile,
+  kvpDimensionValues,
   withRequestedDefaults,
-  type WmtsGetCapabilities,
+  type DimensionValues,
   type WmtsTile,
   type WmtsTileRequest,
 } from '../../ogc/wmts-requests';
@@ -45,8 +46,8 @@ function serviceMetadata(ctx: RequestContext, title: string): OwsServiceMetadata
  * Capabilities of some layers, addressed (ServiceMetadataURL) at `path`; `title` names the service. A GetCapabilities
  * naming a dimension value gets it as the Default of the layers offering it (withRequestedDefaults).
  */
-function layersCapabilities(ctx: RequestContext, layers: readonly WmtsLayer[], title: string, path: string, request: WmtsGetCapabilities): Reply {
-  const requested = withRequestedDefaults(layers, request);
+function layersCapabilities(ctx: RequestContext, layers: readonly WmtsLayer[], title: string, path: string, sections?: ReadonlySet<WmtsSection>, values?: DimensionValues): Reply {
+  const requested = values ? withRequestedDefaults(layers, values) : { ok: true as const, value: [...layers] };
   if (!requested.ok) throw owsError(requested.exception);
   const xml = buildWmtsCapabilities({
     baseUrl: ctx.baseUrl,
@@ -54,14 +55,14 @@ function layersCapabilities(ctx: RequestContext, layers: readonly WmtsLayer[], t
     service: serviceMetadata(ctx, title),
     layers: requested.value,
     capabilitiesUrl: withKey(ctx.baseUrl, path, ctx.key),
-    sections: request.sections,
+    sections,
   });
   return documentReply(xml, XML);
 }
 
 /** Capabilities of some resources, addressed (ServiceMetadataURL) at `path`; `title` names the service. */
 export function capabilitiesReply(ctx: RequestContext, infos: TilesetInfo[], title: string, path: string, sections?: ReadonlySet<WmtsSection>): Reply {
-  return layersCapabilities(ctx, infos.flatMap(wmtsLayersFor), title, path, { request: 'GetCapabilities', sections });
+  return layersCapabilities(ctx, infos.flatMap(wmtsLayersFor), title, path, sections);
 }
 
 /** The WMTS layers of the weather variables (ogc/weather-layers.ts): one per variable, with a Time dimension. */
@@ -138,7 +139,7 @@ function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: nu
  * `restful`: sent to a RESTful capabilities URL, which answers without any parameter and where SERVICE and REQUEST
  * default to WMTS and GetCapabilities (OWSLib appends `service=WMTS&request=GetCapabilities&version=1.0.0`).
  */
-export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>, request?: WmtsGetCapabilities) => Reply, restful: boolean): Reply | Promise<Reply> {
+export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>, values?: DimensionValues) => Reply, restful: boolean): Reply | Promise<Reply> {
   const params = kvpParams(ctx.query.entries());
   // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise).
   if (restful && !params.has('request') && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
@@ -146,7 +147,7 @@ export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlyS
   }
   const parsed = parseWmtsKvp(params, restful ? { service: 'WMTS', request: 'GetCapabilities' } : {});
   if (!parsed.ok) throw owsError(parsed.exception);
-  if (parsed.value.request === 'GetCapabilities') return capabilities(parsed.value.sections, parsed.value);
+  if (parsed.value.request === 'GetCapabilities') return capabilities(parsed.value.sections, kvpDimensionValues(params));
   return getTile(ctx, parsed.value.tile);
 }
 
@@ -175,9 +176,9 @@ export const wmtsKvpShape = {
 export const wmtsServiceParams = z.object(wmtsKvpShape);
 
 /** Service-wide capabilities: every map, tile set and image, then every weather variable. */
-function serviceCapabilities(ctx: RequestContext, sections?: ReadonlySet<WmtsSection>, request?: WmtsGetCapabilities): Reply {
+function serviceCapabilities(ctx: RequestContext, sections?: ReadonlySet<WmtsSection>, values?: DimensionValues): Reply {
   const layers = [...ctx.catalog.list().flatMap(wmtsLayersFor), ...weatherLayers(ctx)];
-  return layersCapabilities(ctx, layers, ctx.config.service.title, SERVICE_CAPABILITIES_PATH, request ?? { request: 'GetCapabilities', sections });
+  return layersCapabilities(ctx, layers, ctx.config.service.title, SERVICE_CAPABILITIES_PATH, sections, values);
 }
 
 /** `/wmts?SERVICE=WMTS&REQUEST=...` */
@@ -193,7 +194,7 @@ export function wmtsWeatherCapabilities(ctx: RequestContext): Reply | Promise<Re
   const layers = weatherLayers(ctx);
   if (!layers.length) throw notFound('No weather catalog is mirrored');
   const title = `${ctx.config.service.title}: weather`;
-  return wmtsKvp(ctx, (sections, request) => layersCapabilities(ctx, layers, title, WEATHER_CAPABILITIES_PATH, request ?? { request: 'GetCapabilities', sections }), true);
+  return wmtsKvp(ctx, (sections, values) => layersCapabilities(ctx, layers, title, WEATHER_CAPABILITIES_PATH, sections, values), true);
 }
 
 /**
