@@ -3,7 +3,7 @@
 // `Time` (07-057r7 Table 9): UOM ISO8601, one Value per keyframe (UTC, `Z`, earliest first), Default the latest.
 // A tile of the layer at a time is the tile of that keyframe's tile set, the same bytes. Pure.
 
-import type { WmtsDimension, WmtsLayer } from './wmts';
+import { pyramidLayerFields, type WmtsDimension, type WmtsLayer } from './wmts';
 import { latestKeyframe, type WeatherVariable } from './weather-variables';
 
 /** The first segment of every weather layer identifier. */
@@ -39,20 +39,13 @@ export function weatherAbstract(v: WeatherVariable): string {
 }
 
 export function weatherWmtsLayer(v: WeatherVariable): WeatherWmtsLayer {
-  const p = v.pyramid;
   return {
     kind: 'tiles',
     id: latestKeyframe(v).tilesetId,
-    pyramidName: p.name,
     identifier: weatherLayerId(v),
     title: v.unit ? `${v.title} (${v.unit})` : v.title,
     abstract: weatherAbstract(v),
-    bounds: p.bounds,
-    format: p.format,
-    tileSize: p.tileSize,
-    minzoom: p.minzoom,
-    maxzoom: p.maxzoom,
-    pyramid: p,
+    ...pyramidLayerFields(v.pyramid),
     dimensions: [timeDimension(v)],
     variable: v,
   };

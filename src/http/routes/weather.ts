@@ -31,11 +31,11 @@ export function weatherLatest(ctx: RequestContext): Reply {
 
 /**
  * The variables of a catalog store as last worked out, and the keyframe tile stores they were worked out from.
- * Every weather GetTile asks for the variables: a catalog of a few hundred keyframes takes a millisecond to parse
- * and check, some fifty times a stored tile's answer. A published store file is never changed in place (a new
- * version is a new DocumentStore or TileStore object), so the result stands while the catalog store and each
- * keyframe's store are the same objects; the WeakMap forgets a store the catalog has let go, as tile-reply.ts's
- * replies do.
+ * Every weather GetTile asks for the variables: a catalog of 8 variables of 40 keyframes each (24 KB) took 1.8 ms to
+ * parse and check, some forty times a whole tile request of the bare server (~40 µs, params.ts). A published store
+ * file is never changed in place (a new version is a new DocumentStore or TileStore object), so the result stands
+ * while the catalog store and each keyframe's store are the same objects; the WeakMap forgets a store the catalog
+ * has let go, as tile-reply.ts's replies do.
  */
 const worked = new WeakMap<DocumentStore, { keyframes: Map<string, TileStore | undefined>; variables: WeatherVariable[] }>();
 
