@@ -4,9 +4,9 @@
 // ./weather-collections.ts build the documents).
 //
 // A variable is offered when it has a variable_id and at least one usable keyframe. A keyframe is usable when its
-// timestamp is an RFC 3339 date-time and its tile set `tiles/{id}` is mirrored with a main pyramid of the
-// variable's format and tile size (the catalog's `tile_format` and `tile_matrix_set` tile width, else those of the
-// latest keyframe). What is offered is what every usable keyframe holds: the zooms and bounds the catalog gives,
+// timestamp is an RFC 3339 date-time and its tile set `tiles/{id}` is mirrored with a main raster pyramid (PNG,
+// JPEG or WebP: the values are in the pixels) of the variable's format and tile size (the catalog's `tile_format`
+// and `tile_matrix_set` tile width, else those of the latest keyframe). What is offered is what every usable keyframe holds: the zooms and bounds the catalog gives,
 // narrowed to those of each keyframe's tile set (a run mirrors some zooms and areas only), so every tile a layer
 // advertises exists at every one of its times. Two keyframes at one instant: the first in catalog order is kept.
 //
@@ -53,7 +53,9 @@ export function weatherName(variableId: string): string {
   return variableId.replace(/:/g, '.').replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-const FORMATS: Readonly<Record<string, TileFormat>> = { png: 'png', jpg: 'jpg', jpeg: 'jpg', webp: 'webp', pbf: 'pbf', mvt: 'pbf' };
+/** The formats a weather variable is offered in: rasters, whose pixels carry the values (`decoding`). */
+const FORMATS: Readonly<Record<string, TileFormat>> = { png: 'png', jpg: 'jpg', jpeg: 'jpg', webp: 'webp' };
+const RASTER: readonly TileFormat[] = Object.values(FORMATS);
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -87,10 +89,10 @@ function declared(v: Record<string, unknown>): Declared {
   return out;
 }
 
-/** The main pyramid of a keyframe's tile set, when it is one a layer can offer (scale 1, 256 or 512 px). */
+/** The main pyramid of a keyframe's tile set, when it is one a layer can offer (raster, scale 1, 256 or 512 px). */
 function keyframePyramid(info: TilesetInfo | undefined): Pyramid | undefined {
   const main = info?.pyramids[0];
-  return main && main.scale === 1 && isSupportedTileSize(main.tileSize) ? main : undefined;
+  return main && RASTER.includes(main.format) && main.scale === 1 && isSupportedTileSize(main.tileSize) ? main : undefined;
 }
 
 /** The part of two bounds both cover; undefined when they do not overlap. */

@@ -105,15 +105,16 @@ describe('weatherVariables', () => {
     expect(times(v)).toEqual([[T6, 'b']]);
   });
 
-  test('variables not offered: no variable_id, no usable keyframe, disjoint zooms; a name taken keeps the first', () => {
+  test('variables not offered: no variable_id, no usable keyframe (vector tiles among them), disjoint zooms; a name taken keeps the first', () => {
     const c = catalog(
       { id: '', keyframes: [{ id: 'a', timestamp: T0 }] },
       { id: 'unmirrored', keyframes: [{ id: 'gone', timestamp: T0 }] },
+      { id: 'vector', format: 'pbf', keyframes: [{ id: 'v', timestamp: T0 }] },
       { id: 'deep', zooms: [5, 6], keyframes: [{ id: 'a', timestamp: T0 }] },
       { id: 'wind:gfs', keyframes: [{ id: 'a', timestamp: T0 }] },
       { id: 'wind.gfs', keyframes: [{ id: 'b', timestamp: T6 }] },
     );
-    const vars = weatherVariables(c, lookup(tileset('a'), tileset('b')));
+    const vars = weatherVariables(c, lookup(tileset('a'), tileset('b'), tileset('v', { format: 'pbf' as TileFormat })));
     expect(vars.map((v) => [v.variableId, v.name])).toEqual([['wind:gfs', 'wind.gfs']]);
   });
 
