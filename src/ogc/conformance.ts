@@ -5,7 +5,9 @@
 // - OGC API - Tiles Part 1: core (tiles by tile matrix, row and column), tileset (tileset metadata), tilesets-list,
 //   geodata-tilesets (each collection's tilesets) and dataset-tilesets (the dataset's vector tiles under /ogc/tiles,
 //   dataset-tilesets.ts) when the dataset has any: a server mirroring no vector tile set has no dataset tiles, and
-//   then does not declare the class. Not collections-selection, datetime or xml (not implemented), nor the tile
+//   then does not declare the class. DateTime (`datetime` and `subset=datetime(...)` on the tiles of the weather
+//   collections and on /ogc/collections, ./datetime.ts) when some weather variable is served: without one no
+//   collection has a temporal extent to select in. Not collections-selection or xml (not implemented), nor the tile
 //   encodings' classes (png, jpeg, mvt...): which formats there are depends on what was mirrored.
 // - 2D Tile Matrix Set 2.0: the tile matrix set model and its JSON encoding (/ogc/tileMatrixSets).
 
@@ -14,6 +16,7 @@ const TILES = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf';
 const TMS = 'http://www.opengis.net/spec/tms/2.0/conf';
 
 export const DATASET_TILESETS_CLASS = `${TILES}/dataset-tilesets`;
+export const DATETIME_CLASS = `${TILES}/datetime`;
 
 /** The classes declared whatever the data directory holds. */
 export const CONFORMANCE_CLASSES: readonly string[] = [
@@ -28,7 +31,13 @@ export const CONFORMANCE_CLASSES: readonly string[] = [
   `${TMS}/json-tilematrixset`,
 ];
 
-/** The declaration; `datasetTilesets`: the dataset has vector tiles (/ogc/tiles lists at least one tileset). */
-export function conformance(datasetTilesets: boolean): { conformsTo: string[] } {
-  return { conformsTo: datasetTilesets ? [...CONFORMANCE_CLASSES, DATASET_TILESETS_CLASS] : [...CONFORMANCE_CLASSES] };
+/**
+ * The declaration; `datasetTilesets`: the dataset has vector tiles (/ogc/tiles lists at least one tileset);
+ * `datetime`: some collection's tiles change with time (a weather variable is served).
+ */
+export function conformance(datasetTilesets: boolean, datetime = false): { conformsTo: string[] } {
+  const conformsTo = [...CONFORMANCE_CLASSES];
+  if (datasetTilesets) conformsTo.push(DATASET_TILESETS_CLASS);
+  if (datetime) conformsTo.push(DATETIME_CLASS);
+  return { conformsTo };
 }

@@ -2,7 +2,8 @@
 // absolute hrefs carrying the key, one bbox per collection, map and vector tilesets never in the
 // same collection, tiling-scheme links to TMS JSON that has both 2D-TMS 2.0 and 17-083r2 keys.
 //
-// URL space (cid = collection id `{kind}.{id}`, e.g. maps.streets, tiles.terrain, images.scan):
+// URL space (cid = collection id `{kind}.{id}`, e.g. maps.streets, tiles.terrain, images.scan; a weather variable's
+// collection is `weather.{name}`, ./weather-collections.ts):
 //   /ogc                                             landingPage
 //   /ogc/conformance                                 conformance (./conformance.ts)
 //   /ogc/collections                                 collections
@@ -15,7 +16,7 @@
 //                                                    the dataset's vector tiles (./dataset-tilesets.ts)
 //   /ogc/tileMatrixSets, /ogc/tileMatrixSets/{tmsId} tileMatrixSetList, ogcTileMatrixSet
 
-import type { Pyramid, ResourceKind, TileFormat, TilesetInfo } from '../store/types';
+import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from '../store/types';
 import { isSupportedTileSize, limits, tileSizeOfTmsId, tmsIdFor, webMercatorQuad } from '../geo/tile-matrix-set';
 import type { TileMatrixLimits, TileMatrixSet } from '../geo/tile-matrix-set';
 import { tileMatrixSetJson } from './tile-matrix-set-json';
@@ -68,15 +69,25 @@ export function dataTypeOf(info: TilesetInfo): DataType {
   return info.format === 'pbf' ? 'vector' : 'map';
 }
 
-/** The path of a collection. */
-export function collectionPath(info: TilesetInfo): string {
-  return `${OGC_ROOT}/collections/${encodeURIComponent(collectionId(info.kind, info.id))}`;
+/** The path of a collection by its id. */
+export function collectionPathOf(cid: string): string {
+  return `${OGC_ROOT}/collections/${encodeURIComponent(cid)}`;
 }
 
-/** Path of a collection's tileset list: /map/tiles for raster, /tiles for vector. */
+/** The path of a collection. */
+export function collectionPath(info: TilesetInfo): string {
+  return collectionPathOf(collectionId(info.kind, info.id));
+}
+
+/** Path of a collection's tileset list by its id and data type: /map/tiles for raster, /tiles for vector. */
+export function tilesetsPathOf(cid: string, dataType: DataType): string {
+  const base = collectionPathOf(cid);
+  return dataType === 'vector' ? `${base}/tiles` : `${base}/map/tiles`;
+}
+
+/** Path of a collection's tileset list. */
 export function tilesetsPath(info: TilesetInfo): string {
-  const base = collectionPath(info);
-  return dataTypeOf(info) === 'vector' ? `${base}/tiles` : `${base}/map/tiles`;
+  return tilesetsPathOf(collectionId(info.kind, info.id), dataTypeOf(info));
 }
 
 /** The pyramids advertised as OGC tilesets: scale 1, 256 or 512 px. */
@@ -112,42 +123,64 @@ export function landingPage(baseUrl: string, key: string, title: string, dataset
 }
 
 /**
- * A collection's extent (OGC API - Common Part 2): the spatial one, one bbox in CRS84 degrees. A temporal extent
- * (`temporal: { interval, trs }`) goes beside it for a collection whose tiles change with time.
+ * A collection's extent (OGC API - Common Part 2): the spatial one, one bbox in CRS84 degrees, and for a collection
+ * whose tiles change with time the temporal one: its first and last instant (`interval`, one interval) and, as
+ * OGC API - EDR writes them, every instant it has tiles for (`values`).
  */
 export interface CollectionExtent {
   spatial: { bbox: number[][]; crs: string };
+  temporal?: { interval: [string, string][]; trs: string; values?: string[] };
 }
 
-export function collection(info: TilesetInfo, baseUrl: string, key: string) {
-  const cid = collectionId(info.kind, info.id);
-  const dataType = dataTypeOf(info);
-  const extent: CollectionExtent = { spatial: { bbox: [[...info.bounds]], crs: CRS84 } };
+/** The Gregorian calendar in UTC, the temporal reference system of ISO 8601 instants (OGC API - Common Part 2). */
+export const GREGORIAN_TRS = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';
+
+/** What a collection document says of its collection. */
+export interface CollectionSubject {
+  id: string;
+  title: string;
+  description: string;
+  attribution: string;
+  dataType: DataType;
+  extent: CollectionExtent;
+}
+
+/** A collection document: its description, extent, CRS, and links to itself and its tilesets. */
+export function collectionDocument(c: CollectionSubject, baseUrl: string, key: string) {
   return {
-    id: cid,
-    title: info.name,
-    description: info.description,
-    attribution: info.attribution,
-    dataType,
-    extent,
+    id: c.id,
+    title: c.title,
+    description: c.description,
+    attribution: c.attribution,
+    dataType: c.dataType,
+    extent: c.extent,
     crs: [CRS84],
     links: [
-      link(baseUrl, key, collectionPath(info), 'self', info.name),
+      link(baseUrl, key, collectionPathOf(c.id), 'self', c.title),
       link(
         baseUrl,
         key,
-        tilesetsPath(info),
-        dataType === 'vector' ? REL_TILESETS_VECTOR : REL_TILESETS_MAP,
-        dataType === 'vector' ? 'Vector tilesets' : 'Map tilesets',
+        tilesetsPathOf(c.id, c.dataType),
+        c.dataType === 'vector' ? REL_TILESETS_VECTOR : REL_TILESETS_MAP,
+        c.dataType === 'vector' ? 'Vector tilesets' : 'Map tilesets',
       ),
     ],
   };
 }
 
-export function collections(infos: TilesetInfo[], baseUrl: string, key: string) {
+export type Collection = ReturnType<typeof collectionDocument>;
+
+export function collection(info: TilesetInfo, baseUrl: string, key: string): Collection {
+  const extent: CollectionExtent = { spatial: { bbox: [[...info.bounds]], crs: CRS84 } };
+  const subject = { id: collectionId(info.kind, info.id), title: info.name, description: info.description, attribution: info.attribution, dataType: dataTypeOf(info), extent };
+  return collectionDocument(subject, baseUrl, key);
+}
+
+/** The collections: one per resource, then `more` (the weather variables'). */
+export function collections(infos: TilesetInfo[], baseUrl: string, key: string, more: readonly Collection[] = []) {
   return {
     links: [link(baseUrl, key, `${OGC_ROOT}/collections`, 'self', 'Collections')],
-    collections: infos.map((info) => collection(info, baseUrl, key)),
+    collections: [...infos.map((info) => collection(info, baseUrl, key)), ...more],
   };
 }
 
@@ -189,15 +222,25 @@ export function tilesetLinks(path: string, tms: TileMatrixSet, format: TileForma
   ];
 }
 
-/** The tileset of one pyramid; selfPath overrides the self link (used by resourceTileset). */
-export function tileset(info: TilesetInfo, pyramid: Pyramid, baseUrl: string, key: string, selfPath?: string): Tileset {
+/** What a tileset document says of its collection: where its tilesets are, its title, description, vector layers. */
+export interface TilesetSubject {
+  /** The path of the collection's tilesets list (tilesetsPathOf). */
+  tilesetsPath: string;
+  title: string;
+  description: string;
+  dataType: DataType;
+  vectorLayers?: readonly VectorLayer[];
+}
+
+/** The tileset of one pyramid of a collection; selfPath overrides the self link (used by resourceTileset). */
+export function pyramidTileset(subject: TilesetSubject, pyramid: Pyramid, baseUrl: string, key: string, selfPath?: string): Tileset {
   const tms = webMercatorQuad(pyramid.tileSize);
-  const path = `${tilesetsPath(info)}/${tms.id}`;
+  const path = `${subject.tilesetsPath}/${tms.id}`;
   const [w, s, e, n] = pyramid.bounds;
   const doc: Tileset = {
-    title: pyramid.tileSize === 256 && info.kind === 'maps' ? `${info.name} (256 px)` : info.name,
-    description: info.description,
-    dataType: dataTypeOf(info),
+    title: subject.title,
+    description: subject.description,
+    dataType: subject.dataType,
     crs: tms.crs,
     tileMatrixSetURI: tms.uri,
     tileMatrixSetLimits: limits(tms, pyramid.bounds, pyramid.minzoom, pyramid.maxzoom),
@@ -207,11 +250,18 @@ export function tileset(info: TilesetInfo, pyramid: Pyramid, baseUrl: string, ke
     links: tilesetLinks(path, tms, pyramid.format, baseUrl, key, selfPath),
   };
   if (pyramid.format === 'pbf') {
-    doc.layers = (info.vectorLayers ?? []).map((l) =>
+    doc.layers = (subject.vectorLayers ?? []).map((l) =>
       l.description ? { id: l.id, dataType: 'vector' as const, description: l.description } : { id: l.id, dataType: 'vector' as const },
     );
   }
   return doc;
+}
+
+/** The tileset of one pyramid of a resource; selfPath overrides the self link (used by resourceTileset). */
+export function tileset(info: TilesetInfo, pyramid: Pyramid, baseUrl: string, key: string, selfPath?: string): Tileset {
+  const title = pyramid.tileSize === 256 && info.kind === 'maps' ? `${info.name} (256 px)` : info.name;
+  const subject = { tilesetsPath: tilesetsPath(info), title, description: info.description, dataType: dataTypeOf(info), vectorLayers: info.vectorLayers };
+  return pyramidTileset(subject, pyramid, baseUrl, key, selfPath);
 }
 
 /** One entry of a tileset list. */

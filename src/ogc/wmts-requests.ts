@@ -118,6 +118,40 @@ function parseGetCapabilities(params: KvpParams): Outcome<WmtsGetCapabilities> {
   return ok({ request: 'GetCapabilities', sections: new Set(names as WmtsSection[]) });
 }
 
+/** The value a request sent for a parameter named by a sample dimension's identifier (any letter case), if any. */
+export type DimensionValues = (identifier: string) => string | undefined;
+
+/** The dimension values of KVP parameters. */
+export const kvpDimensionValues =
+  (params: KvpParams): DimensionValues =>
+  (identifier) =>
+    params.get(identifier.toLowerCase());
+
+/**
+ * The layers as a GetCapabilities that names a value of a sample dimension (`TIME=2024-01-01T06:00:00Z`, a vendor
+ * parameter) describes them: every layer offering that value has it as its Default. A client that requests every
+ * tile at the Default, as GDAL's WMTS driver does (it substitutes the Default for `{Time}` and has no option to
+ * choose another), reads the layer at that value from this document. A value no layer with that dimension offers is
+ * InvalidParameterValue; a parameter naming no dimension of these layers, an empty value or `default` changes nothing.
+ */
+export function withRequestedDefaults(layers: readonly WmtsLayer[], values: DimensionValues): Outcome<WmtsLayer[]> {
+  const out = [...layers];
+  const identifiers = [...new Set(layers.flatMap((l) => (l.dimensions ?? []).map((d) => d.identifier)))];
+  for (const identifier of identifiers) {
+    const value = values(identifier);
+    if (value === undefined || value === '' || value === DEFAULT_VALUE) continue;
+    let offered = false;
+    for (const [i, layer] of out.entries()) {
+      const dims = layer.dimensions ?? [];
+      if (!dims.some((d) => d.identifier === identifier && d.values.includes(value))) continue;
+      offered = true;
+      out[i] = { ...layer, dimensions: dims.map((d) => (d.identifier === identifier ? { ...d, default: value } : d)) };
+    }
+    if (!offered) return fail('InvalidParameterValue', identifier, `Invalid ${identifier} ${quote(value)}: no layer offers it`);
+  }
+  return ok(out);
+}
+
 /** The mandatory GetTile parameters after Service, Request and Version, in the order of 07-057r7 Table 29. */
 const TILE_PARAMETERS = ['Layer', 'Style', 'Format', 'TileMatrixSet', 'TileMatrix', 'TileRow', 'TileCol'] as const;
 
@@ -181,6 +215,7 @@ export function parseWmtsRestTile(p: WmtsRestTilePath): Outcome<WmtsTileRequest>
     ['TileRow', p.tileRow],
     ['TileCol', p.tileCol],
   ];
+  for (const [identifier, value] of Object.entries(p.dimensions ?? {})) segments.push([identifier, value]);
   const missing = segments.find(([, value]) => value === '');
   if (missing) return fail('MissingParameterValue', missing[0], `Missing path segment: ${missing[0]}`);
   const format = Object.hasOwn(EXTENSION_MEDIA_TYPES, p.ext) ? EXTENSION_MEDIA_TYPES[p.ext] : undefined;
@@ -209,7 +244,12 @@ export interface WmtsTile {
   format: TileFormat;
   /** Value of each sample dimension of the layer (its default when the request named none), by identifier. */
   dimensions: Record<string, string>;
+  /** The identifiers of the dimensions whose value is the Default because the request named none (or `default`). */
+  defaulted: string[];
 }
+
+/** A dimension value that asks for the dimension's Default (as no value does). */
+const DEFAULT_VALUE = 'default';
 
 /** Raster media types a raster layer can be answered in (other than its own, by conversion). */
 const RASTER_MEDIA_TYPES: Readonly<Record<string, TileFormat>> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
@@ -249,11 +289,17 @@ export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest):
   if (y < r.minY || y > r.maxY) return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside ${r.minY} to ${r.maxY} in tile matrix ${z} of layer ${layer.identifier}`);
   if (x < r.minX || x > r.maxX) return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside ${r.minX} to ${r.maxX} in tile matrix ${z} of layer ${layer.identifier}`);
   const dimensions: Record<string, string> = {};
+  const defaulted: string[] = [];
   for (const d of layer.dimensions ?? []) {
     const value = t.dimension(d.identifier);
-    if (value === undefined || value === '') dimensions[d.identifier] = d.default;
-    else if (d.values.includes(value)) dimensions[d.identifier] = value;
-    else return fail('InvalidParameterValue', d.identifier, `Invalid ${d.identifier} ${quote(value)} of layer ${layer.identifier}`);
+    if (value === undefined || value === '' || value === DEFAULT_VALUE) {
+      dimensions[d.identifier] = d.default;
+      defaulted.push(d.identifier);
+    } else if (d.values.includes(value)) {
+      dimensions[d.identifier] = value;
+    } else {
+      return fail('InvalidParameterValue', d.identifier, `Invalid ${d.identifier} ${quote(value)} of layer ${layer.identifier}: expected one of its values (or ${DEFAULT_VALUE}), e.g. ${d.default}`);
+    }
   }
-  return ok({ layer, z, x, y, format, dimensions });
+  return ok({ layer, z, x, y, format, dimensions, defaulted });
 }

@@ -6,6 +6,7 @@
 //   maps/{id}           a map's 512 px pyramid (MapTiler names its WMTS layers the same way)
 //   maps/{id}/256       a map's 256 px pyramid
 //   images/{id}         an image
+//   weather/{name}      a weather variable, with a Time dimension (./weather-layers.ts)
 // Tile matrix sets: one per (tile size, zoom range) in use, GoogleMapsCompatible{256|512}-z{min}-{max}.
 //
 // RESTful tiles (07-057r7 §10.2), one template per layer, the layer identifier's segments in the path:
@@ -124,6 +125,11 @@ export function wmtsLayerId(kind: ResourceKind, id: string, pyramid: Pyramid): s
   return `${kind}/${id}`;
 }
 
+/** What a layer takes from the pyramid it offers: its name, bounds, format, tile size and zooms. */
+export function pyramidLayerFields(p: Pyramid): Pick<WmtsLayer, 'pyramidName' | 'bounds' | 'format' | 'tileSize' | 'minzoom' | 'maxzoom' | 'pyramid'> {
+  return { pyramidName: p.name, bounds: p.bounds, format: p.format, tileSize: p.tileSize, minzoom: p.minzoom, maxzoom: p.maxzoom, pyramid: p };
+}
+
 /** One layer per scale-1 pyramid of a resource, in the store's pyramid order. */
 export function wmtsLayersFor(info: TilesetInfo): WmtsLayer[] {
   return scaleOnePyramids(info)
@@ -131,16 +137,10 @@ export function wmtsLayersFor(info: TilesetInfo): WmtsLayer[] {
     .map((p) => ({
       kind: info.kind,
       id: info.id,
-      pyramidName: p.name,
       identifier: wmtsLayerId(info.kind, info.id, p),
       title: info.kind === 'maps' && p.tileSize === 256 ? `${info.name} (256 px)` : info.name,
       abstract: info.description,
-      bounds: p.bounds,
-      format: p.format,
-      tileSize: p.tileSize,
-      minzoom: p.minzoom,
-      maxzoom: p.maxzoom,
-      pyramid: p,
+      ...pyramidLayerFields(p),
     }));
 }
 

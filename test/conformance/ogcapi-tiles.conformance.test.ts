@@ -27,7 +27,7 @@ import {
   type Link,
   type Tileset,
 } from './lib/ogcapi';
-import { availableMatrices, pick, POSITIONS, sampleTiles, type MatrixDefinition, type MatrixRange, type Position } from './lib/sampling';
+import { availableMatrices, middleTile, pick, POSITIONS, sampleTiles, type MatrixDefinition, type MatrixRange, type Position } from './lib/sampling';
 import { MVT, tileProblems } from './lib/tile-content';
 import { REGISTERED_TMS_PREFIX, tileMatrixSetProblems, tilesetsListProblems, tileSetProblems } from './lib/tms-structure';
 
@@ -46,6 +46,7 @@ const TESTED_CLASSES = [
   `${TILES_CONF}tilesets-list`,
   `${TILES_CONF}dataset-tilesets`,
   `${TILES_CONF}geodata-tilesets`,
+  `${TILES_CONF}datetime`,
   `${TILES_CONF}png`,
   `${TILES_CONF}jpeg`,
   `${TILES_CONF}mvt`,
@@ -634,4 +635,193 @@ describe('OGC API - Tiles core: the tile operation in the API definition (20-057
       if (!d.tilesets.some((t) => itemLinks(t).some((l) => l.type === type))) throw new Error(`${TILES_CONF}${cls} is declared but no tileset has an item link of type ${type}`);
     });
   }
+});
+
+// -------------------------------------------------------------------------------------------------------------------
+// The DateTime class (20-057 §13): `datetime` (OGC API - Common Part 2's module, /req/collections/rc-datetime-*) and
+// `subset` with the axis `datetime` (Common's subset module, /req/datetime/axis) on the tiles of collections with a
+// temporal extent, and on {root}/collections (the abstract tests /conf/collections/rc-op-datetime and rc-op-subset).
+describe('OGC API - Tiles DateTime (20-057 §13; OGC API - Common Part 2 datetime and subset)', () => {
+  const DATETIME = `${TILES_CONF}datetime`;
+  /** An RFC 3339 date-time (§5.6). */
+  const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+  const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';
+
+  interface Temporal {
+    id: string;
+    /** The overall interval (the first of `interval`), ends as written; null for an open end. */
+    start: string | null;
+    end: string | null;
+    raw: unknown;
+  }
+
+  /** The collections whose description has extent.temporal, with their overall interval. */
+  function temporalCollections(): Temporal[] {
+    return [...d.collectionDocs.entries()].flatMap(([id, j]) => {
+      const temporal = (j.doc?.extent as { temporal?: { interval?: unknown } } | undefined)?.temporal;
+      if (!temporal) return [];
+      const first = Array.isArray(temporal.interval) && Array.isArray(temporal.interval[0]) ? (temporal.interval[0] as unknown[]) : [];
+      const end = (v: unknown): string | null => (typeof v === 'string' && v !== '..' ? v : null);
+      return [{ id, start: end(first[0]), end: end(first[1]), raw: temporal }];
+    });
+  }
+
+  /** For each temporal collection, a tile in the middle of the middle tileMatrix of each of its tilesets (an item link filled). */
+  function temporalTiles(): { c: Temporal; url: string; type?: string; range: MatrixRange }[] {
+    return temporalCollections().flatMap((c) =>
+      d.tilesets
+        .filter((t) => t.list.origin !== 'dataset' && t.list.origin.collection === c.id)
+        .flatMap((t) => {
+          const range = pick(tilesetMatrices(t), 'middle');
+          if (!range) return [];
+          const { row, col } = middleTile(range);
+          return itemLinks(t)
+            .filter(hasAllVariables)
+            .map((l) => ({ c, url: fillTileTemplate(l.href, range.matrix, row, col), type: l.type, range }));
+        }),
+    );
+  }
+
+  const withQuery = (url: string, params: Record<string, string>): string => {
+    const u = new URL(url);
+    for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+    return u.href;
+  };
+  const instant = (s: string | null): number => (s === null ? NaN : Date.parse(s));
+
+  classTest(DATETIME, '§13 "Describing the temporal extent": the class is declared, so some collection has extent.temporal; each interval is [start, end] of RFC 3339 date-times (or null/".." open), start <= end, trs the Gregorian calendar', () => {
+    const cs = temporalCollections();
+    const problems: string[] = [];
+    if (!cs.length) problems.push('no collection of /collections has an extent.temporal: the DateTime class has nothing to select in');
+    for (const c of cs) {
+      const t = c.raw as { interval?: unknown; trs?: unknown };
+      if (!Array.isArray(t.interval) || !t.interval.length) problems.push(`${c.id}: extent.temporal.interval is ${JSON.stringify(t.interval)}, expected an array of [start, end]`);
+      for (const iv of Array.isArray(t.interval) ? t.interval : []) {
+        const ends = Array.isArray(iv) ? (iv as unknown[]) : [];
+        if (ends.length !== 2) problems.push(`${c.id}: interval ${JSON.stringify(iv)} is not [start, end]`);
+        for (const e of ends) if (!(e === null || e === '..' || (typeof e === 'string' && RFC3339.test(e)))) problems.push(`${c.id}: interval end ${JSON.stringify(e)} is not an RFC 3339 date-time`);
+        const [a, b] = ends.map((e) => (typeof e === 'string' && RFC3339.test(e) ? Date.parse(e) : NaN));
+        if (a > b) problems.push(`${c.id}: interval ${JSON.stringify(iv)} starts after it ends`);
+      }
+      if (t.trs !== undefined && t.trs !== GREGORIAN) problems.push(`${c.id}: extent.temporal.trs ${JSON.stringify(t.trs)}, expected ${GREGORIAN}`);
+    }
+    assertNoProblems(problems, cs.length, 'temporal collections');
+  });
+
+  classTest(DATETIME, '/conf/collections/rc-op-datetime, rc-datetime-response A-B: {root}/collections?datetime=<an instant, an open and a closed interval inside a temporal extent> answers 200; the collections it lists with a temporal extent meet it, those without one are all still listed, the one whose extent holds it is listed', async () => {
+    if (!d.collections) throw new Error('no data link to /collections');
+    const all = ((d.collections.doc?.collections ?? []) as Record<string, unknown>[]).map((c) => String(c.id));
+    const temporal = new Map(temporalCollections().map((c) => [c.id, c]));
+    const problems: string[] = [];
+    let asked = 0;
+    for (const c of temporal.values()) {
+      if (c.start === null || c.end === null) continue;
+      for (const value of [c.start, `../${c.end}`, `${c.start}/${c.end}`, `${c.end}/..`]) {
+        asked++;
+        const j = await getJson(withQuery(d.collections.url, { datetime: value }));
+        problems.push(...jsonProblems(j, 'collections'));
+        const listed = ((j.doc?.collections ?? []) as Record<string, unknown>[]).map((x) => String(x.id));
+        const [from, to] = value.includes('/') ? value.split('/').map((x) => (x === '..' ? null : Date.parse(x))) : [Date.parse(value), Date.parse(value)];
+        for (const id of listed) {
+          const t = temporal.get(id);
+          if (t && !((from === null || instant(t.end) >= from) && (to === null || instant(t.start) <= to))) problems.push(`${j.url}: lists ${id}, whose temporal extent ${t.start}/${t.end} does not meet ${value}`);
+        }
+        for (const id of all.filter((x) => !temporal.has(x) && !listed.includes(x))) problems.push(`${j.url}: leaves out ${id}, which has no temporal extent (rc-datetime-response B: datetime matches it)`);
+        if (!listed.includes(c.id)) problems.push(`${j.url}: leaves out ${c.id}, whose extent ${c.start}/${c.end} meets ${value}`);
+      }
+    }
+    assertNoProblems(problems, asked, 'requests');
+  });
+
+  classTest(DATETIME, '/conf/collections/rc-datetime-response A: {root}/collections?datetime=<one second before the earliest temporal extent> leaves every temporal collection starting later out', async () => {
+    if (!d.collections) throw new Error('no data link to /collections');
+    const cs = temporalCollections().filter((c) => c.start !== null);
+    const earliest = Math.min(...cs.map((c) => instant(c.start)));
+    const before = new Date(earliest - 1000).toISOString().replace('.000Z', 'Z');
+    const j = await getJson(withQuery(d.collections.url, { datetime: before }));
+    const problems = jsonProblems(j, 'collections');
+    const listed = ((j.doc?.collections ?? []) as Record<string, unknown>[]).map((x) => String(x.id));
+    for (const c of cs) if (listed.includes(c.id)) problems.push(`${j.url}: lists ${c.id}, whose temporal extent starts at ${c.start}`);
+    assertNoProblems(problems, cs.length, 'temporal collections');
+  });
+
+  classTest(DATETIME, '/req/collections/rc-datetime-definition B-C (19-072 /req/core/query-param-invalid): a datetime that is no RFC 3339 date-time or interval -> 400 problem details, on /collections and on the tiles of every temporal collection', async () => {
+    const urls = [...(d.collections ? [d.collections.url] : []), ...temporalTiles().map((t) => t.url)];
+    const bad = ['BogusForTest', '2024-13-01T00:00:00Z', '2024-01-01', '../..'];
+    const answers = await mapLimit(
+      urls.flatMap((u) => bad.map((b) => withQuery(u, { datetime: b }))),
+      TILE_CONCURRENCY,
+      async (u) => ({ u, a: await get(u, { Accept: 'application/json' }) }),
+    );
+    assertNoProblems(answers.flatMap(({ u, a }) => problemDetailsProblems(a, [400], `GET ${u}`)), answers.length, 'requests');
+  });
+
+  classTest(DATETIME, '§13, /req/core/tc-success: a tile of every temporal collection at the start and at the end of its extent (datetime=<instant>) answers 200, a tile of the link type and tileWidth x tileHeight; /rec/datetime/actual-datetime: OGCAPI-datetime names an instant', async () => {
+    const tiles = temporalTiles();
+    const requests = tiles.flatMap((t) => [t.c.start, t.c.end].filter((x): x is string => x !== null).map((when) => ({ ...t, when, url: withQuery(t.url, { datetime: when }) })));
+    const problems = (
+      await mapLimit(requests, TILE_CONCURRENCY, async (r) => {
+        const a = await get(r.url, r.type ? { Accept: r.type } : {});
+        const label = `GET ${r.url}`;
+        if (a.status !== 200) return [`${label}: expected 200 with a ${r.type ?? 'tile'}; got ${summary(a)}`];
+        const p = await tileProblems(a, { format: r.type ?? a.mediaType, width: r.range.tileWidth, height: r.range.tileHeight }, label);
+        const actual = a.headers['ogcapi-datetime'];
+        if (typeof actual !== 'string' || !RFC3339.test(actual) || Date.parse(actual) !== Date.parse(r.when)) p.push(`${label}: OGCAPI-datetime ${JSON.stringify(actual)}, expected the instant asked for, ${r.when}`);
+        return p;
+      })
+    ).flat();
+    if (!tiles.length) problems.push('no temporal collection with a tileset and a templated item link');
+    assertNoProblems(problems, requests.length, 'requests');
+  });
+
+  classTest(DATETIME, '/req/datetime/axis, /req/collections/rc-subset-response: subset=datetime("<instant>") and datetime(*:"<end>") answer the tile datetime=<instant> and datetime=../<end> answer (same status and bytes)', async () => {
+    const tiles = temporalTiles().filter((t) => t.c.start !== null && t.c.end !== null);
+    const pairs = tiles.flatMap((t) => [
+      [withQuery(t.url, { subset: `datetime("${t.c.start}")` }), withQuery(t.url, { datetime: t.c.start as string })],
+      [withQuery(t.url, { subset: `datetime(*:"${t.c.end}")` }), withQuery(t.url, { datetime: `../${t.c.end}` })],
+      [withQuery(t.url, { subset: `datetime("${t.c.start}":"${t.c.end}")` }), withQuery(t.url, { datetime: `${t.c.start}/${t.c.end}` })],
+    ]);
+    const problems = (
+      await mapLimit(pairs, TILE_CONCURRENCY, async ([bySubset, byDatetime]) => {
+        const [a, b] = await Promise.all([get(bySubset), get(byDatetime)]);
+        if (a.status !== 200) return [`GET ${bySubset}: expected 200; got ${summary(a)}`];
+        return a.status === b.status && a.body.equals(b.body) ? [] : [`GET ${bySubset}: ${summary(a)}, but GET ${byDatetime}: ${summary(b)}`];
+      })
+    ).flat();
+    if (!tiles.length) problems.push('no temporal collection with a closed extent and a tile template');
+    assertNoProblems(problems, pairs.length, 'requests');
+  });
+
+  classTest(DATETIME, '/req/collections/rc-subset-definition B-C: subset on an axis the resource does not have -> 400; a datetime subset entirely outside the temporal extent -> 204', async () => {
+    const tiles = temporalTiles().filter((t) => t.c.start !== null);
+    const problems: string[] = [];
+    for (const t of tiles) {
+      const bogus = await get(withQuery(t.url, { subset: 'BogusForTest(0:1)' }), { Accept: 'application/json' });
+      problems.push(...problemDetailsProblems(bogus, [400], `GET ${bogus.url}`));
+      const before = new Date(instant(t.c.start) - 3_600_000).toISOString().replace('.000Z', 'Z');
+      const outside = await get(withQuery(t.url, { subset: `datetime(*:"${before}")` }));
+      if (outside.status !== 204 || outside.body.length) problems.push(`GET ${outside.url}: expected 204 with no body (the subset ends an hour before the extent starts); got ${summary(outside)}`);
+    }
+    if (!tiles.length) problems.push('no temporal collection with a tile template');
+    assertNoProblems(problems, tiles.length * 2, 'requests');
+  });
+
+  classTest(DATETIME, '/req/collections/rc-datetime-definition A: the API definition declares datetime (in query, not required, type string) on the tile path of every temporal collection', async () => {
+    const l = byRel(landingLinks(), 'service-desc')[0];
+    if (!l) throw new Error('no service-desc link');
+    const api = JSON.parse((await get(l.href, l.type ? { Accept: l.type } : {})).body.toString('utf8')) as { paths?: Record<string, { get?: { parameters?: Record<string, unknown>[] } }>; servers?: { url: string }[] };
+    const basePath = new URL(api.servers?.[0]?.url ?? '/', l.href).pathname.replace(/\/$/, '');
+    const problems: string[] = [];
+    const tiles = temporalTiles();
+    for (const t of tiles) {
+      const target = new URL(t.url).pathname;
+      const op = Object.entries(api.paths ?? {}).find(([key]) => new RegExp(`^${(basePath + key).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(target));
+      const p = op?.[1].get?.parameters?.find((x) => x.name === 'datetime');
+      if (!op) problems.push(`${target}: no path of the API definition matches`);
+      else if (!p) problems.push(`${op[0]}: no datetime parameter`);
+      else if (p.in !== 'query' || p.required === true || (p.schema as { type?: unknown } | undefined)?.type !== 'string') problems.push(`${op[0]}: datetime is ${JSON.stringify({ in: p.in, required: p.required, schema: p.schema })}, expected in query, not required, type string`);
+    }
+    if (!tiles.length) problems.push('no temporal collection with a tile template');
+    assertNoProblems([...new Set(problems)], tiles.length, 'tile paths');
+  });
 });

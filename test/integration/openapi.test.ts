@@ -42,6 +42,7 @@ const EXPECTED_PATHS = [
   '/geocoding/{id}.json',
   '/geocoding/{query}.json',
   '/weather/latest.json',
+  '/weather/WMTSCapabilities.xml',
   '/coordinates/search/{query}.json',
   '/coordinates/transform/{coordinates}.json',
   '/geolocation/ip.json',
@@ -66,6 +67,7 @@ const EXPECTED_PATHS = [
   '/ogc/tileMatrixSets/{tmsId}',
   '/wmts',
   '/wmts/1.0.0/WMTSCapabilities.xml',
+  '/wmts/1.0.0/weather/{name}/{style}/{time}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}',
   '/wmts/1.0.0/{layer}/{style}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}',
   '/admin',
   '/admin/',
@@ -109,10 +111,12 @@ function samplePath(template: string): string {
     id: 'country.1',
     query: 'Paris', // a place name and a registry search ("NTF (Paris)") alike
     coordinates: '17,50',
-    // the WMTS RESTful tile: maps/sample, its 512 px set
+    // the WMTS RESTful tile: maps/sample, its 512 px set; the weather layer's: its variable, a time, its 256 px set
     layer: 'maps/sample',
     style: 'default',
-    tileMatrixSet: 'GoogleMapsCompatible512-z0-5',
+    tileMatrixSet: template.includes('/weather/') ? 'GoogleMapsCompatible256-z0-2' : 'GoogleMapsCompatible512-z0-5',
+    name: 'temperature-2m.sample',
+    time: '2024-01-01T00:00:00Z',
   };
   // The KVP endpoint needs its mandatory parameters (the WMTS KVP query is no path parameter).
   if (template === '/wmts') return '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities';

@@ -1,11 +1,12 @@
 // GDAL's WMTS driver (GDAL 3.6, Debian gdal-bin) against the real server: gdal_translate a tile's footprint
-// from the capabilities and compare the pixels with the tile stored in the .mbtiles file.
+// from the capabilities and compare the pixels with the tile stored in the .mbtiles file (the weather layer's at
+// two times with the keyframe tile sets' tiles).
 //
 // GDAL takes the layer's RESTful ResourceURL when the capabilities offer one and falls back to the KVP
 // GetTile of OperationsMetadata only when there is none (wmtsdataset.cpp: GetOperationKVPURL is used when
 // osURLTileTemplate is empty); it has no option to prefer KVP. The KVP route is therefore driven from a
 // copy of the served capabilities with the ResourceURLs removed: the KVP URL inside is still the server's.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   GDAL_CHECK,
@@ -28,6 +29,12 @@ import {
 
 const MAP_STORE = storePath('maps/sample.mbtiles');
 const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
+/** The sample's weather variable: its layer, and the keyframe tile set of each of its times. */
+const WEATHER_LAYER = 'weather/temperature-2m.sample';
+const KEYFRAMES = [
+  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
+  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
+];
 
 describe('GDAL WMTS driver reads the served WMTS', () => {
   const clientTest = gatedTest('GDAL WMTS driver', GDAL_CHECK);
@@ -113,6 +120,43 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     const set = layerMatrixSet(caps, 'maps/sample', 512);
     const src = `WMTS:${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo,layer=maps/sample,tilematrixset=${set.identifier}`;
     await expectTileViaWmts(src, pickTile(MAP_STORE, mapMax), 512, MAP_STORE, undefined, 'service-rest-caps');
+  });
+
+  // GDAL's WMTS driver requests every tile of a layer at the Default of each of its dimensions: it puts the Default
+  // in place of {Time} (or adds Time=Default to a KVP GetTile) and has no option to choose another value. A
+  // GetCapabilities naming a Time makes that Time the Default, so the time goes into the capabilities URL: in the
+  // WMTS: connection string, or as <ExtraQueryParameters> of a GDAL_WMTS description (GDAL appends them to the
+  // GetCapabilities URL and to every tile URL).
+  clientTest('the weather layer at two times (TIME in the capabilities URL): each raster is its keyframe\'s stored tile, and they differ', async () => {
+    const tile = pickTile(KEYFRAMES[0].store, 2);
+    const files: string[] = [];
+    for (const k of KEYFRAMES) {
+      const src = `WMTS:${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo&TIME=${k.time},layer=${WEATHER_LAYER}`;
+      const file = out(`weather-${k.time}`);
+      await gdalTranslateTile(src, tile, 256, file);
+      await expectSamePixels(file, readStoredTile(k.store, tile), `GDAL ${WEATHER_LAYER} at ${k.time} (tile ${tile.z}/${tile.x}/${tile.y})`);
+      files.push(file);
+    }
+    expect(readStoredTile(KEYFRAMES[0].store, tile).equals(readStoredTile(KEYFRAMES[1].store, tile))).toBe(false);
+    expect(readFileSync(files[0]).equals(readFileSync(files[1]))).toBe(false);
+  });
+
+  clientTest('the weather layer through a GDAL_WMTS description with <ExtraQueryParameters>TIME=...; without a time, the latest', async () => {
+    const tile = pickTile(KEYFRAMES[0].store, 2);
+    const describe = (extra: string) =>
+      `<GDAL_WMTS><GetCapabilitiesUrl>${server.url}/weather/WMTSCapabilities.xml?key=demo</GetCapabilitiesUrl>${extra}<Layer>${WEATHER_LAYER}</Layer></GDAL_WMTS>`;
+    for (const k of KEYFRAMES) {
+      const xml = path.join(tmp.dir, `weather-${k.time.replace(/\W/g, '')}.xml`);
+      writeFileSync(xml, describe(`<ExtraQueryParameters>TIME=${k.time}</ExtraQueryParameters>`));
+      const file = out(`weather-xml-${k.time}`);
+      await gdalTranslateTile(xml, tile, 256, file);
+      await expectSamePixels(file, readStoredTile(k.store, tile), `GDAL_WMTS ${WEATHER_LAYER} at ${k.time}`);
+    }
+    const latest = path.join(tmp.dir, 'weather-latest.xml');
+    writeFileSync(latest, describe(''));
+    const file = out('weather-latest');
+    await gdalTranslateTile(latest, tile, 256, file);
+    await expectSamePixels(file, readStoredTile(KEYFRAMES[1].store, tile), `GDAL_WMTS ${WEATHER_LAYER} without a time`);
   });
 
   clientTest('terrain-RGB tile set (tiles/sample-terrain, 256 px, limited bounds): exact RGB at the max zoom', async () => {

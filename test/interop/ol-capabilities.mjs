@@ -1,14 +1,18 @@
 // OpenLayers as a WMTS client, run by ol.interop.test.ts with node (ol is ESM-only; jest runs CommonJS).
 //
-//   node test/interop/ol-capabilities.mjs <capabilities url> <layer> <matrixSet|-> <KVP|REST|-> z/x/y [z/x/y ...]
+//   node test/interop/ol-capabilities.mjs <capabilities url> <layer> <matrixSet|-> <KVP|REST|-> [Name=value ...] z/x/y [z/x/y ...]
 //
 // Fetches the capabilities, parses them with OpenLayers' WMTSCapabilities (jsdom's DOMParser provides the
 // document, as in a browser), builds a WMTS source with optionsFromCapabilities and prints, as JSON, the tile
 // URL the source's tileUrlFunction builds for each XYZ tile. The test fetches those URLs and compares pixels.
-// '-' for the matrix set or the encoding lets OpenLayers choose as it does by default.
+// '-' for the matrix set or the encoding lets OpenLayers choose as it does by default. A `Name=value` argument sets
+// a dimension with the source's updateDimensions (a weather layer's Time); the dimensions as OpenLayers took them
+// from the capabilities (their Defaults) are printed too.
 import { JSDOM } from 'jsdom';
 
-const [capsUrl, layer, matrixSetArg, encodingArg, ...tiles] = process.argv.slice(2);
+const [capsUrl, layer, matrixSetArg, encodingArg, ...rest] = process.argv.slice(2);
+const dimensionArgs = rest.filter((a) => a.includes('='));
+const tiles = rest.filter((a) => !a.includes('='));
 if (!capsUrl || !layer || !matrixSetArg || !encodingArg || tiles.length === 0) {
   console.error('usage: ol-capabilities.mjs <capabilities url> <layer> <matrixSet|-> <KVP|REST|-> z/x/y [z/x/y ...]');
   process.exit(2);
@@ -54,7 +58,9 @@ if (!options.urls || options.urls.length === 0) {
   process.exit(1);
 }
 
+const defaultDimensions = { ...(options.dimensions ?? {}) };
 const source = new WMTS(options);
+if (dimensionArgs.length) source.updateDimensions(Object.fromEntries(dimensionArgs.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)])));
 const tileGrid = source.getTileGrid();
 const projection = source.getProjection();
 const tileUrlFunction = source.getTileUrlFunction();
@@ -86,6 +92,7 @@ process.stdout.write(
     style: options.style,
     tileSize: size,
     projection: projection.getCode(),
+    dimensions: defaultDimensions,
     urls,
   }) + '\n',
 );

@@ -24,6 +24,12 @@ import {
 const SCRIPT = path.join(__dirname, 'ol-capabilities.mjs');
 const MAP_STORE = storePath('maps/sample.mbtiles');
 const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
+/** The sample's weather variable: its layer, and the keyframe tile set of each of its times. */
+const WEATHER_LAYER = 'weather/temperature-2m.sample';
+const KEYFRAMES = [
+  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
+  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
+];
 
 interface OlReport {
   layer: string;
@@ -33,12 +39,15 @@ interface OlReport {
   style: string;
   tileSize: number;
   projection: string;
+  /** The layer's dimensions as optionsFromCapabilities took them (their Defaults). */
+  dimensions: Record<string, string>;
   urls: { z: number; x: number; y: number; matrixId: string; url: string }[];
 }
 
-async function openLayers(capsUrl: string, layer: string, matrixSet: string, encoding: 'KVP' | 'REST' | '-', tiles: TileAddress[]): Promise<OlReport> {
+async function openLayers(capsUrl: string, layer: string, matrixSet: string, encoding: 'KVP' | 'REST' | '-', tiles: TileAddress[], dimensions: Record<string, string> = {}): Promise<OlReport> {
+  const dims = Object.entries(dimensions).map(([k, v]) => `${k}=${v}`);
   const r = assertOk(
-    await run(process.execPath, [SCRIPT, capsUrl, layer, matrixSet, encoding, ...tiles.map((t) => `${t.z}/${t.x}/${t.y}`)], {
+    await run(process.execPath, [SCRIPT, capsUrl, layer, matrixSet, encoding, ...dims, ...tiles.map((t) => `${t.z}/${t.x}/${t.y}`)], {
       env: clientEnv(),
       cwd: path.resolve(__dirname, '..', '..'),
       timeoutMs: 60_000,
@@ -103,5 +112,20 @@ describe('OpenLayers WMTS source from the served capabilities', () => {
     const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];
     const tile = pickTile(TERRAIN_STORE, Number(meta.maxzoom), { inside: bounds });
     await check(`${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo`, 'tiles/sample-terrain', 256, '-', [tile], TERRAIN_STORE);
+  });
+
+  test.each(['KVP', 'REST'] as const)('the weather layer, requestEncoding %s: its Time Default (the latest keyframe), and the other time set with updateDimensions', async (encoding) => {
+    const caps = `${server.url}/weather/WMTSCapabilities.xml?key=demo`;
+    const set = layerMatrixSet(summarizeCapabilities(await fetchText(caps)), WEATHER_LAYER, 256);
+    const tile = pickTile(KEYFRAMES[0].store, 2);
+    for (const [k, dims] of [
+      [KEYFRAMES[1], {}],
+      [KEYFRAMES[0], { Time: KEYFRAMES[0].time }],
+    ] as const) {
+      const report = await openLayers(caps, WEATHER_LAYER, set.identifier, encoding, [tile], dims);
+      expect(report.dimensions).toEqual({ Time: KEYFRAMES[1].time });
+      const { body } = await fetchOk(report.urls[0].url);
+      await expectSamePixels(body, readStoredTile(k.store, tile), `OpenLayers ${encoding} ${WEATHER_LAYER} at ${k.time} (${report.urls[0].url})`);
+    }
   });
 });

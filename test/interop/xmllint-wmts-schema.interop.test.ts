@@ -91,6 +91,8 @@ describe('WMTS documents validate against the WMTS 1.0 and OWS 1.1 XSDs (xmllint
     ['service-wide, KVP GetCapabilities as OWSLib asks', '/wmts?service=WMTS&request=GetCapabilities&version=1.0.0'],
     ['map, as OWSLib asks', '/maps/sample/WMTSCapabilities.xml?service=WMTS&request=GetCapabilities&version=1.0.0'],
     ['service-wide, AcceptVersions and Sections=All', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&AcceptVersions=1.0.0&Sections=All'],
+    ['the weather variables (layers with a Time dimension)', '/weather/WMTSCapabilities.xml'],
+    ['service-wide, a Time made the Default', '/wmts/1.0.0/WMTSCapabilities.xml?TIME=2024-01-01T00:00:00Z'],
     ...['ServiceIdentification', 'ServiceProvider', 'OperationsMetadata', 'Contents', 'Themes', 'Contents,Themes'].map(
       (sections): [string, string] => [`service-wide, Sections=${sections}`, `/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&Sections=${sections}`],
     ),
@@ -117,6 +119,12 @@ describe('WMTS documents validate against the WMTS 1.0 and OWS 1.1 XSDs (xmllint
     ['RESTful unknown layer', '/wmts/1.0.0/BogusForTest/default/GoogleMapsCompatible512-z0-5/3/2/4.png?key=demo', 404],
     ['RESTful missing segment', '/wmts/1.0.0/maps/sample/default//3/2/4.png?key=demo', 404],
     ['refused key', '/maps/sample/WMTSCapabilities.xml?key=nope', 403],
+    [
+      'KVP Time not advertised',
+      '/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=weather/temperature-2m.sample&STYLE=default&FORMAT=image/png&TILEMATRIXSET=GoogleMapsCompatible256-z0-2&TILEMATRIX=1&TILEROW=0&TILECOL=1&TIME=2024-01-01T03:00:00Z&key=demo',
+      400,
+    ],
+    ['RESTful Time not advertised', '/wmts/1.0.0/weather/temperature-2m.sample/default/2024-01-01T03:00:00Z/GoogleMapsCompatible256-z0-2/1/0/1.png?key=demo', 404],
   ];
 
   clientTest.each(reports)('exception report, %s: %s', async (label, route, status) => {

@@ -141,10 +141,12 @@ describe('landing page and conformance', () => {
     expect(landingPage(BASE, KEY, 'tilemirror').links.some((l) => l.rel.startsWith(`${REL}tilesets-`))).toBe(false);
   });
 
-  test('conformance classes: dataset-tilesets only when the dataset has tilesets; no oas30', () => {
+  test('conformance classes: dataset-tilesets only when the dataset has tilesets, datetime only when some collection has time; no oas30', () => {
     const dataset = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets';
-    expect(conformance(true)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE });
-    expect(conformance(false)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE.filter((c) => c !== dataset) });
+    const datetime = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/datetime';
+    expect(conformance(true, true)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE });
+    expect(conformance(true)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE.filter((c) => c !== datetime) });
+    expect(conformance(false, false)).toEqual({ conformsTo: SAMPLE_OGC_CONFORMANCE.filter((c) => c !== dataset && c !== datetime) });
   });
 });
 

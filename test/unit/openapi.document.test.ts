@@ -99,7 +99,7 @@ test('query parameters: repeated ones are arrays, flags booleans, WMTS KVP liste
   expect(byName.path).toMatchObject({ in: 'query', required: false, schema: { type: 'array', items: { type: 'string' } } });
   expect(byName.latlng).toMatchObject({ in: 'query', required: false, schema: { type: 'boolean' } });
   const wmts = doc.paths['/wmts'].get.parameters?.map((p) => p.name);
-  expect(wmts).toEqual(['SERVICE', 'REQUEST', 'VERSION', 'ACCEPTVERSIONS', 'SECTIONS', 'LAYER', 'STYLE', 'TILEMATRIXSET', 'TILEMATRIX', 'TILEROW', 'TILECOL', 'FORMAT']);
+  expect(wmts).toEqual(['SERVICE', 'REQUEST', 'VERSION', 'ACCEPTVERSIONS', 'SECTIONS', 'LAYER', 'STYLE', 'TILEMATRIXSET', 'TILEMATRIX', 'TILEROW', 'TILECOL', 'FORMAT', 'TIME']);
 });
 
 test('an OGC API tile operation: tileMatrix a string naming a matrix, tileRow and tileCol integers from 0 (/req/core/tc-*-definition)', () => {

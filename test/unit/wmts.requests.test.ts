@@ -1,5 +1,5 @@
 import { resolveWmtsLayer, wmtsLayersFor, wmtsLimitsOf, type WmtsLayer } from '../../src/ogc/wmts';
-import { checkWmtsTile, kvpParams, parseWmtsKvp, parseWmtsRestTile, wmtsFormatFor, type WmtsTileRequest } from '../../src/ogc/wmts-requests';
+import { checkWmtsTile, kvpDimensionValues, kvpParams, parseWmtsKvp, parseWmtsRestTile, withRequestedDefaults, wmtsFormatFor, type WmtsTileRequest } from '../../src/ogc/wmts-requests';
 import type { Bounds, TilesetInfo } from '../../src/store/types';
 
 // WMTS requests read and checked (ogc/wmts-requests.ts): KVP GetCapabilities and GetTile, RESTful tile paths, a tile
@@ -130,6 +130,10 @@ describe('parseWmtsRestTile', () => {
     expect(exception(parseWmtsRestTile({ ...path, [key]: '' }))).toEqual({ code: 'MissingParameterValue', locator, text: `Missing path segment: ${locator}` });
   });
 
+  test('an empty dimension segment: MissingParameterValue, locator the dimension', () => {
+    expect(exception(parseWmtsRestTile({ ...path, dimensions: { Time: '' } }))).toEqual({ code: 'MissingParameterValue', locator: 'Time', text: 'Missing path segment: Time' });
+  });
+
   test.each(['gif', 'PNG', 'toString', ''])('extension %p: InvalidParameterValue, locator Format', (ext) => {
     expect(exception(parseWmtsRestTile({ ...path, ext }))).toMatchObject({ code: 'InvalidParameterValue', locator: 'Format' });
   });
@@ -150,7 +154,7 @@ function request(over: Partial<WmtsTileRequest> = {}, dims: Record<string, strin
 
 describe('checkWmtsTile', () => {
   test('a tile inside the limits: its address, format and no dimension', () => {
-    expect(checkWmtsTile(map512, request())).toEqual({ ok: true, value: { layer: map512, z: 3, x: 4, y: 2, format: 'png', dimensions: {} } });
+    expect(checkWmtsTile(map512, request())).toEqual({ ok: true, value: { layer: map512, z: 3, x: 4, y: 2, format: 'png', dimensions: {}, defaulted: [] } });
     expect(checkWmtsTile(map512, request({ format: 'image/webp' }))).toMatchObject({ ok: true, value: { format: 'webp' } });
   });
 
@@ -197,11 +201,40 @@ describe('checkWmtsTile', () => {
     expect(wmtsFormatFor(vector, 'image/png')).toBeUndefined();
   });
 
-  test('a sample dimension: its default when not named, a listed value, else InvalidParameterValue with its identifier', () => {
+  test('a sample dimension: its default when not named (or named default), a listed value, else InvalidParameterValue with its identifier', () => {
     const v = { layer: 'tiles/v', format: 'application/vnd.mapbox-vector-tile' };
-    expect(checkWmtsTile(timed, request(v))).toMatchObject({ ok: true, value: { dimensions: { Time: 'T1' } } });
-    expect(checkWmtsTile(timed, request(v, { time: 'T0' }))).toMatchObject({ ok: true, value: { dimensions: { Time: 'T0' } } });
-    expect(exception(checkWmtsTile(timed, request(v, { time: 'T9' })))).toEqual({ code: 'InvalidParameterValue', locator: 'Time', text: 'Invalid Time "T9" of layer tiles/v' });
+    expect(checkWmtsTile(timed, request(v))).toMatchObject({ ok: true, value: { dimensions: { Time: 'T1' }, defaulted: ['Time'] } });
+    expect(checkWmtsTile(timed, request(v, { time: 'default' }))).toMatchObject({ ok: true, value: { dimensions: { Time: 'T1' }, defaulted: ['Time'] } });
+    expect(checkWmtsTile(timed, request(v, { time: 'T0' }))).toMatchObject({ ok: true, value: { dimensions: { Time: 'T0' }, defaulted: [] } });
+    expect(checkWmtsTile(timed, request(v, { time: 'T1' }))).toMatchObject({ ok: true, value: { dimensions: { Time: 'T1' }, defaulted: [] } });
+    expect(exception(checkWmtsTile(timed, request(v, { time: 'T9' })))).toEqual({ code: 'InvalidParameterValue', locator: 'Time', text: 'Invalid Time "T9" of layer tiles/v: expected one of its values (or default), e.g. T1' });
+    // Values are case-sensitive, `default` too; `current` is no keyword here (no dimension says Current).
+    for (const time of ['t0', 'Default', 'current']) expect(exception(checkWmtsTile(timed, request(v, { time })))).toMatchObject({ code: 'InvalidParameterValue', locator: 'Time' });
+  });
+});
+
+describe('withRequestedDefaults: a GetCapabilities naming a dimension value', () => {
+  const values = (query: string) => kvpDimensionValues(params(query));
+  const defaults = (ls: WmtsLayer[]) => ls.map((l) => (l.dimensions ?? []).map((d) => d.default));
+
+  test('the value becomes the Default of the layers offering it; the others are left as they are', () => {
+    const r = withRequestedDefaults([map512, timed], values('SERVICE=WMTS&REQUEST=GetCapabilities&time=T0'));
+    expect(r.ok && defaults(r.value)).toEqual([[], ['T0']]);
+    expect(r.ok && r.value[1].dimensions?.[0].values).toEqual(['T0', 'T1']);
+    // The layers given are not changed.
+    expect(timed.dimensions?.[0].default).toBe('T1');
+  });
+
+  test('no value, an empty one, default, or a parameter naming no dimension: nothing changes', () => {
+    for (const q of ['', 'TIME=', 'TIME=default', 'ELEVATION=3']) {
+      const r = withRequestedDefaults([map512, timed], values(q));
+      expect(r.ok && defaults(r.value)).toEqual([[], ['T1']]);
+    }
+    expect(withRequestedDefaults([map512], values('TIME=whatever'))).toMatchObject({ ok: true });
+  });
+
+  test('a value no layer offers: InvalidParameterValue, locator the dimension', () => {
+    expect(exception(withRequestedDefaults([map512, timed], values('Time=T9')))).toMatchObject({ code: 'InvalidParameterValue', locator: 'Time' });
   });
 });
 

@@ -32,6 +32,7 @@ import { mapTile, mapTileParams } from './maps';
 import { metrics } from './metrics';
 import {
   collectionParams,
+  collectionsParams,
   datasetTileParams,
   ogcCollection,
   ogcCollections,
@@ -58,7 +59,16 @@ import { staticMap, staticMapParams } from './static-maps';
 import { adminStatusJson, adminStatusPage } from './status';
 import { imageTile, imageTileParams, tilesTile, tilesTileParams } from './tiles';
 import { weatherLatest } from './weather';
-import { wmtsRestTile, wmtsRestTileParams, wmtsService, wmtsServiceCapabilities, wmtsServiceParams } from './wmts';
+import {
+  wmtsRestTile,
+  wmtsRestTileParams,
+  wmtsService,
+  wmtsServiceCapabilities,
+  wmtsServiceParams,
+  wmtsWeatherCapabilities,
+  wmtsWeatherTile,
+  wmtsWeatherTileParams,
+} from './wmts';
 
 // Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide WMTS,
 // OGC API Tiles, the API's own description). Each row: pattern, parameter schema (validated before the handler
@@ -118,6 +128,7 @@ export const routes: Route[] = [
   route('/geocoding/:query.json', forwardParams, geocodingForward, doc('Geocoding', 'Forward geocoding: places by name', JSON_TYPE, GEOCODING)),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
+  route('/weather/WMTSCapabilities.xml', NO_PARAMS, wmtsWeatherCapabilities, doc('Weather', 'WMTS capabilities of the weather variables: one layer each, with a Time dimension', XML, FOUND), OWS),
   // Coordinates (503 when the registry index is not built)
   route('/coordinates/search/:query.json', coordinatesSearchParams, coordinatesSearch, doc('Coordinates', 'Search the EPSG registry', JSON_TYPE, [503])),
   route('/coordinates/transform/:coordinates.json', coordinatesTransformParams, coordinatesTransform, doc('Coordinates', 'Transform coordinates between reference systems', JSON_TYPE, [503])),
@@ -130,7 +141,7 @@ export const routes: Route[] = [
   // (GDAL, QGIS, OWSLib) read): errors as problem details
   route('/ogc[/]', NO_PARAMS, ogcLanding, doc('OGC API', 'Landing page', JSON_TYPE), OGC),
   route('/ogc/conformance', NO_PARAMS, ogcConformance, doc('OGC API', 'Declaration of the implemented conformance classes', JSON_TYPE), OGC),
-  route('/ogc/collections', NO_PARAMS, ogcCollections, doc('OGC API', 'Collections: every map, tile set and image', JSON_TYPE), OGC),
+  route('/ogc/collections', collectionsParams, ogcCollections, doc('OGC API', 'Collections: every map, tile set and image, and every weather variable', JSON_TYPE), OGC),
   route('/ogc/collections/:collectionId', collectionParams, ogcCollection, doc('OGC API', 'One collection', JSON_TYPE, FOUND), OGC),
   route('/ogc/collections/:collectionId/map/tiles', collectionParams, ogcMapTilesets, doc('OGC API', 'Map tilesets of a raster collection', JSON_TYPE, FOUND), OGC),
   route('/ogc/collections/:collectionId/map/tiles/:tmsId', tilesetParams, ogcMapTileset, doc('OGC API', 'Map tileset of a raster collection', JSON_TYPE, FOUND), OGC),
@@ -144,9 +155,17 @@ export const routes: Route[] = [
   route('/ogc/tileMatrixSets', NO_PARAMS, ogcTileMatrixSets, doc('OGC API', 'Tile matrix sets', JSON_TYPE), OGC),
   route('/ogc/tileMatrixSets/:tmsId', tmsParams, ogcTileMatrixSetById, doc('OGC API', 'One tile matrix set', JSON_TYPE, FOUND), OGC),
   // WMTS 1.0.0, service-wide: KVP (GetCapabilities, GetTile), RESTful capabilities and tiles (a layer identifier holds
-  // slashes: the layer is what comes before the last five segments; an empty segment is a missing parameter)
+  // slashes: the layer is what comes before the last five segments; an empty segment is a missing parameter). A
+  // weather layer's tiles have a {Time} segment after the style: their route comes first.
   route('/wmts', wmtsServiceParams, wmtsService, doc('WMTS', 'WMTS KVP: GetCapabilities, GetTile', [...XML, ...RASTER, ...VECTOR_TILE], TILE), OWS),
-  route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set and image', XML), OWS),
+  route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set, image and weather variable', XML), OWS),
+  route(
+    '/wmts/1.0.0/weather/:name([^/]*)/:style([^/]*)/:time([^/]*)/:tileMatrixSet([^/]*)/:tileMatrix([^/]*)/:tileRow([^/]*)/:tileCol([^/.]*).:format',
+    wmtsWeatherTileParams,
+    wmtsWeatherTile,
+    doc('WMTS', 'WMTS RESTful tile of a weather layer at a time (the ResourceURL template of the layer)', RASTER, TILE),
+    OWS,
+  ),
   route(
     '/wmts/1.0.0/:layer(.+?)/:style([^/]*)/:tileMatrixSet([^/]*)/:tileMatrix([^/]*)/:tileRow([^/]*)/:tileCol([^/.]*).:format',
     wmtsRestTileParams,

@@ -1,15 +1,28 @@
 import { z } from 'zod';
-import { buildWmtsCapabilities, findWmtsLayer, resolveWmtsLayer, WMTS_EXTENSIONS, wmtsLayersFor, type OwsServiceMetadata, type WmtsSection } from '../../ogc/wmts';
-import { checkWmtsTile, kvpParams, parseWmtsKvp, parseWmtsRestTile, type WmtsTile, type WmtsTileRequest } from '../../ogc/wmts-requests';
+import { buildWmtsCapabilities, findWmtsLayer, resolveWmtsLayer, WMTS_EXTENSIONS, wmtsLayersFor, type OwsServiceMetadata, type WmtsLayer, type WmtsSection } from '../../ogc/wmts';
+import { TIME_DIMENSION, WEATHER_LAYER_PREFIX, weatherWmtsLayer, type WeatherWmtsLayer } from '../../ogc/weather-layers';
+import { keyframeAt } from '../../ogc/weather-variables';
+import {
+  checkWmtsTile,
+  kvpParams,
+  parseWmtsKvp,
+  parseWmtsRestTile,
+  kvpDimensionValues,
+  withRequestedDefaults,
+  type DimensionValues,
+  type WmtsTile,
+  type WmtsTileRequest,
+} from '../../ogc/wmts-requests';
 import { mediaTypeOf, withKey } from '../../ogc/urls';
 import type { TilesetInfo } from '../../store/types';
 import { acceptsAny } from '../accept';
 import { owsError } from '../ows-errors';
-import { documentReply, HttpError, type Reply } from '../reply';
+import { documentReply, HttpError, notFound, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { serveMapTile } from './maps';
 import { advertisedTile } from './tile-reply';
 import { serveStoredTile } from './tiles';
+import { weatherVariablesOf } from './weather';
 
 // WMTS 1.0.0: KVP GetCapabilities and GetTile (`/wmts?…`, also sent to every WMTSCapabilities.xml URL), the RESTful
 // capabilities and tiles (`/wmts/1.0.0/…`, 07-057r7 §10). Every error is an OWS ExceptionReport (the routes'
@@ -29,33 +42,66 @@ function serviceMetadata(ctx: RequestContext, title: string): OwsServiceMetadata
   return { ...service, title, provider: { ...service.provider, site: service.provider.site ?? withKey(ctx.baseUrl, '/', ctx.key) } };
 }
 
-/** Capabilities of some resources, addressed (ServiceMetadataURL) at `path`; `title` names the service. */
-export function capabilitiesReply(ctx: RequestContext, infos: TilesetInfo[], title: string, path: string, sections?: ReadonlySet<WmtsSection>): Reply {
+/**
+ * Capabilities of some layers, addressed (ServiceMetadataURL) at `path`; `title` names the service. A GetCapabilities
+ * naming a dimension value gets it as the Default of the layers offering it (withRequestedDefaults).
+ */
+function layersCapabilities(ctx: RequestContext, layers: readonly WmtsLayer[], title: string, path: string, sections?: ReadonlySet<WmtsSection>, values?: DimensionValues): Reply {
+  const requested = values ? withRequestedDefaults(layers, values) : { ok: true as const, value: [...layers] };
+  if (!requested.ok) throw owsError(requested.exception);
   const xml = buildWmtsCapabilities({
     baseUrl: ctx.baseUrl,
     key: ctx.key,
     service: serviceMetadata(ctx, title),
-    layers: infos.flatMap(wmtsLayersFor),
+    layers: requested.value,
     capabilitiesUrl: withKey(ctx.baseUrl, path, ctx.key),
     sections,
   });
   return documentReply(xml, XML);
 }
 
-/** The tile a checked request names, under the media type the capabilities advertise for it. */
-function serveTile(ctx: RequestContext, t: WmtsTile): Reply | Promise<Reply> {
+/** Capabilities of some resources, addressed (ServiceMetadataURL) at `path`; `title` names the service. */
+export function capabilitiesReply(ctx: RequestContext, infos: TilesetInfo[], title: string, path: string, sections?: ReadonlySet<WmtsSection>): Reply {
+  return layersCapabilities(ctx, infos.flatMap(wmtsLayersFor), title, path, sections);
+}
+
+/** The WMTS layers of the weather variables (ogc/weather-layers.ts): one per variable, with a Time dimension. */
+function weatherLayers(ctx: RequestContext): WeatherWmtsLayer[] {
+  return weatherVariablesOf(ctx).map(weatherWmtsLayer);
+}
+
+/**
+ * The tile a checked request names, under the media type the capabilities advertise for it; `source` is the store
+ * holding it when it is not the layer's own (a weather layer's keyframe at the requested time).
+ */
+function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | 'images'; id: string } | undefined = undefined): Reply | Promise<Reply> {
   const { layer } = t;
   const a = { z: t.z, x: t.x, y: t.y };
   let reply: Reply | Promise<Reply>;
-  if (layer.kind === 'maps') {
+  if (layer.kind === 'maps' && !source) {
     // A map layer is raster: checkWmtsTile allowed png, jpg or webp only.
     const format = t.format as 'png' | 'jpg' | 'webp';
     reply = serveMapTile(ctx, layer.id, { ...a, tileSize: layer.tileSize === 256 ? 256 : 512, scale: 1, format });
   } else {
-    reply = serveStoredTile(ctx, layer.kind, layer.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
+    const store = source ?? { kind: layer.kind as 'tiles' | 'images', id: layer.id };
+    reply = serveStoredTile(ctx, store.kind, store.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
   }
   const answer = (r: Reply): Reply | Promise<Reply> => (r.status === 204 ? emptyTile(ctx, t) : advertisedTile(r));
   return reply instanceof Promise ? reply.then(answer) : answer(reply);
+}
+
+/**
+ * A weather layer's tile: the tile of the keyframe at the requested Time. A tile at the Default (no Time named)
+ * changes when a newer catalog is mirrored, so it is cached as a document (revalidated), not as a tile.
+ */
+function weatherTile(ctx: RequestContext, t: WmtsTile & { layer: WeatherWmtsLayer }): Reply | Promise<Reply> {
+  const keyframe = keyframeAt(t.layer.variable, t.dimensions[TIME_DIMENSION]);
+  // checkWmtsTile accepted only advertised times, each a keyframe's.
+  if (!keyframe) throw notFound(`No keyframe at ${t.dimensions[TIME_DIMENSION]}`);
+  const reply = serveTile(ctx, t, { kind: 'tiles', id: keyframe.tilesetId });
+  if (!t.defaulted.includes(TIME_DIMENSION)) return reply;
+  const revalidated = (r: Reply): Reply => (r.cache === 'tile' ? { ...r, cache: 'document' } : r);
+  return reply instanceof Promise ? reply.then(revalidated) : revalidated(reply);
 }
 
 /**
@@ -75,6 +121,12 @@ async function emptyTile(ctx: RequestContext, t: WmtsTile): Promise<Reply> {
 
 /** A GetTile (KVP or RESTful): its layer looked up, the request checked against it, the tile served. */
 function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: number): Reply | Promise<Reply> {
+  if (request.layer.startsWith(WEATHER_LAYER_PREFIX)) {
+    const layer = weatherLayers(ctx).find((l) => l.identifier === request.layer);
+    const checked = checkWmtsTile(layer, request);
+    if (!checked.ok) throw owsError(checked.exception, errorStatus);
+    return weatherTile(ctx, { ...checked.value, layer: checked.value.layer as WeatherWmtsLayer });
+  }
   const resolved = resolveWmtsLayer(request.layer);
   const store = resolved && ctx.catalog.get(resolved.kind, resolved.id);
   const checked = checkWmtsTile(store ? findWmtsLayer(store.info, request.layer) : undefined, request);
@@ -87,7 +139,7 @@ function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: nu
  * `restful`: sent to a RESTful capabilities URL, which answers without any parameter and where SERVICE and REQUEST
  * default to WMTS and GetCapabilities (OWSLib appends `service=WMTS&request=GetCapabilities&version=1.0.0`).
  */
-export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>) => Reply, restful: boolean): Reply | Promise<Reply> {
+export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>, values?: DimensionValues) => Reply, restful: boolean): Reply | Promise<Reply> {
   const params = kvpParams(ctx.query.entries());
   // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise).
   if (restful && !params.has('request') && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
@@ -95,7 +147,7 @@ export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlyS
   }
   const parsed = parseWmtsKvp(params, restful ? { service: 'WMTS', request: 'GetCapabilities' } : {});
   if (!parsed.ok) throw owsError(parsed.exception);
-  if (parsed.value.request === 'GetCapabilities') return capabilities(parsed.value.sections);
+  if (parsed.value.request === 'GetCapabilities') return capabilities(parsed.value.sections, kvpDimensionValues(params));
   return getTile(ctx, parsed.value.tile);
 }
 
@@ -117,19 +169,33 @@ export const wmtsKvpShape = {
   TILEROW: kvp('GetTile: tile row, inside the layer\'s TileMatrixSetLimits', { type: 'integer', minimum: 0 }),
   TILECOL: kvp('GetTile: tile column, inside the layer\'s TileMatrixSetLimits', { type: 'integer', minimum: 0 }),
   FORMAT: kvp('GetTile: the media type of the tile: the layer\'s Format, or another raster type of a raster layer'),
+  TIME: kvp(
+    'GetTile of a weather layer (`weather/{name}`): a Value of its Time dimension (ISO 8601 in UTC, e.g. `2024-01-01T06:00:00Z`); none or `default`: its Default, the latest. GetCapabilities: a Value that becomes the Default of the layers offering it (for clients that always request the Default, as GDAL does)',
+  ),
 };
 export const wmtsServiceParams = z.object(wmtsKvpShape);
 
-/** Service-wide capabilities: every map, tile set and image. */
-function serviceCapabilities(ctx: RequestContext, sections?: ReadonlySet<WmtsSection>): Reply {
-  return capabilitiesReply(ctx, ctx.catalog.list(), ctx.config.service.title, SERVICE_CAPABILITIES_PATH, sections);
+/** Service-wide capabilities: every map, tile set and image, then every weather variable. */
+function serviceCapabilities(ctx: RequestContext, sections?: ReadonlySet<WmtsSection>, values?: DimensionValues): Reply {
+  const layers = [...ctx.catalog.list().flatMap(wmtsLayersFor), ...weatherLayers(ctx)];
+  return layersCapabilities(ctx, layers, ctx.config.service.title, SERVICE_CAPABILITIES_PATH, sections, values);
 }
 
 /** `/wmts?SERVICE=WMTS&REQUEST=...` */
-export const wmtsService = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, (s) => serviceCapabilities(ctx, s), false);
+export const wmtsService = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, (s, r) => serviceCapabilities(ctx, s, r), false);
 
 /** `/wmts/1.0.0/WMTSCapabilities.xml` */
-export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, (s) => serviceCapabilities(ctx, s), true);
+export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Reply> => wmtsKvp(ctx, (s, r) => serviceCapabilities(ctx, s, r), true);
+
+const WEATHER_CAPABILITIES_PATH = '/weather/WMTSCapabilities.xml';
+
+/** `/weather/WMTSCapabilities.xml`: the weather variables only (404 when no catalog is mirrored or none can be offered). */
+export function wmtsWeatherCapabilities(ctx: RequestContext): Reply | Promise<Reply> {
+  const layers = weatherLayers(ctx);
+  if (!layers.length) throw notFound('No weather catalog is mirrored');
+  const title = `${ctx.config.service.title}: weather`;
+  return wmtsKvp(ctx, (sections, values) => layersCapabilities(ctx, layers, title, WEATHER_CAPABILITIES_PATH, sections, values), true);
+}
 
 /**
  * The path segments of a RESTful tile, taken as sent: an empty one is a missing parameter and a bad one an
@@ -149,6 +215,19 @@ export const wmtsRestTileParams = z.object({
 /** `/wmts/1.0.0/{layer}/{style}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}` */
 export function wmtsRestTile(ctx: RequestContext, p: z.output<typeof wmtsRestTileParams>): Reply | Promise<Reply> {
   const parsed = parseWmtsRestTile({ ...p, ext: p.format });
+  if (!parsed.ok) throw owsError(parsed.exception, REST_ERROR_STATUS);
+  return getTile(ctx, parsed.value, REST_ERROR_STATUS);
+}
+
+/** The path segments of a weather layer's RESTful tile: its variable name and the `{Time}` after the style. */
+export const wmtsWeatherTileParams = wmtsRestTileParams.omit({ layer: true }).extend({
+  name: segment('the name of the weather variable: the layer is `weather/{name}`'),
+  time: segment('a Value of the Time dimension of the layer (ISO 8601 in UTC, e.g. `2024-01-01T06:00:00Z`), or `default` (the latest)'),
+});
+
+/** `/wmts/1.0.0/weather/{name}/{style}/{Time}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}` */
+export function wmtsWeatherTile(ctx: RequestContext, p: z.output<typeof wmtsWeatherTileParams>): Reply | Promise<Reply> {
+  const parsed = parseWmtsRestTile({ ...p, layer: `${WEATHER_LAYER_PREFIX}${p.name}`, ext: p.format, dimensions: { [TIME_DIMENSION]: p.time } });
   if (!parsed.ok) throw owsError(parsed.exception, REST_ERROR_STATUS);
   return getTile(ctx, parsed.value, REST_ERROR_STATUS);
 }

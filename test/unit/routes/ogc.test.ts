@@ -122,6 +122,96 @@ test('a vector collection: its tilesets, a tileset, tiles as stored (gzip kept),
   expect(await app.get('/ogc/collections/tiles.sample-vector/tiles/WebMercatorQuad512/3/5/1')).toEqual({ status: 204, cache: 'tile', etag: 'empty' });
 });
 
+describe('the weather variable: a map collection whose tiles change with time, one keyframe per time', () => {
+  const CID = 'weather.temperature-2m.sample';
+  const TIMES = ['2024-01-01T00:00:00Z', '2024-01-01T06:00:00Z'];
+  const TILE = `/ogc/collections/${CID}/map/tiles/WebMercatorQuad/1/0/1`;
+  const keyframeTile = (i: number): Buffer => readStoredTile(storeFile('tiles', ['sample-temperature-0000', 'sample-temperature-0600'][i]), { z: 1, x: 1, y: 0 });
+  const at = (query: string) => app.get(TILE, { query });
+
+  test('the collection: its temporal extent the keyframes (interval first to last, every time), its tilesets map tilesets', async () => {
+    const c = json<{ id: string; dataType: string; extent: unknown } & Links>(await app.get(`/ogc/collections/${CID}`));
+    expect(c).toMatchObject({ id: CID, dataType: 'map', title: 'Temperature' });
+    expect(c.extent).toEqual({
+      spatial: { bbox: [[-180, -85.0511287798066, 180, 85.0511287798066]], crs: 'http://www.opengis.net/def/crs/OGC/1.3/CRS84' },
+      temporal: { interval: [TIMES], trs: 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian', values: TIMES },
+    });
+    expect(rel(c, `${REL}tilesets-map`)?.href).toBe(`${BASE_URL}/ogc/collections/${CID}/map/tiles?key=demo`);
+    const list = json<{ tilesets: ({ tileMatrixSetId: string } & Links)[] }>(await app.get(`/ogc/collections/${CID}/map/tiles`));
+    expect(list.tilesets.map((t) => t.tileMatrixSetId)).toEqual(['WebMercatorQuad']);
+    const tileset = json<{ tileMatrixSetLimits: unknown[] } & Links>(await app.get(`/ogc/collections/${CID}/map/tiles/WebMercatorQuad`));
+    expect(rel(tileset, 'item')).toMatchObject({ href: `${BASE_URL}/ogc/collections/${CID}/map/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}?key=demo`, type: 'image/png' });
+    expect(tileset.tileMatrixSetLimits).toHaveLength(3);
+  });
+
+  test('datetime = a keyframe time: that keyframe tile set\'s stored tile, the instant in OGCAPI-datetime', async () => {
+    for (const [i, value] of [[0, TIMES[0]], [1, TIMES[1]], [0, '2024-01-01T01:00:00+01:00'], [1, '2024-01-01t06:00:00.000z']] as const) {
+      const r = await at(`datetime=${encodeURIComponent(value)}`);
+      expect(r).toMatchObject({ status: 200, type: 'image/png', cache: 'tile', headers: { 'OGCAPI-datetime': TIMES[i] } });
+      expect(r.body?.equals(keyframeTile(i))).toBe(true);
+    }
+  });
+
+  test('no datetime: the latest keyframe, revalidated (a newer catalog changes it)', async () => {
+    const r = await app.get(TILE);
+    expect(r).toMatchObject({ status: 200, cache: 'document', headers: { 'OGCAPI-datetime': TIMES[1] } });
+    expect(r.body?.equals(keyframeTile(1))).toBe(true);
+  });
+
+  test('an interval: the latest keyframe it holds; subset=datetime(...) the same', async () => {
+    const cases: [string, number][] = [
+      [`datetime=${TIMES[0]}/${TIMES[1]}`, 1],
+      [`datetime=../${TIMES[0]}`, 0],
+      [`datetime=/2024-01-01T05:59:59Z`, 0],
+      [`datetime=2024-01-01T00:00:01Z/..`, 1],
+      [`subset=datetime("${TIMES[0]}")`, 0],
+      [`subset=datetime(*:"2024-01-01T03:00:00Z")`, 0],
+      [`subset=datetime("${TIMES[0]}":*)`, 1],
+      [`subset=datetime("${TIMES[0]}":"${TIMES[1]}")&datetime=../2024-01-01T03:00:00Z`, 0],
+    ];
+    for (const [query, i] of cases) {
+      const r = await at(query);
+      expect([query, r.status, r.headers?.['OGCAPI-datetime']]).toEqual([query, 200, TIMES[i]]);
+      expect(r.body?.equals(keyframeTile(i))).toBe(true);
+    }
+  });
+
+  test('times no keyframe has: 204 (between keyframes, outside the extent, datetime and subset excluding each other)', async () => {
+    for (const query of ['datetime=2024-01-01T03:00:00Z', 'datetime=2023-12-31T23:00:00Z/2023-12-31T23:59:59Z', `subset=datetime(*:"2023-01-01T00:00:00Z")`, `datetime=${TIMES[0]}&subset=datetime("${TIMES[1]}")`]) {
+      expect([query, (await at(query)).status]).toEqual([query, 204]);
+    }
+  });
+
+  test('a malformed datetime or subset, another axis, or an address outside the tileset: 400 problem details', async () => {
+    for (const query of ['datetime=yesterday', 'datetime=2024-01-01', 'datetime=../..', `datetime=${TIMES[1]}/${TIMES[0]}`, 'subset=datetime(2024)', 'subset=Lat(10:20)', 'subset=datetime("a"', `subset=datetime("${TIMES[0]}"),datetime("${TIMES[1]}")`]) {
+      expect([query, problem(await at(query))]).toEqual([query, expectedProblem(400, 'Bad Request', expect.stringMatching(/^Invalid (datetime|subset)\b/))]);
+    }
+    expect(problem(await app.get(`/ogc/collections/${CID}/map/tiles/WebMercatorQuad/3/0/0`))).toEqual(expectedProblem(400, 'Bad Request', expect.stringMatching(/^Out of bounds: zoom 3\b/)));
+    // Collections without time: the parameter is checked, then has nothing to select.
+    expect(problem(await app.get('/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/0/0/0', { query: 'datetime=yesterday' })).status).toBe(400);
+    expect((await app.get('/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/0/0/0', { query: `datetime=${TIMES[0]}` })).status).toBe(200);
+  });
+
+  test('unknown variables, vector paths and other tile matrix sets: 404', async () => {
+    expect(problem(await app.get('/ogc/collections/weather.nope')).status).toBe(404);
+    expect(problem(await app.get(`/ogc/collections/${CID}/tiles`))).toEqual(expectedProblem(404, 'Not Found', `Collection ${CID} has no vector tilesets`));
+    expect(problem(await app.get(`/ogc/collections/${CID}/map/tiles/WebMercatorQuad512`)).status).toBe(404);
+    expect(problem(await app.get(`/ogc/collections/${CID}/map/tiles/WebMercatorQuad512/0/0/0`)).status).toBe(404);
+  });
+
+  test('/ogc/collections?datetime=: the weather collection when its extent meets the value; the others always', async () => {
+    const ids = async (query: string) => json<{ collections: { id: string }[] }>(await app.get('/ogc/collections', { query })).collections.map((c) => c.id).sort();
+    for (const query of [`datetime=${TIMES[0]}`, 'datetime=2024-01-01T03:00:00Z', 'datetime=../2024-01-01T00:00:00Z', `subset=datetime("${TIMES[1]}":*)`]) expect(await ids(query)).toEqual(SAMPLE_OGC_COLLECTIONS);
+    const others = SAMPLE_OGC_COLLECTIONS.filter((c) => c !== CID);
+    for (const query of ['datetime=2024-01-01T06:00:01Z/..', 'datetime=2023-06-01T00:00:00Z', `datetime=${TIMES[0]}&subset=datetime("${TIMES[1]}")`]) expect(await ids(query)).toEqual(others);
+    expect(problem(await app.get('/ogc/collections', { query: 'datetime=soon' })).status).toBe(400);
+  });
+
+  test('conformance declares DateTime while a weather variable is served', async () => {
+    expect(json<{ conformsTo: string[] }>(await app.get('/ogc/conformance')).conformsTo).toContain('http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/datetime');
+  });
+});
+
 test('tile matrix sets: the list, and each by id', async () => {
   const list = json<{ tileMatrixSets: { id: string }[] }>(await app.get('/ogc/tileMatrixSets'));
   expect(list.tileMatrixSets.map((t) => t.id)).toEqual(['WebMercatorQuad', 'WebMercatorQuad512']);
@@ -220,6 +310,9 @@ describe("the dataset's vector tiles: the sample's vector tile sets, combined", 
       try {
         expect(json<Links>(await other.get('/ogc')).links.some((l) => l.rel.startsWith(`${REL}tilesets-`))).toBe(false);
         expect(json<{ conformsTo: string[] }>(await other.get('/ogc/conformance')).conformsTo.some((c) => c.endsWith('/dataset-tilesets'))).toBe(false);
+        // No weather catalog either: no temporal collection, no DateTime class.
+        expect(json<{ conformsTo: string[] }>(await other.get('/ogc/conformance')).conformsTo.some((c) => c.endsWith('/datetime'))).toBe(false);
+        expect(json<{ collections: { id: string }[] }>(await other.get('/ogc/collections')).collections.map((c) => c.id)).toEqual(['maps.sample']);
         expect(problem(await other.get('/ogc/tiles'))).toEqual(expectedProblem(404, 'Not Found', 'The dataset has no vector tilesets'));
         expect(problem(await other.get('/ogc/tiles/WebMercatorQuad512/0/0/0'))).toEqual(expectedProblem(404, 'Not Found', 'Unknown tileset: WebMercatorQuad512'));
       } finally {

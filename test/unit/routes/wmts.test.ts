@@ -5,15 +5,33 @@
 import Database from 'better-sqlite3';
 import { XMLParser } from 'fast-xml-parser';
 import * as wmts from '../../../src/http/routes/wmts';
-import { CAPABILITIES_EXCEPTIONS, kvpTile, KVP_EXCEPTIONS, MAP_SET, REST_EXCEPTIONS, restTile, type ExceptionCase } from '../../fixtures/wmts-exceptions';
+import {
+  CAPABILITIES_EXCEPTIONS,
+  kvpTile,
+  KVP_EXCEPTIONS,
+  MAP_SET,
+  REST_EXCEPTIONS,
+  restTile,
+  WEATHER_LAYER,
+  WEATHER_SET,
+  WEATHER_TIMES,
+  weatherKvpTile,
+  weatherRestTile,
+  type ExceptionCase,
+} from '../../fixtures/wmts-exceptions';
 import { SAMPLE_WMTS_LAYERS } from '../../fixtures/sample-listings';
-import { BASE_URL, inProcess, patternsOf, plainBody, storeFile, text } from '../../helpers/in-process';
+import { BASE_URL, inProcess, patternsOf, plainBody, storeFile, tempDir, text } from '../../helpers/in-process';
 import { parseExceptionReport } from '../../helpers/ows-exception';
 import { readStoredTile } from '../../interop/helpers';
 import type { Reply } from '../../../src/http/reply';
 
 const app = inProcess();
-afterAll(() => app.close());
+// An empty data directory: no weather catalog.
+const tempDirFor = tempDir('wmts-no-weather');
+afterAll(async () => {
+  await app.close();
+  tempDirFor.cleanup();
+});
 
 const CAPS_TYPE = 'text/xml; charset=utf-8';
 const REPORT_TYPE = 'application/xml; charset=utf-8';
@@ -27,7 +45,7 @@ interface Layer {
   ResourceURL: { '@_template': string; '@_format': string };
 }
 const capsOf = (r: Reply) => xml.parse(text(r)).Capabilities;
-const layersOf = (r: Reply): Layer[] => [capsOf(r).Contents.Layer].flat();
+const layersOf = (r: Reply): Layer[] => [capsOf(r).Contents.Layer ?? []].flat();
 let layers: Record<string, Layer>;
 
 beforeAll(async () => {
@@ -55,10 +73,12 @@ function report(r: Reply): { status: number; type: string | undefined; code: str
 }
 const expected = (c: ExceptionCase) => ({ status: c.status, type: REPORT_TYPE, code: c.code, ...(c.locator !== undefined && { locator: c.locator }) });
 
-test('the route table gives wmts.ts its three patterns', () => {
+test('the route table gives wmts.ts its five patterns, the weather tiles before the greedy layer', () => {
   expect(patternsOf(wmts)).toEqual([
+    '/weather/WMTSCapabilities.xml',
     '/wmts',
     '/wmts/1.0.0/WMTSCapabilities.xml',
+    '/wmts/1.0.0/weather/:name([^/]*)/:style([^/]*)/:time([^/]*)/:tileMatrixSet([^/]*)/:tileMatrix([^/]*)/:tileRow([^/]*)/:tileCol([^/.]*).:format',
     '/wmts/1.0.0/:layer(.+?)/:style([^/]*)/:tileMatrixSet([^/]*)/:tileMatrix([^/]*)/:tileRow([^/]*)/:tileCol([^/.]*).:format',
   ]);
 });
@@ -190,6 +210,101 @@ describe('tiles: KVP GetTile and the RESTful template answer the stored tile', (
   test('GetTile sent to the RESTful capabilities URL', async () => {
     const r = await app.get(kvpTile({ TILEMATRIX: '2', TILEROW: '1', TILECOL: '3' }, '/wmts/1.0.0/WMTSCapabilities.xml').replace('SERVICE=WMTS&', ''));
     expect(r.body?.equals(readStoredTile(storeFile('maps', 'sample'), { z: 2, x: 3, y: 1 }))).toBe(true);
+  });
+});
+
+describe('the weather variable: a layer with a Time dimension, one keyframe tile set per time', () => {
+  interface Dimension {
+    Title: string;
+    Identifier: string;
+    UOM: string;
+    Default: string;
+    Value: string[];
+  }
+  const dimensionOf = (r: Reply, layer = WEATHER_LAYER): Dimension => (layersOf(r).find((l) => l.Identifier === layer) as unknown as { Dimension: Dimension }).Dimension;
+  const keyframeTile = (i: 0 | 1, t = { z: 1, x: 1, y: 0 }): Buffer => readStoredTile(storeFile('tiles', ['sample-temperature-0000', 'sample-temperature-0600'][i]), t);
+
+  test('the capabilities: Time in ISO 8601 (UTC, Z), every keyframe a Value, the latest the Default, a {Time} segment after {Style}', async () => {
+    const r = await app.get('/wmts/1.0.0/WMTSCapabilities.xml');
+    expect(dimensionOf(r)).toEqual({ Title: 'Time', Identifier: 'Time', UOM: 'ISO8601', Default: WEATHER_TIMES[1], Value: [...WEATHER_TIMES] });
+    expect(layers[WEATHER_LAYER].TileMatrixSetLink.TileMatrixSet).toBe(WEATHER_SET);
+    expect(layers[WEATHER_LAYER].ResourceURL).toEqual({
+      '@_format': 'image/png',
+      '@_resourceType': 'tile',
+      '@_template': `${BASE_URL}/wmts/1.0.0/weather/temperature-2m.sample/{Style}/{Time}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png?key=demo`,
+    });
+    // The keyframe tile sets stay layers of their own, without dimensions.
+    for (const id of ['tiles/sample-temperature-0000', 'tiles/sample-temperature-0600']) expect(layersOf(r).find((l) => l.Identifier === id)).not.toHaveProperty('Dimension');
+  });
+
+  test('/weather/WMTSCapabilities.xml: the weather layer alone, and its tile matrix set', async () => {
+    const r = await app.get('/weather/WMTSCapabilities.xml');
+    expect(r).toMatchObject({ status: 200, type: CAPS_TYPE });
+    expect(layersOf(r).map((l) => l.Identifier)).toEqual([WEATHER_LAYER]);
+    expect([capsOf(r).Contents.TileMatrixSet].flat().map((t: { Identifier: string }) => t.Identifier)).toEqual([WEATHER_SET]);
+    expect(capsOf(r).ServiceMetadataURL['@_href']).toBe(`${BASE_URL}/weather/WMTSCapabilities.xml?key=demo`);
+    expect(dimensionOf(await app.get('/weather/WMTSCapabilities.xml?service=WMTS&request=GetCapabilities&version=1.0.0')).Default).toBe(WEATHER_TIMES[1]);
+  });
+
+  test('a GetCapabilities naming a Time makes it the Default (for clients that only request the Default); default or none leaves it', async () => {
+    for (const path of ['/wmts/1.0.0/WMTSCapabilities.xml?TIME=', '/weather/WMTSCapabilities.xml?time=', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities&Time=']) {
+      expect(dimensionOf(await app.get(`${path}${encodeURIComponent(WEATHER_TIMES[0])}`))).toMatchObject({ Default: WEATHER_TIMES[0], Value: [...WEATHER_TIMES] });
+      expect(dimensionOf(await app.get(`${path}default`)).Default).toBe(WEATHER_TIMES[1]);
+    }
+    // Per-resource capabilities have no layer with a Time: the parameter names nothing there.
+    expect((await app.get('/maps/sample/WMTSCapabilities.xml?TIME=BogusForTest')).status).toBe(200);
+  });
+
+  test('KVP GetTile: each Time answers its keyframe tile set\'s stored tile, same bytes, cached as a tile', async () => {
+    for (const i of [0, 1] as const) {
+      for (const name of ['TIME', 'time', 'Time']) {
+        const r = await app.get(weatherKvpTile({ [name]: WEATHER_TIMES[i] }));
+        expect(r).toMatchObject({ status: 200, type: 'image/png', cache: 'tile' });
+        expect(r.body?.equals(keyframeTile(i))).toBe(true);
+      }
+    }
+    expect(keyframeTile(0).equals(keyframeTile(1))).toBe(false);
+  });
+
+  test('no Time, or default: the latest keyframe, revalidated (a newer catalog changes it)', async () => {
+    for (const path of [weatherKvpTile(), weatherKvpTile({ TIME: 'default' }), weatherKvpTile({ TIME: '' })]) {
+      const r = await app.get(path);
+      expect(r).toMatchObject({ status: 200, type: 'image/png', cache: 'document' });
+      expect(r.body?.equals(keyframeTile(1))).toBe(true);
+    }
+  });
+
+  test('the RESTful template: the Time segment (percent-encoded or not), default', async () => {
+    for (const i of [0, 1] as const) {
+      for (const path of [weatherRestTile({ time: WEATHER_TIMES[i] }), weatherRestTile({ time: WEATHER_TIMES[i] }).replace(/%3A/g, ':')]) {
+        const r = await app.get(path);
+        expect(r).toMatchObject({ status: 200, type: 'image/png', cache: 'tile' });
+        expect(r.body?.equals(keyframeTile(i))).toBe(true);
+      }
+    }
+    const latest = await app.get(weatherRestTile({ time: 'default' }));
+    expect(latest).toMatchObject({ status: 200, cache: 'document' });
+    expect(latest.body?.equals(keyframeTile(1))).toBe(true);
+    // Without the Time segment (the generic route): the Default.
+    expect((await app.get(`/wmts/1.0.0/${WEATHER_LAYER}/default/${WEATHER_SET}/1/0/1.png`)).body?.equals(keyframeTile(1))).toBe(true);
+  });
+
+  test('another raster format of a keyframe when asked', async () => {
+    const kvp = await app.get(weatherKvpTile({ TIME: WEATHER_TIMES[0], FORMAT: 'image/webp' }));
+    expect(kvp).toMatchObject({ status: 200, type: 'image/webp' });
+    const rest = await app.get(weatherRestTile({ time: WEATHER_TIMES[0], ext: 'webp' }));
+    expect(rest.body?.equals(kvp.body!)).toBe(true);
+  });
+
+  test('a data directory without a weather catalog: no weather layer, /weather/WMTSCapabilities.xml 404', async () => {
+    const bare = inProcess({ dataDir: tempDirFor.dir });
+    try {
+      expect(layersOf(await bare.get('/wmts/1.0.0/WMTSCapabilities.xml')).some((l) => l.Identifier.startsWith('weather/'))).toBe(false);
+      expect(report(await bare.get('/weather/WMTSCapabilities.xml'))).toEqual({ status: 404, type: REPORT_TYPE, code: 'NoApplicableCode' });
+      expect(report(await bare.get(weatherKvpTile()))).toEqual({ status: 400, type: REPORT_TYPE, code: 'InvalidParameterValue', locator: 'Layer' });
+    } finally {
+      await bare.close();
+    }
   });
 });
 
