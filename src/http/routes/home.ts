@@ -75,7 +75,7 @@ function rows(catalog: Catalog): Row[] {
     }
   };
   docs('data', (id) => [['features.json', `/data/${enc(id)}/features.json`]], 'GeoJSON');
-  docs('weather', () => [['latest.json', '/weather/latest.json']], 'weather catalog (its keyframes are tile sets)');
+  docs('weather', () => [['latest.json', '/weather/latest.json'], ['WMTS', '/weather/WMTSCapabilities.xml']], 'weather catalog (its keyframes are tile sets; its variables are time-enabled WMTS layers)');
   docs('sprites', (id) => [
     ['sprite.json', `/sprites/${enc(id)}/sprite.json`],
     ['sprite.png', `/sprites/${enc(id)}/sprite.png`],

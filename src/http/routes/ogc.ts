@@ -181,7 +181,8 @@ function weatherTile(ctx: RequestContext, v: WeatherVariable, p: z.output<typeof
   if (!keyframe) return tileReply(undefined, v.pyramid.format);
   const dated = (r: Reply): Reply => ({
     ...advertisedTile(r),
-    ...(r.status === 200 && { headers: { ...r.headers, [ACTUAL_DATETIME]: keyframe.time } }),
+    // Exposed to scripts of other origins, which read it to label the map.
+    ...(r.status === 200 && { headers: { ...r.headers, [ACTUAL_DATETIME]: keyframe.time, 'Access-Control-Expose-Headers': ACTUAL_DATETIME } }),
     ...(asked === undefined && r.cache === 'tile' && { cache: 'document' as const }),
   });
   const reply = serveStoredTile(ctx, 'tiles', keyframe.tilesetId, a);
