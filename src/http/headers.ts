@@ -85,7 +85,12 @@ function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, pol
 
   // A spread in the literal, not Object.assign: V8 copies a small object of a known shape without walking its keys.
   const headers: Record<string, string | number> = { 'Cache-Control': cacheControl(reply, policy), ETag: tag, ...extraHeaders };
-  if (reply.headers) Object.assign(headers, reply.headers);
+  if (reply.headers) {
+    // The reply's own Vary (Accept, say) adds to the dispatcher's (Origin, the X-Forwarded-* headers).
+    const vary = headers.Vary;
+    Object.assign(headers, reply.headers);
+    if (vary && reply.headers.Vary) headers.Vary = `${vary}, ${reply.headers.Vary}`;
+  }
   if (reply.gzipped || reply.compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
 
   // 204 too: an absent tile that is still absent revalidates like any other.

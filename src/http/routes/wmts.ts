@@ -141,13 +141,18 @@ function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: nu
  */
 export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>, values?: DimensionValues) => Reply, restful: boolean): Reply | Promise<Reply> {
   const params = kvpParams(ctx.query.entries());
-  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise).
-  if (restful && !params.has('request') && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
-    throw new HttpError(406, `Not acceptable: the capabilities are ${XML_TYPES.join(' or ')}`);
+  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise),
+  // so what it answers depends on Accept, and caches must know (Vary).
+  const resource = restful && !params.has('request');
+  if (resource && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
+    throw new HttpError(406, `Not acceptable: the capabilities are ${XML_TYPES.join(' or ')}`, { Vary: 'Accept' });
   }
   const parsed = parseWmtsKvp(params, restful ? { service: 'WMTS', request: 'GetCapabilities' } : {});
   if (!parsed.ok) throw owsError(parsed.exception);
-  if (parsed.value.request === 'GetCapabilities') return capabilities(parsed.value.sections, kvpDimensionValues(params));
+  if (parsed.value.request === 'GetCapabilities') {
+    const reply = capabilities(parsed.value.sections, kvpDimensionValues(params));
+    return resource ? { ...reply, headers: { ...reply.headers, Vary: 'Accept' } } : reply;
+  }
   return getTile(ctx, parsed.value.tile);
 }
 

@@ -148,6 +148,8 @@ describe('capabilities', () => {
   test('the RESTful resource is XML: an Accept that takes no XML is 406, one that takes any is answered', async () => {
     const refused = await app.get('/wmts/1.0.0/WMTSCapabilities.xml', { headers: { Accept: 'example/unknown' } });
     expect(report(refused)).toEqual({ status: 406, type: REPORT_TYPE, code: 'NoApplicableCode' });
+    expect(refused.headers?.Vary).toBe('Accept');
+    expect((await app.get('/wmts/1.0.0/WMTSCapabilities.xml')).headers?.Vary).toBe('Accept');
     for (const accept of ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/xml', 'text/*', '*/*']) {
       expect((await app.get('/wmts/1.0.0/WMTSCapabilities.xml', { headers: { Accept: accept } })).status).toBe(200);
     }
