@@ -35,6 +35,7 @@ APT_PACKAGES=(
   proj-data         # BETA2007.gsb: a grid file for the coordinates.gridDir test
   nginx-light       # /usr/sbin/nginx in front of two instances (docker/nginx.conf) in the topology test
   redis-server      # the lock service of the scheduled jobs across instances, in the same test
+  python3-qgis      # QGIS 3.22 for /usr/bin/python3: its WMS/WMTS provider, Browser and Add Layer dialog (~190 MB of .debs, ~900 MB on disk)
 )
 CHECKS=(
   "gdal_translate|command -v gdal_translate"
@@ -50,6 +51,7 @@ CHECKS=(
   "MapProxy under /usr/bin/python3|/usr/bin/python3 -c 'import mapproxy.wsgiapp'"
   "nginx|test -x /usr/sbin/nginx || command -v nginx"
   "redis-server|command -v redis-server"
+  "QGIS python bindings and its WMS/WMTS provider|/usr/bin/python3 -c 'import qgis.core, qgis.gui' && test -f /usr/lib/qgis/plugins/libprovider_wms.so"
   "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
   "tileserver-gl-light in .bench/tileserver|test -f .bench/tileserver/node_modules/tileserver-gl-light/src/main.js"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
