@@ -8,20 +8,19 @@
 // window is given in pixels (-srcwin, rounded the way GDAL rounds its shift: floor(0.5 + offset)).
 import path from 'node:path';
 import {
-  GDAL_CHECK,
-  gatedTest,
   expectSamePixels,
+  gatedTest,
+  GDAL_CHECK,
   gdalinfo,
   gdalTranslateTile,
   makeTempDir,
+  MAP_STORE,
   pickTile,
   readMetadata,
   readStoredTile,
-  storePath,
+  TERRAIN_STORE,
 } from './helpers';
 
-const MAP_STORE = storePath('maps/sample.mbtiles');
-const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
 
 describe('GDAL MBTiles driver reads the store files', () => {
   const clientTest = gatedTest('GDAL MBTiles driver', GDAL_CHECK);

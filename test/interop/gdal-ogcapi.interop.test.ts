@@ -20,7 +20,6 @@
 // under CI (CI=true or TILEMIRROR_REQUIRE_CLIENTS) and is a visible skip elsewhere.
 import path from 'node:path';
 import {
-  MERCATOR_HALF,
   chrootGdal,
   expectSamePixels,
   fetchJson,
@@ -29,18 +28,18 @@ import {
   gdalinfoFailing,
   gdalTest,
   gdalTranslateTile,
+  MAP_STORE,
+  MERCATOR_HALF,
   pickTile,
   readMetadata,
   readStoredTile,
   startInteropServer,
-  storePath,
   systemGdal,
   withKey,
   type Gdal,
   type InteropServer,
 } from './helpers';
 
-const MAP_STORE = storePath('maps/sample.mbtiles');
 const REL_TILESETS_MAP = 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-map';
 const REL_TILING_SCHEME = 'http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme';
 const WORLD_EXTENT = [`MINX=${-MERCATOR_HALF}`, `MINY=${-MERCATOR_HALF}`, `MAXX=${MERCATOR_HALF}`, `MAXY=${MERCATOR_HALF}`];

@@ -9,32 +9,27 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  GDAL_CHECK,
-  gatedTest,
+  expectSamePixels,
   fetchText,
+  gatedTest,
+  GDAL_CHECK,
   gdalinfo,
   gdalTranslateTile,
-  expectSamePixels,
+  KEYFRAMES,
   layerMatrixSet,
   makeTempDir,
+  MAP_STORE,
   pickTile,
   readMetadata,
   readStoredTile,
   startInteropServer,
-  storePath,
   summarizeCapabilities,
+  TERRAIN_STORE,
+  WEATHER_LAYER,
   type InteropServer,
   type TileAddress,
 } from './helpers';
 
-const MAP_STORE = storePath('maps/sample.mbtiles');
-const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
-/** The sample's weather variable: its layer, and the keyframe tile set of each of its times. */
-const WEATHER_LAYER = 'weather/temperature-2m.sample';
-const KEYFRAMES = [
-  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
-  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
-];
 
 describe('GDAL WMTS driver reads the served WMTS', () => {
   const clientTest = gatedTest('GDAL WMTS driver', GDAL_CHECK);

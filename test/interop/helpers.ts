@@ -121,6 +121,17 @@ export function storePath(rel: string): string {
   return path.join(MIRROR_DIR, rel);
 }
 
+/** The sample's stores the interop tests compare clients' tiles with. */
+export const MAP_STORE = storePath('maps/sample.mbtiles');
+export const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
+export const VECTOR_STORE = storePath('tiles/sample-vector.mbtiles');
+/** The sample's weather variable: its WMTS layer, and the keyframe tile set of each of its times. */
+export const WEATHER_LAYER = 'weather/temperature-2m.sample';
+export const KEYFRAMES = [
+  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
+  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
+] as const;
+
 function openReadOnly(file: string): Database.Database {
   return new Database(file, { readonly: true, fileMustExist: true });
 }

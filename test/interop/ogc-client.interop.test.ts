@@ -14,36 +14,32 @@ import { gunzipSync } from 'node:zlib';
 import { SAMPLE_OGC_COLLECTIONS, SAMPLE_OGC_CONFORMANCE, SAMPLE_WMTS_LAYERS } from '../fixtures/sample-listings';
 import {
   API_KEY,
-  MERCATOR_HALF,
   assertOk,
   clientEnv,
   fetchText,
+  KEYFRAMES,
+  MAP_STORE,
   matrixIdForZoom,
+  MERCATOR_HALF,
   mercatorScaleDenominator,
   pickTile,
   readMetadata,
   readStoredTile,
   run,
   startInteropServer,
-  storePath,
   summarizeCapabilities,
+  VECTOR_STORE,
+  WEATHER_LAYER,
   type CapsSummary,
   type InteropServer,
   type TileAddress,
 } from './helpers';
 
 const SCRIPT = path.join(__dirname, 'ogc-client.mjs');
-const MAP_STORE = storePath('maps/sample.mbtiles');
-const VECTOR_STORE = storePath('tiles/sample-vector.mbtiles');
 const PNG = 'image/png';
 const MVT = 'application/vnd.mapbox-vector-tile';
 const TILES_CORE = 'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core';
 /** The sample's weather variable: its layer, and the keyframe tile set of each of its times (the Default is the latest). */
-const WEATHER_LAYER = 'weather/temperature-2m.sample';
-const KEYFRAMES = [
-  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
-  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
-];
 const DEFAULT_TIME = KEYFRAMES[1].time;
 
 /** Each layer of the service-wide WMTS: its tile format, tile size and zoom levels in the sample. */

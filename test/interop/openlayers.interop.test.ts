@@ -9,27 +9,22 @@ import {
   expectSamePixels,
   fetchOk,
   fetchText,
+  KEYFRAMES,
   layerMatrixSet,
+  MAP_STORE,
   pickTile,
   readMetadata,
   readStoredTile,
   run,
   startInteropServer,
-  storePath,
   summarizeCapabilities,
+  TERRAIN_STORE,
+  WEATHER_LAYER,
   type InteropServer,
   type TileAddress,
 } from './helpers';
 
 const SCRIPT = path.join(__dirname, 'ol-capabilities.mjs');
-const MAP_STORE = storePath('maps/sample.mbtiles');
-const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
-/** The sample's weather variable: its layer, and the keyframe tile set of each of its times. */
-const WEATHER_LAYER = 'weather/temperature-2m.sample';
-const KEYFRAMES = [
-  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
-  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
-];
 
 interface OlReport {
   layer: string;

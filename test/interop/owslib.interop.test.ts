@@ -6,12 +6,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  SYSTEM_PYTHON,
   assertOk,
   clientEnv,
-  gatedTest,
   expectSamePixels,
+  gatedTest,
+  KEYFRAMES,
   makeTempDir,
+  MAP_STORE,
   matrixIdForZoom,
   mercatorScaleDenominator,
   pickTile,
@@ -19,20 +20,14 @@ import {
   readStoredTile,
   run,
   startInteropServer,
-  storePath,
+  SYSTEM_PYTHON,
+  TERRAIN_STORE,
+  WEATHER_LAYER,
   type InteropServer,
   type TileAddress,
 } from './helpers';
 
 const SCRIPT = path.join(__dirname, 'owslib_wmts.py');
-const MAP_STORE = storePath('maps/sample.mbtiles');
-const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
-/** The sample's weather variable: its layer, and the keyframe tile set of each of its times. */
-const WEATHER_LAYER = 'weather/temperature-2m.sample';
-const KEYFRAMES = [
-  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
-  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
-];
 
 interface Fetched {
   url?: string | null;

@@ -20,39 +20,34 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  MERCATOR_HALF,
-  SYSTEM_PYTHON,
   assertOk,
   clientEnv,
   comparePixels,
   fetchText,
   gatedTest,
   isUniform,
+  KEYFRAMES,
   layerMatrixSet,
   makeTempDir,
+  MAP_STORE,
   matrixIdForZoom,
+  MERCATOR_HALF,
   pickTile,
   readMetadata,
   readStoredTile,
   run,
   startInteropServer,
-  storePath,
   summarizeCapabilities,
+  SYSTEM_PYTHON,
+  TERRAIN_STORE,
   tileBounds3857,
+  WEATHER_LAYER,
   type InteropServer,
   type RGBA,
   type TileAddress,
 } from './helpers';
 
 const SCRIPT = path.join(__dirname, 'qgis_wmts.py');
-const MAP_STORE = storePath('maps/sample.mbtiles');
-const TERRAIN_STORE = storePath('tiles/sample-terrain.mbtiles');
-/** The sample's weather variable: its layer, and the keyframe tile set of each of its times. */
-const WEATHER_LAYER = 'weather/temperature-2m.sample';
-const KEYFRAMES = [
-  { time: '2024-01-01T00:00:00Z', store: storePath('tiles/sample-temperature-0000.mbtiles') },
-  { time: '2024-01-01T06:00:00Z', store: storePath('tiles/sample-temperature-0600.mbtiles') },
-];
 const DEFAULT_TIME = KEYFRAMES[1].time;
 /** The tile the blocks cover: at zoom 2, away from the world's edges, in both the map and the weather pyramids. */
 const TILE: TileAddress = { z: 2, x: 1, y: 1 };
