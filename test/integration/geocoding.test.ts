@@ -128,7 +128,8 @@ describe('forward', () => {
 
 describe('current place names', () => {
   // Known facts: Kazakhstan's capital is named Astana (from September 2022; Nur-Sultan from March 2019), at about
-  // 51.17° N, 71.45° E.
+  // 51.17° N, 71.45° E. Odesa is Ukraine's port of a million inhabitants, Odessa its English name; Odessa, Texas
+  // is a city of about 120,000 whose own name that is.
   const ASTANA: [number, number] = [71.449, 51.169];
 
   test('"Astana" finds the capital of Kazakhstan by its own name, before the region of the same name', async () => {
@@ -152,6 +153,20 @@ describe('current place names', () => {
       ['country', 'Kazakhstan'],
     ]);
     expect(fc.features[0].id).toBe((await forward('Astana')).features[0].id);
+  });
+
+  test('an exonym still finds the city it names before a smaller place whose own name it is: "Odessa" is Odesa, Ukraine', async () => {
+    const [first, second] = (await forward('Odessa', 'types=place')).features;
+    expect([first.text, first.matching_text, first.properties.country_code]).toEqual(['Odesa', 'Odessa', 'ua']);
+    expect(km(first.center, [30.73, 46.48])).toBeLessThan(10);
+    expect([second.text, second.place_name]).toEqual(['Odessa', 'Odessa, Texas, United States']);
+  });
+
+  test("an alternate name does not put a bigger place before the one whose own name it is (Amman's ancient name, Tunisia's in other languages)", async () => {
+    const philadelphia = (await forward('Philadelphia')).features[0];
+    expect([philadelphia.text, philadelphia.properties.country_code, philadelphia.matching_text]).toEqual(['Philadelphia', 'us', undefined]);
+    const tunis = (await forward('Tunis')).features[0];
+    expect([tunis.place_type[0], tunis.text, tunis.properties.country_code]).toEqual(['place', 'Tunis', 'tn']);
   });
 });
 
