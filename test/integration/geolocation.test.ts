@@ -111,15 +111,19 @@ describe('a server trusting the proxy at 127.0.0.5, with a site for the lab netw
     expect((await getFrom(`${srv.url}/geolocation/ip.json`)).status).toBe(403);
   });
 
-  test("the cloud's own client (@maptiler/client geolocation.info) through its fetch hook, behind the trusted proxy", async () => {
-    const expected = record('1.1.1.1');
+  /** The cloud's client, its base URL being fixed, sends its requests here from the proxy's address, naming `client`. */
+  const clientBehindProxy = (client: string): void => {
     clientConfig.apiKey = 'demo';
-    // The client's base URL is fixed: send its requests here, from the proxy's address, naming the client.
     clientConfig.fetch = ((url: string | URL) =>
       new Promise((resolve, reject) => {
         const target = String(url).replace('https://api.maptiler.com', srv.url);
-        getFrom(target, '127.0.0.5', { 'X-Forwarded-For': '1.1.1.1' }).then((r) => resolve(new globalThis.Response(r.text, { status: r.status, headers: { 'content-type': String(r.headers['content-type']) } })), reject);
+        getFrom(target, '127.0.0.5', { 'X-Forwarded-For': client }).then((r) => resolve(new globalThis.Response(r.text, { status: r.status, headers: { 'content-type': String(r.headers['content-type']) } })), reject);
       })) as typeof fetch;
+  };
+
+  test("the cloud's own client (@maptiler/client geolocation.info) through its fetch hook, behind the trusted proxy", async () => {
+    const expected = record('1.1.1.1');
+    clientBehindProxy('1.1.1.1');
     const info = await clientGeolocation.info({ elevation: true });
     expect(info).toMatchObject({ city: expected.city, country_code: expected.country_code, region: expected.state1, elevation: 541, continent_code: 'OC', country_languages: ['en'] });
     const [west, south, east, north] = info.country_bounds!;
@@ -127,12 +131,7 @@ describe('a server trusting the proxy at 127.0.0.5, with a site for the lab netw
   });
 
   test("the cloud's own client on an address not located: the position is undefined, as the client types it", async () => {
-    clientConfig.apiKey = 'demo';
-    clientConfig.fetch = ((url: string | URL) =>
-      new Promise((resolve, reject) => {
-        const target = String(url).replace('https://api.maptiler.com', srv.url);
-        getFrom(target, '127.0.0.5', { 'X-Forwarded-For': '2001:db8::1' }).then((r) => resolve(new globalThis.Response(r.text, { status: r.status, headers: { 'content-type': String(r.headers['content-type']) } })), reject);
-      })) as typeof fetch;
+    clientBehindProxy('2001:db8::1');
     const info = await clientGeolocation.info();
     expect([info.latitude, info.longitude, info.country_bounds, info.country_code, info.country_languages]).toEqual([undefined, undefined, undefined, '', []]);
   });
