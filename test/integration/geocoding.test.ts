@@ -126,6 +126,50 @@ describe('forward', () => {
   });
 });
 
+describe('current place names', () => {
+  // Known facts: Kazakhstan's capital is named Astana (from September 2022; Nur-Sultan from March 2019), at about
+  // 51.17° N, 71.45° E. Odesa is Ukraine's port of a million inhabitants, Odessa its English name; Odessa, Texas
+  // is a city of about 120,000 whose own name that is.
+  const ASTANA: [number, number] = [71.449, 51.169];
+
+  test('"Astana" finds the capital of Kazakhstan by its own name, before the region of the same name', async () => {
+    const f = (await forward('Astana')).features[0];
+    expect([f.place_type[0], f.text, f.matching_text, f.properties.country_code, f.place_type_name[0], f.relevance]).toEqual(['place', 'Astana', undefined, 'kz', 'city', 1]);
+    expect(f.place_name).toBe('Astana, Kazakhstan');
+    expect(km(f.center, ASTANA)).toBeLessThan(10);
+  });
+
+  test('"Nur-Sultan" still finds it, as an alternate name: shown as Astana, matched as Nur-Sultan', async () => {
+    const astana = (await forward('Astana')).features[0];
+    const f = (await forward('Nur-Sultan')).features[0];
+    expect([f.id, f.text, f.matching_text, f.matching_place_name]).toEqual([astana.id, 'Astana', 'Nur-Sultan', 'Nur-Sultan, Astana, Kazakhstan']);
+  });
+
+  test('reverse in Astana answers Astana: the place, its region and Kazakhstan', async () => {
+    const fc = (await get(`/geocoding/${ASTANA[0]},${ASTANA[1]}.json?types=place,region,country`)).json() as Collection;
+    expect(fc.features.map((f) => [f.place_type[0], f.text])).toEqual([
+      ['place', 'Astana'],
+      ['region', 'Astana'],
+      ['country', 'Kazakhstan'],
+    ]);
+    expect(fc.features[0].id).toBe((await forward('Astana')).features[0].id);
+  });
+
+  test('an exonym still finds the city it names before a smaller place whose own name it is: "Odessa" is Odesa, Ukraine', async () => {
+    const [first, second] = (await forward('Odessa', 'types=place')).features;
+    expect([first.text, first.matching_text, first.properties.country_code]).toEqual(['Odesa', 'Odessa', 'ua']);
+    expect(km(first.center, [30.73, 46.48])).toBeLessThan(10);
+    expect([second.text, second.place_name]).toEqual(['Odessa', 'Odessa, Texas, United States']);
+  });
+
+  test("an alternate name does not put a bigger place before the one whose own name it is (Amman's ancient name, Tunisia's in other languages)", async () => {
+    const philadelphia = (await forward('Philadelphia')).features[0];
+    expect([philadelphia.text, philadelphia.properties.country_code, philadelphia.matching_text]).toEqual(['Philadelphia', 'us', undefined]);
+    const tunis = (await forward('Tunis')).features[0];
+    expect([tunis.place_type[0], tunis.text, tunis.properties.country_code]).toEqual(['place', 'Tunis', 'tn']);
+  });
+});
+
 describe('reverse', () => {
   test('one best feature per type at the point, most specific first', async () => {
     const r = await get('/geocoding/2.3488,48.85341.json');

@@ -51,6 +51,18 @@ describe('a server trusting the proxy at 127.0.0.5, with a site for the lab netw
     expect(a.latitude).toBeUndefined();
   });
 
+  test.each([
+    ['192.168.1.1', 'a private address'],
+    ['fd12::1', 'a unique local (private) address'],
+    ['192.0.2.1', 'not in the IP database'],
+    ['2001:db8::1', 'not in the IP database'],
+  ])('the trusted proxy names %s, not located: the spec\'s strings, list and flag, empty; no number, no null', async (ip, why) => {
+    const r = await getFrom(`${srv.url}${PATH}&elevation=true`, '127.0.0.5', { 'X-Forwarded-For': ip });
+    expect(r.status).toBe(200);
+    expect(r.text).not.toContain('null');
+    expect(json(r)).toEqual({ country: '', country_code: '', country_languages: [], continent: '', continent_code: '', eu: false, city: '', postal: '', region: '', region_code: '', timezone: '', note: expect.stringContaining(why) });
+  });
+
   test('a client of a configured network gets its site', async () => {
     const a = json(await getFrom(`${srv.url}${PATH}`, '127.0.0.7'));
     expect(a).toMatchObject({ city: 'Lab', country: 'Switzerland', country_code: 'CH', latitude: 46.948, longitude: 7.4474, region_code: 'BE', timezone: 'Europe/Zurich', eu: false });
@@ -99,19 +111,29 @@ describe('a server trusting the proxy at 127.0.0.5, with a site for the lab netw
     expect((await getFrom(`${srv.url}/geolocation/ip.json`)).status).toBe(403);
   });
 
-  test("the cloud's own client (@maptiler/client geolocation.info) through its fetch hook, behind the trusted proxy", async () => {
-    const expected = record('1.1.1.1');
+  /** The cloud's client, its base URL being fixed, sends its requests here from the proxy's address, naming `client`. */
+  const clientBehindProxy = (client: string): void => {
     clientConfig.apiKey = 'demo';
-    // The client's base URL is fixed: send its requests here, from the proxy's address, naming the client.
     clientConfig.fetch = ((url: string | URL) =>
       new Promise((resolve, reject) => {
         const target = String(url).replace('https://api.maptiler.com', srv.url);
-        getFrom(target, '127.0.0.5', { 'X-Forwarded-For': '1.1.1.1' }).then((r) => resolve(new globalThis.Response(r.text, { status: r.status, headers: { 'content-type': String(r.headers['content-type']) } })), reject);
+        getFrom(target, '127.0.0.5', { 'X-Forwarded-For': client }).then((r) => resolve(new globalThis.Response(r.text, { status: r.status, headers: { 'content-type': String(r.headers['content-type']) } })), reject);
       })) as typeof fetch;
+  };
+
+  test("the cloud's own client (@maptiler/client geolocation.info) through its fetch hook, behind the trusted proxy", async () => {
+    const expected = record('1.1.1.1');
+    clientBehindProxy('1.1.1.1');
     const info = await clientGeolocation.info({ elevation: true });
     expect(info).toMatchObject({ city: expected.city, country_code: expected.country_code, region: expected.state1, elevation: 541, continent_code: 'OC', country_languages: ['en'] });
     const [west, south, east, north] = info.country_bounds!;
     expect([west < 114, east > 153, south < -43, north > -11]).toEqual([true, true, true, true]);
+  });
+
+  test("the cloud's own client on an address not located: the position is undefined, as the client types it", async () => {
+    clientBehindProxy('2001:db8::1');
+    const info = await clientGeolocation.info();
+    expect([info.latitude, info.longitude, info.country_bounds, info.country_code, info.country_languages]).toEqual([undefined, undefined, undefined, '', []]);
   });
 });
 

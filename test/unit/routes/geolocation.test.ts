@@ -39,6 +39,18 @@ test('loopback: 200 with empty fields and a note saying how to map it, private t
   expect(a.latitude).toBeUndefined();
 });
 
+test.each([
+  ['::1', 'a loopback address'],
+  ['192.168.1.1', 'a private address'],
+  ['fd12::1', 'a unique local (private) address'],
+  ['192.0.2.1', 'not in the IP database'],
+  ['2001:db8::1', 'not in the IP database'],
+])('%s is not located: 200, the spec\'s strings, list and flag empty, its numbers left out (not null)', async (clientAddress, why) => {
+  const r = await app.get(PATH, { clientAddress, query: { elevation: 'true' } });
+  expect(r.status).toBe(200);
+  expect(json(r)).toEqual({ country: '', country_code: '', country_languages: [], continent: '', continent_code: '', eu: false, city: '', postal: '', region: '', region_code: '', timezone: '', note: expect.stringContaining(why) });
+});
+
 test('a client of a configured network gets its site', async () => {
   for (const ip of ['127.0.0.7', '10.20.1.2']) {
     expect(await answer(ip)).toMatchObject({ city: 'Lab', country: 'Switzerland', country_code: 'CH', latitude: 46.948, longitude: 7.4474, region_code: 'BE', timezone: 'Europe/Zurich', eu: false });
