@@ -170,7 +170,7 @@ export function writeSearchTables(src: Database.Database, out: Database.Database
         const named = u.countries.map((iso) => boxes.get(iso));
         for (const iso of u.countries) fits.set(iso, Math.max(fits.get(iso) ?? 0, countryFit(u, boxes.get(iso), named)));
       }
-      for (const [iso, fit] of fits) if (fit > 1e-4) fitInsert.run(o.id, iso, fit);
+      for (const [iso, fit] of fits) if (fit > 1e-6) fitInsert.run(o.id, iso, fit);
     }
     for (const code of usedExtents) textInsert.run(code, [...new Set(words(extents.get(code)?.text ?? ''))].join(' '));
     const wordInsert = out.prepare('INSERT INTO country_word (word, isos) VALUES (?, ?)');

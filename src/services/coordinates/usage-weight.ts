@@ -152,12 +152,13 @@ function intersection(a: Box, b: Box): number {
 }
 
 /**
- * How well an area of use fits a country (0..1): the share of the country's main land it covers times the share
- * of the area's land that is that country. The area's land is what it shares with each country its description
- * names (a UTM zone "by country" is those countries' strips, not the sea and the countries between), or its whole
- * box when it names none whose box is known. A national grid over the whole country is 1; a zone over half of a
- * country and half of its neighbour about 0.25; a continental system a few hundredths. Without the country's box:
- * 1 / the countries the area names.
+ * How well an area of use fits a country (0..1): the share of the country's main land it covers times the square
+ * of the share of the area's land that is that country. The area's land is what it shares with each country its
+ * description names (a UTM zone "by country" is those countries' strips, not the sea and the countries between), or
+ * its whole box when it names none whose box is known. Squared, so that a system of many countries ranks well
+ * below each country's own even when its usage weight is five times theirs: a national grid over the whole country
+ * is 1; a zone over half of a country that is half its land 0.125; a continental system (LAEA Europe for Sweden)
+ * a few thousandths. Without the country's box: 1 / the countries the area names.
  */
 export function countryFit(area: Box, country: Box | undefined, named: readonly (Box | undefined)[]): number {
   if (!country) return 1 / Math.max(1, named.length);
@@ -166,5 +167,5 @@ export function countryFit(area: Box, country: Box | undefined, named: readonly 
   let land = 0;
   for (const c of named) if (c) land += intersection(area, c);
   if (land < both) land = boxArea(area);
-  return Math.min(1, both / Math.max(boxArea(country), 1e-9)) * Math.min(1, both / Math.max(land, 1e-9));
+  return Math.min(1, both / Math.max(boxArea(country), 1e-9)) * Math.min(1, both / Math.max(land, 1e-9)) ** 2;
 }
