@@ -1,33 +1,29 @@
 // The EPSG registry as a search index: built at install (`npm run indexes`) from the `proj.db` that ships in
 // proj-wasm (PROJ 9.8.1, EPSG v12.029), written to `<indexDir>/coordinates.sqlite`. One row per EPSG object of
-// every kind the spec's `kind` filter names, with the spec's kind codes, names and aliases in an FTS5 table, and
-// what a result carries (area, bbox, accuracy, unit, deprecated, default transformation, base geographic CRS).
+// every kind the spec's `kind` filter names, with the spec's kind codes, names and aliases, and what a result
+// carries (area, bbox, accuracy, unit, deprecated, default transformation, base geographic CRS); search-tables.ts
+// adds what the search ranks by (usage weights, area texts, country fits, country words).
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { buildIndexFile, type IndexBuildResult } from '../index-file';
 import { Proj } from './proj';
+import { writeSearchTables } from './search-tables';
 
 export const COORDINATES_INDEX = 'coordinates.sqlite';
 /** Bumped when the layout or the content rules of the index change (a rebuild follows). */
-const INDEX_VERSION = '1';
+const INDEX_VERSION = '2';
 
 /** Where proj-wasm's registry lives. */
 export function projDbPath(): string {
   return join(require.resolve('proj-wasm'), '..', 'proj.db');
 }
 
-/** Well-known systems, ranked before others of the same name (epsg.io's importance). */
-export const IMPORTANCE: Readonly<Record<number, number>> = {
-  4326: 1, 3857: 1, 4258: 0.5, 4269: 0.5, 3395: 0.3, 4979: 0.3, 4978: 0.2, 3035: 0.3, 2056: 0.2, 27700: 0.2, 5514: 0.2,
-  25832: 0.2, 25833: 0.2, 2154: 0.2, 28992: 0.2, 32633: 0.1, 32632: 0.1, 4230: 0.1, 4267: 0.2, 4283: 0.2, 7844: 0.2,
-  2193: 0.2, 3006: 0.1, 31467: 0.1, 4647: 0.1, 6933: 0.1, 8857: 0.1, 3034: 0.1, 900913: 0.1,
-};
-
 /** Search words epsg.io adds for systems people name otherwise. */
 const KEYWORDS: Readonly<Record<number, string>> = {
   3857: 'Spherical Mercator Google Maps OpenStreetMap Bing ArcGIS ESRI Web Mercator',
   4326: 'WGS84 GPS lat lon latitude longitude',
+  4087: 'Plate Carree Equirectangular',
 };
 
 interface Row {
@@ -65,7 +61,17 @@ const SOURCES: { kind: string; sql: string }[] = [
   { kind: 'DATUM-ENGDAT', sql: `SELECT code, name, deprecated, 'engineering_datum' tbl FROM engineering_datum WHERE auth_name='EPSG'` },
   { kind: 'ELLIPSOID', sql: `SELECT e.code, e.name, e.deprecated, 'ellipsoid' tbl, u.name unit FROM ellipsoid e LEFT JOIN unit_of_measure u ON u.auth_name=e.uom_auth_name AND u.code=e.uom_code WHERE e.auth_name='EPSG'` },
   { kind: 'PRIMEM', sql: `SELECT p.code, p.name, p.deprecated, 'prime_meridian' tbl, u.name unit FROM prime_meridian p LEFT JOIN unit_of_measure u ON u.auth_name=p.uom_auth_name AND u.code=p.uom_code WHERE p.auth_name='EPSG'` },
-  { kind: 'METHOD', sql: `SELECT code, name, 0 deprecated, 'coordinate_operation_method' tbl FROM coordinate_operation_method WHERE auth_name='EPSG'` },
+  // Every method an EPSG operation uses (proj.db's method table lists only 20; the operations name the rest).
+  {
+    kind: 'METHOD',
+    sql: `SELECT code, MIN(name) name, 0 deprecated, 'coordinate_operation_method' tbl FROM (
+      SELECT code, name FROM coordinate_operation_method WHERE auth_name='EPSG'
+      UNION SELECT method_code, method_name FROM conversion WHERE auth_name='EPSG' AND method_auth_name='EPSG'
+      UNION SELECT method_code, method_name FROM helmert_transformation WHERE auth_name='EPSG' AND method_auth_name='EPSG'
+      UNION SELECT method_code, method_name FROM grid_transformation WHERE auth_name='EPSG' AND method_auth_name='EPSG'
+      UNION SELECT method_code, method_name FROM other_transformation WHERE auth_name='EPSG' AND method_auth_name='EPSG'
+    ) GROUP BY code`,
+  },
   ...(
     [
       ['CS-VERTCS', 'vertical'],
@@ -133,11 +139,11 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
         id INTEGER PRIMARY KEY, code INTEGER NOT NULL, kind TEXT NOT NULL, tbl TEXT NOT NULL, name TEXT NOT NULL,
         aliases TEXT NOT NULL, deprecated INTEGER NOT NULL, area TEXT, west REAL, south REAL, east REAL, north REAL,
         accuracy REAL, unit TEXT, base INTEGER, src INTEGER, tgt INTEGER, grids TEXT, method TEXT,
-        default_op INTEGER, importance REAL NOT NULL DEFAULT 0);
+        default_op INTEGER, weight REAL NOT NULL DEFAULT 0, words TEXT NOT NULL DEFAULT '', extents TEXT NOT NULL DEFAULT '',
+        spread REAL NOT NULL DEFAULT 1);
       CREATE INDEX obj_code ON obj(code);
       CREATE INDEX obj_kind ON obj(kind);
       CREATE INDEX obj_src ON obj(src, tgt);
-      CREATE VIRTUAL TABLE obj_fts USING fts5(name, aliases, content='obj', content_rowid='id', tokenize="unicode61 remove_diacritics 2 tokenchars '_'");
     `);
     const aliases = new Map<string, string[]>();
     for (const a of src.prepare("SELECT table_name t, code, alt_name FROM alias_name WHERE auth_name='EPSG'").all() as { t: string; code: string; alt_name: string }[]) {
@@ -151,8 +157,8 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
     const ownExtent = src.prepare(`SELECT name, west_lon w, south_lat s, east_lon e, north_lat n FROM extent WHERE auth_name='EPSG' AND code=?`);
     const csUnit = src.prepare(`SELECT u.name FROM axis a JOIN unit_of_measure u ON u.auth_name=a.uom_auth_name AND u.code=a.uom_code WHERE a.coordinate_system_auth_name='EPSG' AND a.coordinate_system_code=? ORDER BY a.coordinate_system_order LIMIT 1`);
     const gridsOf = src.prepare(`SELECT grid_name, grid2_name FROM grid_transformation WHERE auth_name='EPSG' AND code=?`);
-    const insert = out.prepare(`INSERT INTO obj (code, kind, tbl, name, aliases, deprecated, area, west, south, east, north, accuracy, unit, base, src, tgt, grids, method, importance)
-      VALUES (@code, @kind, @tbl, @name, @aliases, @deprecated, @area, @west, @south, @east, @north, @accuracy, @unit, @base, @src, @tgt, @grids, @method, @importance)`);
+    const insert = out.prepare(`INSERT INTO obj (code, kind, tbl, name, aliases, deprecated, area, west, south, east, north, accuracy, unit, base, src, tgt, grids, method)
+      VALUES (@code, @kind, @tbl, @name, @aliases, @deprecated, @area, @west, @south, @east, @north, @accuracy, @unit, @base, @src, @tgt, @grids, @method)`);
     const insertAll = out.transaction(() => {
       for (const { kind, sql } of SOURCES) {
         for (const r of src.prepare(sql).all() as (Row & { cs?: number | null })[]) {
@@ -183,14 +189,13 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
             tgt: r.tgt != null ? Number(r.tgt) : null,
             grids,
             method: r.method ?? null,
-            importance: CRS_TABLES.has(r.tbl) ? (IMPORTANCE[code] ?? 0) : 0,
           });
           rows++;
         }
       }
     });
     insertAll();
-    out.exec(`INSERT INTO obj_fts(obj_fts) VALUES ('rebuild')`);
+    writeSearchTables(src, out);
     await fillDefaultTransformations(out, log);
     out.prepare('INSERT INTO meta VALUES (?, ?)').run('version', version);
     out.exec('ANALYZE');

@@ -3,6 +3,7 @@
 
 import type Database from 'better-sqlite3';
 import { ServiceError } from '../../errors';
+import { TermIndex } from './term-index';
 
 /** Every kind of the spec's `kind` filter: a family (`CRS`) matches its sub-kinds (`CRS-PROJCRS`, …). */
 export const KINDS = [
@@ -90,7 +91,10 @@ export interface ObjRow {
   grids: string | null;
   method: string | null;
   default_op: number | null;
-  importance: number;
+  weight: number;
+  words: string;
+  extents: string;
+  spread: number;
 }
 
 export interface Id {
@@ -169,13 +173,6 @@ export function transformationOf(r: ObjRow, available: ReadonlySet<string>): Tra
   };
 }
 
-/** FTS5 query: each term a quoted prefix, all required. */
-function ftsQuery(terms: string[], column?: string): string {
-  return terms.map((t) => `${column ? `${column} : ` : ''}"${t.replace(/"/g, '""')}"*`).join(' AND ');
-}
-
-const KIND_BOOST: Record<string, number> = { 'CRS-PROJCRS': 0.2, 'CRS-GEOGCRS': 0.05 };
-
 export class RegistrySearch {
   private readonly byCode: Database.Statement;
   private readonly transOf: Database.Statement;
@@ -201,96 +198,97 @@ export class RegistrySearch {
     return r.base === null || r.base === 4326 ? [] : (this.transOf.all(r.base) as ObjRow[]);
   }
 
-  /** Prepared statements by SQL text: a query's shape depends on its filters, of which there are few. */
-  private readonly statements = new Map<string, Database.Statement>();
+  private terms: TermIndex | undefined;
 
-  private stmt(sql: string): Database.Statement {
-    let st = this.statements.get(sql);
-    if (!st) {
-      if (this.statements.size >= 256) this.statements.clear();
-      st = this.db.prepare(sql);
-      this.statements.set(sql, st);
-    }
-    return st;
+  /** The words of the index in memory, read on the first search (term-index.ts). */
+  private termIndex(): TermIndex {
+    this.terms ??= new TermIndex(this.db);
+    return this.terms;
   }
 
   /**
-   * Objects matching `q`, ranked: an exact code first (tier 0); then objects whose name matches every term
-   * (tier 1), then those matched through their aliases (tier 2); within a tier the object named exactly as asked,
-   * then bm25 (name weighted over aliases) times the kind and importance boosts; then not deprecated, then code.
-   * Every match is ranked from narrow rows (id and score) and only the page is read whole: a common word matches
-   * a thousand objects.
+   * Objects matching `q`, ranked: an object whose code is a term first (tier 0); then the objects matching every
+   * term, by score: how well each term matches (in the name, an alias or the area of use, whole or as a prefix; a
+   * country word by how well the area fits the country; the whole name asked, or its words in order) times the
+   * object's usage weight (usage-weight.ts; the rule is in docs/decisions/0028-crs-search-usage-weight.md); then not
+   * deprecated, then code. Without terms, by usage weight. `total` counts every object the filters and terms match.
    */
   search(q: ParsedQuery, limit: number, offset: number): { rows: ObjRow[]; total: number } {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (q.kind !== '*') {
-      if (q.kind.includes('-')) where.push('o.kind = ?');
-      else where.push("o.kind LIKE ? || '-%'");
-      args.push(q.kind);
-    }
-    if (q.deprecated !== '*') {
-      where.push('o.deprecated = ?');
-      args.push(Number(q.deprecated));
-    }
-    if (q.code !== undefined) {
-      where.push('o.code = ?');
-      args.push(q.code);
-    }
-    if (q.trans !== undefined) {
-      where.push(`o.base IN (SELECT t.src FROM obj t WHERE t.kind LIKE 'COORDOP-%' AND t.code = ?)`);
-      args.push(q.trans);
-    }
+    const t = this.termIndex();
+    const keep = this.filter(q, t);
     // A term that is a whole number is also an exact code: that object first.
-    const numeric = q.terms.filter((t) => /^\d{1,9}$/.test(t)).map(Number);
-    const words = q.terms.filter((t) => !/^\d{1,9}$/.test(t) || q.terms.length > 1);
-    const filter = where.length ? `AND ${where.join(' AND ')}` : '';
+    const numeric = q.terms.filter((w) => /^\d{1,9}$/.test(w)).map(Number);
+    const words = q.terms.filter((w) => !/^\d{1,9}$/.test(w) || q.terms.length > 1);
 
-    const best = new Map<number, Hit>();
-    const keep = (h: Hit): void => {
-      const had = best.get(h.id);
-      if (!had || h.tier < had.tier) best.set(h.id, h);
-    };
-    if (words.length === 0 && numeric.length === 0) {
-      for (const h of this.stmt(`SELECT o.id, 0 tier, o.importance score, o.deprecated, o.code FROM obj o WHERE 1 ${filter}`).all(...args) as Hit[]) keep(h);
-    }
-    if (numeric.length) {
-      const sql = `SELECT o.id, 0 tier, 1000 + o.importance score, o.deprecated, o.code FROM obj o WHERE o.code IN (${numeric.map(() => '?').join(',')}) ${filter}`;
-      for (const h of this.stmt(sql).all(...numeric, ...args) as Hit[]) keep(h);
-    }
-    if (words.length) {
-      const byName = new Set((this.stmt('SELECT rowid FROM obj_fts WHERE obj_fts MATCH ?').pluck().all(ftsQuery(words, 'name')) as number[]));
-      const exact = words.join(' ').toLowerCase();
-      const sql = `SELECT o.id, o.name, o.kind, o.importance, o.deprecated, o.code, -bm25(obj_fts, 3.0, 1.5) rank
-        FROM obj_fts JOIN obj o ON o.id = obj_fts.rowid WHERE obj_fts MATCH ? ${filter}`;
-      for (const r of this.stmt(sql).all(ftsQuery(words), ...args) as TextRow[]) {
-        const score = (r.name.toLowerCase() === exact ? 1000 : 0) + r.rank * (1 + (KIND_BOOST[r.kind] ?? 0)) * (1 + r.importance * 4);
-        keep({ id: r.id, tier: byName.has(r.id) ? 1 : 2, score, deprecated: r.deprecated, code: r.code });
+    const hits: Hit[] = [];
+    const codeHits = new Set<number>();
+    for (const c of numeric) {
+      for (const p of t.byCode.get(c) ?? []) {
+        if (keep(p) && !codeHits.has(p)) {
+          codeHits.add(p);
+          hits.push({ p, tier: 0, score: t.weight[p] });
+        }
       }
     }
-    const ranked = [...best.values()].sort((a, b) => a.tier - b.tier || b.score - a.score || a.deprecated - b.deprecated || a.code - b.code);
-    const page = ranked.slice(offset, offset + limit);
-    if (!page.length) return { rows: [], total: ranked.length };
-    const rows = new Map((this.stmt(`SELECT * FROM obj WHERE id IN (${page.map(() => '?').join(',')})`).all(...page.map((h) => h.id)) as ObjRow[]).map((r) => [r.id, r]));
-    return { rows: page.map((h) => rows.get(h.id) as ObjRow), total: ranked.length };
+    if (words.length) {
+      for (const [p, score] of t.match(words, keep)) if (!codeHits.has(p)) hits.push({ p, tier: 1, score });
+    } else if (!numeric.length) {
+      // No terms: every object the filters keep, in the precomputed weight order (with code:, only that code's).
+      const candidates = q.code === undefined ? t.byWeight : [...(t.byCode.get(q.code) ?? [])].sort((a, b) => t.weight[b] - t.weight[a]);
+      let total = 0;
+      const page: number[] = [];
+      for (const p of candidates) {
+        if (!keep(p)) continue;
+        if (total >= offset && page.length < limit) page.push(p);
+        total++;
+      }
+      return { rows: this.rowsOf(page.map((p) => t.id[p])), total };
+    }
+    hits.sort((a, b) => a.tier - b.tier || b.score - a.score || t.deprecated[a.p] - t.deprecated[b.p] || t.code[a.p] - t.code[b.p]);
+    return { rows: this.rowsOf(hits.slice(offset, offset + limit).map((h) => t.id[h.p])), total: hits.length };
+  }
+
+  /** The filters of a query (kind, deprecated, code, trans) as a test of an object's position. */
+  private filter(q: ParsedQuery, t: TermIndex): (p: number) => boolean {
+    const tests: ((p: number) => boolean)[] = [];
+    if (q.kind !== '*') {
+      const kind = q.kind;
+      // A family (CRS, DATUM, …) holds its sub-kinds (CRS-PROJCRS, …); ELLIPSOID, PRIMEM, METHOD, AXIS, AREA are kinds.
+      const family = `${kind}-`;
+      tests.push((p) => t.kind[p] === kind || t.kind[p].startsWith(family));
+    }
+    if (q.deprecated !== '*') {
+      const d = Number(q.deprecated);
+      tests.push((p) => t.deprecated[p] === d);
+    }
+    if (q.code !== undefined) {
+      const c = q.code;
+      tests.push((p) => t.code[p] === c);
+    }
+    if (q.trans !== undefined) {
+      // The CRS whose base geographic CRS is the source of that operation (the ones it transforms to WGS 84).
+      const bases = new Set((t.byCode.get(q.trans) ?? []).filter((p) => t.kind[p].startsWith('COORDOP-') && t.src[p] >= 0).map((p) => t.src[p]));
+      tests.push((p) => t.base[p] >= 0 && bases.has(t.base[p]));
+    }
+    return (p) => tests.every((test) => test(p));
+  }
+
+  /** Statements reading a page of n rows, by n (at most 50). */
+  private readonly pageStatements = new Map<number, Database.Statement>();
+
+  /** Whole rows of the page, in the page's order. */
+  private rowsOf(ids: number[]): ObjRow[] {
+    if (!ids.length) return [];
+    let st = this.pageStatements.get(ids.length);
+    if (!st) this.pageStatements.set(ids.length, (st = this.db.prepare(`SELECT * FROM obj WHERE id IN (${ids.map(() => '?').join(',')})`)));
+    const rows = new Map((st.all(...ids) as ObjRow[]).map((r) => [r.id, r]));
+    return ids.map((id) => rows.get(id) as ObjRow);
   }
 }
 
-/** A match being ranked. */
+/** A match being ranked: the object's position in the term index, its tier and score. */
 interface Hit {
-  id: number;
+  p: number;
   tier: number;
   score: number;
-  deprecated: number;
-  code: number;
-}
-
-interface TextRow {
-  id: number;
-  name: string;
-  kind: string;
-  importance: number;
-  deprecated: number;
-  code: number;
-  rank: number;
 }
