@@ -6,7 +6,7 @@
 // resumes from the progress kept and publishes.
 
 import { execFile, execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -103,6 +103,20 @@ test('a plan that cannot fit: `plan` and Run now refuse it up front, one line na
   const line = stdout.split('\n').find((l) => l.startsWith('does not fit'));
   expect(line).toMatch(/^does not fit: not enough space on the data volume: .* needs ~\d+(\.\d+)? MB .*, but only \d+(\.\d+)? MB is free on /);
   process.stdout.write(`${line}\n`);
+
+  // `mirror` itself checks before its staging file is opened: refused, exit 1, one line, no store file.
+  const refusedRun = await run(process.execPath, [built('cli.js'), 'mirror', '--upstream', sim.url, '--key', KEY, '--data', join(volume, 'data'), '--zoom', '0-5', 'maps/sample'], { cwd: ROOT }).then(
+    () => ({ code: 0, stdout: '', stderr: '' }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+  expect(refusedRun.code).toBe(1);
+  // The line on stderr as it happens, and again as the summary's problem.
+  const said = refusedRun.stderr.split('\n').filter((l) => /not enough space/.test(l));
+  expect(said).toHaveLength(1);
+  expect(refusedRun.stdout).toMatch(/problem: not enough space on the data volume/);
+  expect(said[0]).toMatch(/^maps\/sample: not enough space on the data volume: .* needs ~[\d.]+ MB .* but only [\d.]+ MB is free/);
+  expect(`${refusedRun.stdout}${refusedRun.stderr}`).not.toMatch(/disk is full|failed: /);
+  expect(existsSync(join(volume, 'data', 'maps', '.sample.mbtiles.staging'))).toBe(false);
 
   const plan = (await call(mirror!.url, 'GET', '/admin/api/jobs/big/plan', { key: ADMIN })).json;
   expect(plan).toMatchObject({ tiles: 2730, estimateBasis: 'probed', fits: false });
