@@ -35,6 +35,8 @@ export interface ResourceRecord extends TileCounts {
   bytes: number;
   elapsedMs: number;
   problems: string[];
+  /** The version the run published, as the server names it (the admin API's store `version`); absent when none. */
+  version?: string;
 }
 
 export interface RunRecord {

@@ -2,7 +2,9 @@
 // came from (the upstream a mirror run recorded, an imported MBTiles file, the bundled sample).
 
 import Database from 'better-sqlite3';
+import { signatureOf } from './catalog';
 import { fileBytes } from './disk-space';
+import { digestTag } from './etag';
 import { MAIN_TABLE_KEY, metadataValue, TileTables } from './mbtiles-sql';
 
 export type StoreOrigin = { type: 'upstream'; url: string } | { type: 'imported' } | { type: 'sample' };
@@ -12,6 +14,12 @@ export interface StoreFacts {
   tiles: number | null;
   bytes: number;
   origin: StoreOrigin;
+}
+
+/** The version the server gives a store file (its content version for ETags), or undefined when it is gone. */
+export function servedVersionOf(file: string): string | undefined {
+  const s = signatureOf(file);
+  return 'signature' in s ? digestTag(s.signature) : undefined;
 }
 
 /** The upstream URL as an operator may see it: no key, no query, no user info. */

@@ -229,6 +229,8 @@ describe('one server', () => {
       job: 'vector',
     });
     expect(JSON.stringify(stores)).not.toContain(`key=${KEY}`);
+    // The history names the version the run published, as the store list does.
+    expect(done.history[0].resources[0].version).toBe(stores[0].version);
     const coverage = (await call(srv.url, 'GET', `/admin/api/stores/${encodeURIComponent('tiles/sample-vector')}/coverage?z=3`, { key: ADMIN })).json;
     expect(coverage).toMatchObject({ type: 'FeatureCollection', z: 3, expected: 64, truncated: false });
     expect(coverage.features[0].properties).toEqual({ type: 'mirrored' });

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
 import { emptyJobState, HISTORY_RUNS, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/job-state';
 import type { MirrorResult } from '../engine/result';
+import { servedVersionOf } from '../../store/store-facts';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
 export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {
@@ -25,6 +26,7 @@ export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, resu
       bytes: r.bytes,
       elapsedMs: r.elapsedMs,
       problems: r.problems.slice(0, 10),
+      ...(r.published && { version: servedVersionOf(r.published) }),
     };
   });
   const problems = [...results.flatMap((r) => [...r.problems.map((p) => `${r.resource}: ${p}`), ...r.failures.map((f) => `${r.resource}: ${f}`)]), ...extraProblems];
