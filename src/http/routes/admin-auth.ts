@@ -59,7 +59,7 @@ export function checkAdminRead(ctx: RequestContext): string {
   const ring = adminRing(ctx.config);
   if (!ring) throw new HttpError(404, 'Not found');
   const given = bearerKey(ctx) ?? ctx.query.get('key');
-  if (!given) throw new HttpError(403, 'Missing admin key (Authorization: Bearer <key>)');
+  if (!given) throw new HttpError(403, 'Missing admin key');
   if (!ring.check(given, {}).ok) throw new HttpError(403, 'Not an admin key');
   return keyLabel(ctx.config, given);
 }
@@ -86,7 +86,7 @@ export function checkAdminWrite(ctx: RequestContext): string {
   const origin = ctx.headers.origin;
   if (origin !== undefined && origin !== ownOrigin(ctx)) throw new HttpError(403, 'Cross-site request refused (Origin is not this server)');
   const given = bearerKey(ctx);
-  if (!given) throw new HttpError(403, 'Missing admin key (Authorization: Bearer <key>)');
+  if (!given) throw new HttpError(403, 'Missing admin key');
   if (!ring.check(given, {}).ok) throw new HttpError(403, 'Not an admin key');
   return keyLabel(ctx.config, given);
 }
