@@ -25,8 +25,6 @@ export const coverageParams = z.object({
     .meta({ description: 'Zoom of the tiles listed (default: the deepest zoom with at most 20,000 expected tiles)', type: 'integer' }),
 });
 
-const host = (ctx: RequestContext): string => ctx.baseUrl;
-
 /** The configured job whose resources include the store, or null. */
 function jobOf(ctx: RequestContext, kind: ResourceKind, id: string): string | null {
   return ctx.config.mirror.jobs.find((j) => j.resources.some((r) => r === `${kind}/${id}`))?.name ?? null;
@@ -60,7 +58,8 @@ export function adminStores(ctx: RequestContext): Reply {
       version: info.version ?? null,
       origin: facts.origin,
       job: jobOf(ctx, info.kind, info.id),
-      coverage: `${host(ctx)}/admin/api/stores/${encodeURIComponent(id)}/coverage`,
+      // Relative to the server, as the console fetches it (and a proxy's prefix stays the console's business).
+      coverage: `/admin/api/stores/${encodeURIComponent(id)}/coverage`,
     };
   });
   return adminJson({ stores });
