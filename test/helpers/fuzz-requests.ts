@@ -39,9 +39,9 @@ interface OpenApiParameter extends ParamInfo {
 
 /** Every concrete path of the served API (OpenAPI definition of the route table) plus the static asset mounts. */
 export function endpoints(): Endpoint[] {
-  const doc = buildOpenApi(routes, 'http://127.0.0.1', { title: 'fuzz', version: '0' }) as { paths: Record<string, { get: { parameters?: OpenApiParameter[] } }> };
+  const doc = buildOpenApi(routes, 'http://127.0.0.1', { title: 'fuzz', version: '0' }) as { paths: Record<string, Record<'get' | 'post', { parameters?: OpenApiParameter[] } | undefined>> };
   const out: Endpoint[] = Object.entries(doc.paths).map(([path, item]) => {
-    const params = item.get.parameters ?? [];
+    const params = (item.get ?? item.post)?.parameters ?? [];
     return { path, pathParams: params.filter((p) => p.in === 'path'), queryParams: params.filter((p) => p.in === 'query') };
   });
   const file: ParamInfo = { name: 'assetFile', schema: { type: 'string', examples: ['maplibre-gl.js', 'maplibre-gl.css', 'swagger-ui.css', 'maplibre-gl-dev.mjs.map'] } };

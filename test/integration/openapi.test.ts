@@ -72,6 +72,13 @@ const EXPECTED_PATHS = [
   '/admin',
   '/admin/',
   '/admin/status.json',
+  '/admin/api/stores',
+  '/admin/api/stores/{id}/coverage',
+  '/admin/api/jobs',
+  '/admin/api/jobs/{name}',
+  '/admin/api/jobs/{name}/plan',
+  '/admin/api/jobs/{name}/run',
+  '/admin/api/jobs/{name}/cancel',
   '/',
   '/health',
   '/health/live',
@@ -108,7 +115,7 @@ function samplePath(template: string): string {
     longitude: '2.35',
     latitude: '48.86',
     queries: 'Paris;2.35,48.86',
-    id: 'country.1',
+    id: template.startsWith('/admin/api/stores') ? 'maps%2Fsample' : 'country.1',
     query: 'Paris', // a place name and a registry search ("NTF (Paris)") alike
     coordinates: '17,50',
     // the WMTS RESTful tile: maps/sample, its 512 px set; the weather layer's: its variable, a time, its 256 px set
@@ -157,7 +164,8 @@ test('every route of the table is reached by a documented path, and every docume
   expect(routes.map((r) => r.pattern).filter((p) => !reached.has(p))).toEqual([]);
 });
 
-test.each(EXPECTED_PATHS)('%s is served with the sample ids', async (template) => {
+// One job's paths need a configured job (and run and cancel are POST): test/integration/admin.api.test.ts drives them.
+test.each(EXPECTED_PATHS.filter((p) => !p.startsWith('/admin/api/jobs/')))('%s is served with the sample ids', async (template) => {
   const key = template.startsWith('/admin') ? 'admin-key' : 'demo';
   const path = samplePath(template);
   const r = await fetch(`${srv.url}${path}${path.includes('?') ? '&' : '?'}key=${key}`);
