@@ -3,7 +3,7 @@
 
 import * as status from '../../../src/http/routes/status';
 import { JobStateFile, type RunRecord } from '../../../src/store/job-state';
-import { FREE_KEY, failure, inProcess, json, patternsOf, PAID_KEY, SAMPLE_DIR, tempDir, text } from '../../helpers/in-process';
+import { FREE_KEY, failure, inProcess, json, patternsOf, PAID_KEY, SAMPLE_DIR, tempDir } from '../../helpers/in-process';
 
 const ADMIN = 'admin-key-5f1e7c3b';
 const TEXT = 'text/plain; charset=utf-8';
