@@ -35,7 +35,8 @@ button.cancel { border-color: #c62828; color: #b71c1c; }
 .swatch { display: inline-block; width: .9em; height: .9em; vertical-align: middle; border: 1px solid #0003; }
 .swatch.mirrored { background: var(--mirrored); opacity: .5; }
 .swatch.tile { background: var(--tile); }
-#map { height: 460px; border: 1px solid #ccc; background: ${COVERAGE_COLOURS.background}; }
+/* Square: the whole Web Mercator world fits, so every gap of a world-wide store is on screen at once. */
+#map { aspect-ratio: 1 / 1; max-height: 80vh; border: 1px solid #ccc; background: ${COVERAGE_COLOURS.background}; }
 .job { border: 1px solid #ddd; border-radius: 4px; padding: .6em .8em; margin-bottom: .8em; }
 .job-head { display: flex; gap: .8em; align-items: baseline; flex-wrap: wrap; }
 .job-head .name { font-weight: 600; }
