@@ -373,7 +373,7 @@ async function command(name, what, button) {
     failed(err);
   } finally {
     c.pending = false;
-    pollNow();
+    jobsPoll.now();
   }
 }
 
@@ -381,38 +381,39 @@ async function command(name, what, button) {
 // Polling, sign-in, sign-out
 // ------------------------------------------------------------------------------------------------
 
-let jobsTimer = null;
-let storesTimer = null;
-
-async function pollJobs() {
-  clearTimeout(jobsTimer);
-  try {
-    renderJobs(await api('jobs'));
-  } catch (err) {
-    failed(err);
-    if (err instanceof Refused) return;
-  }
-  jobsTimer = setTimeout(pollJobs, JOBS_MS);
+/** Calls load now and then every ms milliseconds until stopped or a key is refused; other errors are shown. */
+function every(ms, load) {
+  let timer = null;
+  let running = false;
+  const tick = async () => {
+    clearTimeout(timer);
+    try {
+      await load();
+    } catch (err) {
+      failed(err);
+      if (err instanceof Refused) return;
+    }
+    if (running) timer = setTimeout(tick, ms);
+  };
+  return {
+    now() {
+      running = true;
+      clearTimeout(timer);
+      timer = setTimeout(tick, 0);
+    },
+    stop() {
+      running = false;
+      clearTimeout(timer);
+    },
+  };
 }
 
-function pollNow() {
-  clearTimeout(jobsTimer);
-  jobsTimer = setTimeout(pollJobs, 0);
-}
-
-async function pollStores() {
-  try {
-    await loadStores();
-  } catch (err) {
-    failed(err);
-    if (err instanceof Refused) return;
-  }
-  storesTimer = setTimeout(pollStores, STORES_MS);
-}
+const jobsPoll = every(JOBS_MS, async () => renderJobs(await api('jobs')));
+const storesPoll = every(STORES_MS, loadStores);
 
 function stop() {
-  clearTimeout(jobsTimer);
-  clearTimeout(storesTimer);
+  jobsPoll.stop();
+  storesPoll.stop();
 }
 
 function failed(err) {
@@ -447,8 +448,8 @@ async function open() {
   }
   initMap();
   selected = null;
-  storesTimer = setTimeout(pollStores, 0);
-  pollJobs();
+  storesPoll.now();
+  jobsPoll.now();
 }
 
 $('#sign-in').addEventListener('submit', (e) => {
