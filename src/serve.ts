@@ -13,7 +13,10 @@ import { Scheduler } from './mirror/jobs/schedule';
 import type { GeolocationHooks } from './services/geolocation/service';
 
 export interface Tilemirror extends HttpServer {
-  /** Runs the scheduled mirror jobs (absent when none has a `schedule`, and in cluster workers: the primary runs them). */
+  /**
+   * Runs the scheduled mirror jobs and the runs the admin API asks for (absent when no job is configured, with
+   * `schedule: false`, and in cluster workers: the primary runs them).
+   */
   scheduler?: Scheduler;
 }
 
@@ -31,7 +34,8 @@ export interface ServeOptions {
 export async function startTilemirror(config: Config, log: Logger = createLogger(config), opts: ServeOptions = {}): Promise<Tilemirror> {
   // With `serve --workers N` the cluster's primary runs the schedules (it outlives restarted workers); the
   // workers only serve, and their status pages read the state the scheduler persists.
-  const runs = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.some((j) => j.schedule);
+  const inCharge = (opts.schedule ?? !cluster.isWorker) && config.mirror.jobs.length > 0;
+  const runs = inCharge && config.mirror.jobs.some((j) => j.schedule);
   // A scheduler that cannot start (a job's area file missing, ...) does not stop serving what is published: the
   // server runs without schedules and says it is not ready (/health/ready), the log says why.
   let schedulerState: SchedulerState = runs ? 'running' : 'none';
@@ -41,12 +45,15 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
   };
   let scheduler: Scheduler | undefined;
   try {
-    scheduler = runs ? new Scheduler({ config, log }) : undefined;
+    // Built for on-demand jobs too: the admin API's Run now goes through it.
+    scheduler = inCharge ? new Scheduler({ config, log }) : undefined;
   } catch (err) {
-    schedulerFailed(err);
+    if (runs) schedulerFailed(err);
+    else log.error({ err: err instanceof Error ? err.message : String(err) }, 'mirror jobs cannot be run from this server (the admin API refuses Run now)');
   }
   const server = await startServer(config, log, {
     jobStatus: scheduler ?? persistedJobStatus(config),
+    jobControl: scheduler,
     checks: () => ({ scheduler: schedulerCheck(schedulerState) }),
     geolocation: opts.geolocation,
   });

@@ -78,6 +78,9 @@ export function createApp(dispatcher: Dispatcher): express.Express {
  */
 export function createListener(config: Config, catalog: Catalog, log: Logger, services: Services, routes: readonly Route[] = apiRoutes): (req: IncomingMessage, res: ServerResponse) => void {
   const dispatcher = new Dispatcher(config, catalog, log, services, routes);
+  // POST reaches only the routes that take it (the admin API's writes); GET and HEAD only the others.
+  const readRoutes = routes.filter((r) => r.method === undefined);
+  const postRoutes = routes.filter((r) => r.method === 'POST');
   const app = createApp(dispatcher);
   const stamp = config.server.requestLog || services.metrics !== undefined;
   return (req, res) => {
@@ -88,6 +91,11 @@ export function createListener(config: Config, catalog: Catalog, log: Logger, se
     if (target.length * 3 > MAX_URI_BYTES && Buffer.byteLength(target) > MAX_URI_BYTES) {
       return dispatcher.send(req, res, dialectOfPath(target)({ status: 414, message: `URI too long (maximum ${MAX_URI_BYTES} bytes)` }));
     }
+    const post = req.method === 'POST' && postRoutes.length > 0 && matchRoute(postRoutes, splitUrl(originForm(req) ?? '')[0]);
+    if (post) {
+      const [path, query] = splitUrl(req.url ?? '/');
+      return dispatcher.run(post.route, 'badEncoding' in post ? undefined : post.params, req, res, path, query);
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const refused = { status: 405, message: 'Method not allowed: this API is read-only (GET, HEAD)', headers: { Allow: 'GET, HEAD' } };
       return dispatcher.send(req, res, dialectOfPath(target)(refused));
@@ -95,7 +103,7 @@ export function createListener(config: Config, catalog: Catalog, log: Logger, se
     const url = originForm(req);
     if (url === undefined) return dispatcher.send(req, res, textReply(400, 'Bad request target: a path starting with "/", or an absolute http(s) URL'));
     const [path, query] = splitUrl(url);
-    const found = matchRoute(routes, path);
+    const found = matchRoute(readRoutes, path);
     if (found) return dispatcher.run(found.route, 'badEncoding' in found ? undefined : found.params, req, res, path, query);
     app(req, res);
   };

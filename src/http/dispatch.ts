@@ -43,7 +43,7 @@ export class Dispatcher {
   run(route: Route, params: RawParams | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
     (req as TimedRequest).route = route.pattern;
     const key = keyParam(rawQuery);
-    let cors = ANY_ORIGIN;
+    let cors = route.noCors ? NO_HEADERS : ANY_ORIGIN;
     let tier: Tier = 'free';
     if (!route.public) {
       const auth = this.keys.check(key, req.headers);
@@ -191,6 +191,7 @@ function closedBeforeFinish(res: ServerResponse): AbortSignal {
 export type TimedRequest = IncomingMessage & { startedAt?: number; route?: string };
 
 const ANY_ORIGIN: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+const NO_HEADERS: Record<string, string> = {};
 
 function withVary(headers: Record<string, string>, names: string): Record<string, string> {
   return { ...headers, Vary: headers.Vary ? `${headers.Vary}, ${names}` : names };

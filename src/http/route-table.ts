@@ -66,6 +66,10 @@ export interface RouteOptions {
   deprecated?: { successor?: string };
   /** How the route words its errors (error-reply.ts); default: the cloud API's plain text. */
   dialect?: ErrorDialect;
+  /** The route answers POST, and only POST (the admin API's writes); every other route answers GET and HEAD. */
+  method?: 'POST';
+  /** No CORS header on its answers (the admin pages and API: a browser on another site must not read them). */
+  noCors?: boolean;
 }
 
 export interface Route extends RouteOptions {

@@ -15,7 +15,7 @@ import { GeolocationService, type GeolocationHooks } from '../services/geolocati
 import { RasterTiles } from '../services/raster-tiles';
 import { StaticMaps } from '../services/static-maps';
 import type { Catalog } from '../store/catalog';
-import type { JobStatusReader } from '../store/job-state';
+import type { JobControl, JobStatusReader } from '../store/job-state';
 import { readiness, type ExtraChecks, type Readiness } from './health';
 import type { ServerMetrics } from './metrics';
 import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-collectors';
@@ -30,6 +30,8 @@ export interface Services {
   readonly staticMaps: StaticMaps;
   /** The mirror jobs' status, wired by `serve` (absent: the server knows of no jobs). */
   readonly jobStatus?: JobStatusReader;
+  /** Plan, run now and cancel of the mirror jobs, wired by `serve` (absent: this process runs no jobs; the admin API's writes answer 503). */
+  readonly jobControl?: JobControl;
   /** Heights from mirrored terrain (absent: `/elevation` answers 503). */
   readonly elevation?: ElevationService;
   /** The EPSG registry and PROJ (absent: its index was not built; the endpoints answer 503). */
@@ -42,12 +44,26 @@ export interface Services {
   readonly metrics?: ServerMetrics;
   /** Whether this instance should get traffic, and why not (absent: `/health/ready` answers as `/health/live`). */
   readonly readiness?: () => Readiness;
+  /** Writes one audit line of an admin write (who, from where, what, when, the status and outcome). */
+  readonly audit?: (entry: AuditEntry) => void;
+}
+
+/** One admin write as the audit log records it: never the key, only its label. */
+export interface AuditEntry {
+  who: string;
+  from: string;
+  what: string;
+  at: string;
+  status: number;
+  outcome: string;
 }
 
 /** What the wiring hands the services besides the configuration, the catalog and the log (each optional). */
 export interface ServiceOptions {
   /** What `/admin/` shows about the mirror jobs (wired by `serve`: the scheduler, or the persisted state). */
   jobStatus?: JobStatusReader;
+  /** What the admin API drives the jobs through (wired by `serve`: the scheduler of this process). */
+  jobControl?: JobControl;
   /** The server's metrics: the collectors of the stores, the render queue and the jobs are registered on them. */
   metrics?: ServerMetrics;
   /** What readiness depends on besides the stores and the indexes (wired by `serve`: the scheduler), read on every probe. */
@@ -99,7 +115,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...options.geolocation });
   const staticMaps = new StaticMaps(catalog, { maxWaiting: config.staticMaps.queue });
 
-  const { metrics, jobStatus, checks } = options;
+  const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
     registerStoreMetrics(metrics.registry, catalog);
     registerStaticMapMetrics(metrics.registry, staticMaps);
@@ -110,11 +126,14 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     glyphs: new GlyphComposer(),
     staticMaps,
     jobStatus,
+    jobControl,
     elevation,
     coordinates,
     geocoding,
     geolocation,
     metrics,
+    // At warn: an operator's action is logged at every level but `error` and `silent`.
+    audit: (e) => log.warn({ audit: e }, `audit: ${e.who} from ${e.from || 'unknown'} ${e.what}: ${e.outcome} (${e.status})`),
     readiness: () =>
       readiness(catalog, () => ({
         ...checks?.(),

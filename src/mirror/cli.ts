@@ -15,7 +15,7 @@ import { parseResource, type ResourceRef } from './resource';
 import { UsageError } from './errors';
 import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './jobs/job-status';
 import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs/jobs-config';
-import { planReport } from './plan-report';
+import { planReport, type PlanReport } from './plan-report';
 import { ProgressPrinter } from './progress';
 import { createRedactor } from './upstream/redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
@@ -83,6 +83,13 @@ function adHocSource(flags: Flags, resources: string[], cmd: Command): { ref: Re
   flags.source = source;
   flags.key = key ?? flags.key;
   return { ref, secrets };
+}
+
+/** The plan's size against the data volume's free space, one line; a plan that cannot fit makes `plan` exit 1. */
+function spaceLine(p: PlanReport, indent: string): void {
+  if (!p.space) return;
+  process.stdout.write(`${indent}${p.space.fits ? 'fits' : 'does not fit'}: ${p.space.message}\n`);
+  if (!p.space.fits) process.exitCode = EXIT.failed;
 }
 
 function usage(message: string): never {
@@ -175,6 +182,7 @@ async function planJobs(names: string[], flags: Flags, cmd: Command): Promise<vo
         const p = await planReport({ ...jobMirrorOptions(job, ref, config.data), log: (l) => void process.stderr.write(`${redact(l)}\n`), sample: flags.sample });
         total += p.total;
         for (const l of formatPlan(p, job.rate)) process.stdout.write(`${redact(`  ${l}`)}\n`);
+        spaceLine(p, '  ');
       } catch (e) {
         process.stderr.write(`${redact(`error: job ${job.name}: ${(e as Error).message}`)}\n`);
         process.exit(e instanceof UsageError ? EXIT.usage : EXIT.failed);
@@ -249,6 +257,7 @@ export function registerMirrorCommands(program: Command): void {
           const p = await planReport({ ...mirrorOptions(flags, ref, (l) => void process.stderr.write(`${redact(l)}\n`)), sample: flags.sample });
           total += p.total;
           for (const l of formatPlan(p, flags.rate)) process.stdout.write(`${redact(l)}\n`);
+          spaceLine(p, '');
         } catch (e) {
           process.stderr.write(`${redact(`error: ${(e as Error).message}`)}\n`);
           process.exit(e instanceof UsageError ? EXIT.usage : EXIT.failed);

@@ -1,15 +1,15 @@
 // `tilemirror plan`: what a run would fetch, per pyramid and zoom, and with sampling an estimated size from
 // tiles fetched from the upstream (evenly spread through each zoom). Nothing is written.
 
-import { tileAt } from '../geo/tile-bands';
 import { isDocumentKind, type TileFormat } from '../store/types';
 import { documentPlanNote } from './discovery/kinds';
-import { upstreamTileUrl } from './discovery/tile-url';
 import { createRedactor } from './upstream/redact';
-import { judgeTile } from './refresh';
 import { createClient } from './engine/begin-end';
 import type { MirrorOptions } from './engine/options';
 import { discoverAndPlan } from './engine/plan';
+import { checkSpace, fileBytes, type SpaceCheck } from '../store/disk-space';
+import { storePaths } from '../store/staging';
+import { sampleZooms, storedEstimate } from './engine/space';
 import { refOf } from './resource';
 
 export interface PlanReport {
@@ -22,6 +22,8 @@ export interface PlanReport {
   estimatedBytes?: number;
   sampled: number;
   notes: string[];
+  /** The estimate against the free space of the data volume (absent when nothing could be estimated). */
+  space?: SpaceCheck & { basis: 'stored' | 'probed' };
 }
 
 /** What a run would fetch, per pyramid and zoom; with `sample` > 0 an estimated size from that many tiles. */
@@ -43,36 +45,24 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
     const sampleTotal = opts.sample ?? 0;
     const zoomCount = p.plans.reduce((n, pl) => n + pl.zooms.length, 0);
     const perZoom = sampleTotal > 0 ? Math.max(1, Math.ceil(sampleTotal / zoomCount)) : 0;
+    const samples = await sampleZooms(client, p, perZoom, opts.signal);
     let estimate = 0;
     for (const plan of p.plans) {
       const upstream = p.discovered.pyramids.find((u) => u.pyramid.name === plan.pyramid)!;
       const entry: PlanReport['pyramids'][number] = { pyramid: plan.pyramid, format: upstream.pyramid.format, tileSize: upstream.pyramid.tileSize, zooms: [], tiles: plan.count };
-      for (const zp of plan.zooms) {
-        const row: { z: number; tiles: number; estimatedBytes?: number } = { z: zp.z, tiles: zp.count };
-        const k = Math.min(perZoom, zp.count);
-        if (k > 0) {
-          // Evenly spaced through the zoom's tiles, so one dense corner does not stand for the whole area.
-          const picks = Array.from({ length: k }, (_, i) => tileAt(zp, Math.floor(((i + 0.5) * zp.count) / k))!);
-          const sizes = await Promise.all(
-            picks.map((t) =>
-              client
-                .request(upstreamTileUrl(upstream, zp.z, t.x, t.y), judgeTile(upstream.pyramid.format), opts.signal)
-                .then(({ verdict: v }) => (v.kind === 'tile' ? v.data.length : 0))
-                .catch(() => undefined),
-            ),
-          );
-          const ok = sizes.filter((s): s is number => s !== undefined);
-          report.sampled += ok.length;
-          if (ok.length) {
-            row.estimatedBytes = Math.round((ok.reduce((a, b) => a + b, 0) / ok.length) * zp.count);
-            estimate += row.estimatedBytes;
-          }
-        }
-        entry.zooms.push(row);
+      for (const s of samples.filter((x) => x.pyramid === plan.pyramid)) {
+        report.sampled += s.sampled;
+        if (s.estimatedBytes !== undefined) estimate += s.estimatedBytes;
+        entry.zooms.push({ z: s.z, tiles: s.tiles, ...(s.estimatedBytes !== undefined && { estimatedBytes: s.estimatedBytes }) });
       }
       report.pyramids.push(entry);
     }
     if (report.sampled > 0) report.estimatedBytes = estimate;
+    const paths = storePaths(opts.dataDir, ref.kind, ref.id);
+    const what = `${report.resource} (${p.total} tiles)`;
+    const stored = report.estimatedBytes === undefined ? storedEstimate(p, paths) : undefined;
+    if (stored) report.space = { ...checkSpace(opts.dataDir, stored.bytes, stored.stagedBytes, what), basis: 'stored' };
+    else if (report.estimatedBytes !== undefined) report.space = { ...checkSpace(opts.dataDir, report.estimatedBytes, fileBytes(paths.staging), what), basis: 'probed' };
     return report;
   } finally {
     client.close();

@@ -16,6 +16,8 @@ export interface RouteDescription {
   doc: { summary: string; tag: string; types: readonly string[]; statuses?: readonly number[] };
   public?: boolean;
   deprecated?: object;
+  /** The one method it answers besides GET/HEAD (`POST`); absent: GET. */
+  method?: 'POST';
   /**
    * How the route words its error answers (http's ErrorDialect). The definition has it word one and describes the
    * errors by what it made: its media type, and for JSON the members it wrote. Without one, errors are plain text.
@@ -132,7 +134,9 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid parameter (the body names it), or out of bounds',
   403: 'Key missing, invalid or restricted (origin, user agent), or the plan does not include this operation',
   404: 'The item does not exist',
+  409: 'Conflict: the job already runs (here or on another instance), or does not run here',
   414: 'URI too long (more than 8192 bytes)',
+  507: 'Not enough space on the data volume for the run: the body names both figures',
   503: 'The service has no data to answer from here (an index not built, no terrain mirrored, no IP database): the body says what is missing',
 };
 
@@ -162,10 +166,12 @@ function errorContent(route: RouteDescription): Json {
 }
 
 function responses(route: RouteDescription, hasParams: boolean): Json {
+  // A write (POST) is accepted, never cached.
+  const post = route.method === 'POST';
   const out: Json = {
-    200: { description: 'OK', content: Object.fromEntries(route.doc.types.map((t) => [t, { schema: BINARY.test(t) ? { type: 'string', contentMediaType: t } : {} }])) },
+    [post ? 202 : 200]: { description: post ? 'Accepted' : 'OK', content: Object.fromEntries(route.doc.types.map((t) => [t, { schema: BINARY.test(t) ? { type: 'string', contentMediaType: t } : {} }])) },
   };
-  const statuses = new Set<number>([304, 414, ...(route.doc.statuses ?? [])]);
+  const statuses = new Set<number>([...(post ? [] : [304]), 414, ...(route.doc.statuses ?? [])]);
   if (hasParams) statuses.add(400);
   if (!route.public) statuses.add(403);
   const errors = errorContent(route);
@@ -173,9 +179,9 @@ function responses(route: RouteDescription, hasParams: boolean): Json {
   return out;
 }
 
-function operationId(path: string): string {
+function operationId(path: string, method = 'get'): string {
   const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return ['get', ...words.map((w) => w[0].toUpperCase() + w.slice(1))].join('') + (path.endsWith('/') ? 'Slash' : '');
+  return [method, ...words.map((w) => w[0].toUpperCase() + w.slice(1))].join('') + (path.endsWith('/') ? 'Slash' : '');
 }
 
 /** The OpenAPI 3.1.0 document of `routes`, served at `baseUrl`. */
@@ -190,18 +196,19 @@ export function buildOpenApi(routes: readonly RouteDescription[], baseUrl: strin
       .filter((k) => !pathNames.has(k))
       .map((k) => parameter(k, 'query', shape[k]));
     for (const concrete of expandPattern(r.pattern, shape)) {
-      if (paths[concrete.path]) throw new Error(`two routes document ${concrete.path}`);
+      const method = r.method === 'POST' ? 'post' : 'get';
+      if (paths[concrete.path]?.[method]) throw new Error(`two routes document ${concrete.path}`);
       const parameters = [...concrete.params.map((k) => parameter(k, 'path', shape[k])), ...query];
       const op: Json = {
         tags: [r.doc.tag],
         summary: r.doc.summary,
-        operationId: operationId(concrete.path),
+        operationId: operationId(concrete.path, method),
         ...(parameters.length && { parameters }),
         responses: responses(r, Object.keys(shape).length > 0),
       };
       if (r.public) op.security = [];
       if (r.deprecated) op.deprecated = true;
-      paths[concrete.path] = { get: op };
+      paths[concrete.path] = { ...paths[concrete.path], [method]: op };
     }
   }
   return {

@@ -91,7 +91,12 @@ export interface JobState {
   /** Firings skipped because the previous run was still going. */
   skipped: number;
   lastSkipped?: { at: string; reason: string };
+  /** The last runs (at most HISTORY_RUNS), newest first; absent from a state file that does not keep them. */
+  history?: RunRecord[];
 }
+
+/** How many runs a job's history keeps. */
+export const HISTORY_RUNS = 20;
 
 export interface JobStates {
   version: 1;
@@ -219,8 +224,8 @@ export class JobStateFile {
   }
 }
 
-/** What the status endpoint and `tilemirror status` show for one configured job. */
-export interface JobView extends JobState {
+/** What the status endpoint and `tilemirror status` show for one configured job (its history is asked for apart). */
+export interface JobView extends Omit<JobState, 'history'> {
   name: string;
   resources: string[];
   schedule?: string;
@@ -239,5 +244,55 @@ export interface JobStatusReader {
   views(): JobView[];
   /** True when this process runs the schedules. */
   readonly live: boolean;
+  /** The job's last runs, newest first (empty for an unknown job; absent: the reader keeps none). */
+  history?(name: string): RunRecord[];
+}
+
+/** `host:pid` of a process: how the status names the instance that runs a job. */
+export const instanceName = (host: string, pid: number): string => `${host}:${pid}`;
+
+/** What a job's next run needs, worked out before it starts: tiles, size, time and the room on the data volume. */
+export interface JobPlan {
+  tiles: number;
+  estimatedBytes: number;
+  /** What the estimate rests on: tiles already stored, tiles probed from the upstream, or nothing. */
+  estimateBasis: 'stored' | 'probed' | 'none';
+  /** Seconds at the last run's rate (null: no run to measure). */
+  estimatedSeconds: number | null;
+  freeBytes: number;
+  /** The estimate (less what is already staged) plus the margin. */
+  requiredBytes: number;
+  fits: boolean;
+  /** One line naming both figures. */
+  message: string;
+  /** Per resource of the job. */
+  resources: { resource: string; tiles: number; estimatedBytes: number; estimateBasis: JobPlan['estimateBasis']; requiredBytes: number }[];
+}
+
+/** The answer to a request to run a job now. */
+export type RunRequest =
+  | { accepted: true; instance: string }
+  | { accepted: false; reason: 'unknown' | 'running' | 'no-space' | 'unavailable'; message: string; runningOn?: string; plan?: JobPlan };
+
+/** The answer to a request to cancel a job's run. */
+export type CancelRequest = { cancelling: true; instance: string } | { cancelling: false; reason: 'unknown' | 'not-running'; message: string; runningOn?: string };
+
+/**
+ * What the admin API drives the mirror jobs through: plan, run now, cancel. The mirror implements it (the
+ * scheduler of this process); `serve` wires it into the server, so http never imports mirror.
+ */
+export interface JobControl {
+  /** `host:pid` of this process. */
+  readonly instance: string;
+  plan(name: string, signal?: AbortSignal): Promise<JobPlan | undefined>;
+  /** Starts a run now (through the same lock as a scheduled firing), unless it runs already or does not fit. */
+  runNow(name: string, signal?: AbortSignal): Promise<RunRequest>;
+  /** Stops the job's run in this process as an interrupt does: requests in flight finish, progress is kept. */
+  cancel(name: string): CancelRequest;
+}
+
+/** `host:pid` of the process a view says runs the job, or null. */
+export function runningOn(view: Pick<JobView, 'running'>, localHost: string): string | null {
+  return view.running ? instanceName(view.running.host ?? localHost, view.running.pid) : null;
 }
 

@@ -149,6 +149,18 @@ test('OGC API operations: tiles under the media types their links advertise, err
 });
 
 test('operation ids are unique', () => {
-  const ids = Object.values(doc.paths).map((p) => p.get.operationId);
+  const ids = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string }>).map((op) => op.operationId));
   expect(new Set(ids).size).toBe(ids.length);
+});
+
+test('the admin writes are the only POST operations, under the Admin tag, answering 202', () => {
+  const posts = Object.entries(doc.paths).filter(([, item]) => 'post' in (item as object));
+  expect(posts.map(([path]) => path).sort()).toEqual(['/admin/api/jobs/{name}/cancel', '/admin/api/jobs/{name}/run']);
+  for (const [, item] of posts) {
+    const op = (item as unknown as { post: { tags: string[]; responses: Record<string, unknown> } }).post;
+    expect(op.tags).toEqual(['Admin']);
+    expect(Object.keys(op.responses)).toContain('202');
+    expect(Object.keys(op.responses)).not.toContain('200');
+  }
+  for (const item of Object.values(doc.paths)) expect(Object.keys(item as object).every((m) => m === 'get' || m === 'post')).toBe(true);
 });

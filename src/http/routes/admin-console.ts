@@ -7,13 +7,9 @@ import { CONSOLE_JS } from '../admin-console/console-script';
 import { CONSOLE_CSS } from '../admin-console/console-style';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
+import { PRIVATE } from './admin-auth';
 
-const HEADERS = {
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Robots-Tag': 'noindex, nofollow',
-};
+const HEADERS = { ...PRIVATE, 'X-Robots-Tag': 'noindex, nofollow' };
 
 function file(ctx: RequestContext, body: string, type: string, headers: Record<string, string> = {}): Reply {
   if (ctx.config.admin.keys.length === 0) throw new HttpError(404, 'Not found');

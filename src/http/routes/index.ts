@@ -58,6 +58,9 @@ import { mapSprite, mapSpriteParams, sprite, spriteParams } from './sprites';
 import { staticMap, staticMapParams } from './static-maps';
 import { adminConsole, adminConsoleScript, adminConsoleStyle } from './admin-console';
 import { adminStatusJson } from './status';
+import { adminErrors } from './admin-auth';
+import { adminJob, adminJobCancel, adminJobPlan, adminJobRun, adminJobs, jobParams } from './admin-jobs';
+import { adminStoreCoverage, adminStores, coverageParams } from './admin-stores';
 import { imageTile, imageTileParams, tilesTile, tilesTileParams } from './tiles';
 import { weatherLatest } from './weather';
 import {
@@ -94,6 +97,9 @@ const OGC: RouteOptions = { dialect: problemErrors };
 /** WMTS answers its errors as OWS ExceptionReports (ows-errors.ts). */
 const OWS: RouteOptions = { dialect: owsErrors };
 const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
+/** The admin API: its keys checked by the handlers (admin-auth.ts), JSON errors, no CORS. */
+const ADMIN: RouteOptions = { public: true, noCors: true, dialect: adminErrors };
+const ADMIN_WRITE: RouteOptions = { ...ADMIN, method: 'POST' };
 
 export const routes: Route[] = [
   // Maps
@@ -176,10 +182,18 @@ export const routes: Route[] = [
   ),
   // For operators, 404 when no admin key is configured: the console (a page with no data in it, its script and
   // style; its script reads the admin API with the key typed in) and the jobs' status (admin key, checked by the handler)
-  route('/admin[/]', NO_PARAMS, adminConsole, doc('Admin', "The operator's console: stores on a map, jobs to run and cancel (reads the admin API)", HTML, FOUND), { public: true }),
-  route('/admin/console.js', NO_PARAMS, adminConsoleScript, doc('Admin', "The console's script", ['text/javascript'], FOUND), { public: true }),
-  route('/admin/console.css', NO_PARAMS, adminConsoleStyle, doc('Admin', "The console's style sheet", ['text/css'], FOUND), { public: true }),
-  route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, [403, 404]), { public: true }),
+  route('/admin[/]', NO_PARAMS, adminConsole, doc('Admin', "The operator's console: stores on a map, jobs to run and cancel (reads the admin API)", HTML, FOUND), { public: true, noCors: true }),
+  route('/admin/console.js', NO_PARAMS, adminConsoleScript, doc('Admin', "The console's script", ['text/javascript'], FOUND), { public: true, noCors: true }),
+  route('/admin/console.css', NO_PARAMS, adminConsoleStyle, doc('Admin', "The console's style sheet", ['text/css'], FOUND), { public: true, noCors: true }),
+  route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, [403, 404]), { public: true, noCors: true }),
+  // The admin API (admin key in `Authorization: Bearer`; reads also take `?key=`); its writes are the only POST routes
+  route('/admin/api/stores', NO_PARAMS, adminStores, doc('Admin', 'Every store: kind, format, zooms, bounds, tiles, bytes, publication, origin, job (admin key)', JSON_TYPE, [403, 404]), ADMIN),
+  route('/admin/api/stores/:id(.+?)/coverage', coverageParams, adminStoreCoverage, doc('Admin', "A store's mirrored area and the tiles present at one zoom, as GeoJSON (admin key)", JSON_TYPE, [403, 404]), ADMIN),
+  route('/admin/api/jobs', NO_PARAMS, adminJobs, doc('Admin', 'Every job with its schedule, live progress and the instance running it (admin key)', JSON_TYPE, [403, 404]), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)', jobParams, adminJob, doc('Admin', 'One job and its last runs (admin key)', JSON_TYPE, [403, 404]), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)/plan', jobParams, adminJobPlan, doc('Admin', "A job's next run: tiles, estimated size and time, free space on the data volume (admin key)", JSON_TYPE, [403, 404, 503]), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)/run', jobParams, adminJobRun, doc('Admin', 'Run the job now, through the same lock as a scheduled firing (admin key in Authorization; same origin)', JSON_TYPE, [403, 404, 409, 503, 507]), ADMIN_WRITE),
+  route('/admin/api/jobs/:name([^/]+)/cancel', jobParams, adminJobCancel, doc('Admin', "Cancel the job's run on this instance: progress is kept (admin key in Authorization; same origin)", JSON_TYPE, [403, 404, 409, 503]), ADMIN_WRITE),
   // This server: index, health, and the API's own description (public: it names no data, and a client following
   // the landing page's service-desc may not have a key to hand)
   route('/', NO_PARAMS, home, doc('Server', 'Index of everything served', HTML)),

@@ -3,6 +3,7 @@
 // upstream client. End: the client closed, the lock released, the request counts and the time recorded.
 
 import { mkdirSync } from 'node:fs';
+import { diskFullLine, isDiskFull } from '../../store/disk-space';
 import { acquireLock, type Lock } from '../../store/lock';
 import { storePaths, type StorePaths } from '../../store/staging';
 import { sourceBase, sourceOrigins } from '../discovery/sources';
@@ -79,7 +80,11 @@ export function beginRun(opts: MirrorOptions, ref: ResourceRef): Run | { done: M
  * resume later; anything else stays `failed` with the (redacted) reason among its problems.
  */
 export function recordRunError(run: Run, err: unknown): void {
-  if (run.opts.signal?.aborted && !(err instanceof UpstreamError)) interrupted(run.result);
+  if (isDiskFull(err)) {
+    const line = diskFullLine(run.opts.dataDir);
+    run.result.problems.push(line);
+    run.log(`${run.resource}: ${line}`);
+  } else if (run.opts.signal?.aborted && !(err instanceof UpstreamError)) interrupted(run.result);
   else run.result.problems.push(run.redact(err instanceof Error ? err.message : String(err)));
 }
 

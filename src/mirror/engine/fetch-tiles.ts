@@ -6,6 +6,7 @@
 
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tilesOfAll, type TileTask } from '../../geo/tile-bands';
+import { diskFullLine, isDiskFull } from '../../store/disk-space';
 import { STATE, type KnownTile } from '../../store/staging';
 import { upstreamTileUrl } from '../discovery/tile-url';
 import type { UpstreamPyramid } from '../discovery/types';
@@ -34,6 +35,13 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
   let fatal: string | undefined;
 
   const settle = (task: TileTask, outcome: TileOutcome): void => opts.onTile?.(task, outcome);
+  /** A write that found the data volume full stops the run at once, as a fatal answer does: the tile is no failure. */
+  const volumeFull = (err: unknown): boolean => {
+    if (!isDiskFull(err)) return false;
+    fatal ??= diskFullLine(opts.dataDir);
+    hard.abort(new RunStopped(fatal));
+    return true;
+  };
 
   /** One tile: fetched (or revalidated) and recorded; a failure counted, and the run stopped when it is fatal. */
   const fetchTile = async (task: TileTask, upstream: UpstreamPyramid, known: KnownTile): Promise<void> => {
@@ -77,7 +85,7 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
       result.fetched++;
       settle(task, outcome);
     } catch (err) {
-      if (err instanceof RunStopped || hard.signal.aborted) return;
+      if (err instanceof RunStopped || hard.signal.aborted || volumeFull(err)) return;
       result.failed++;
       if (err instanceof UpstreamError && err.permanent) result.failedPermanently++;
       const msg = redact(err instanceof Error ? err.message : String(err));
@@ -109,7 +117,12 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
       }
       const early = known.kind === 'absent' ? prefetched.get(tileKey(task)) : undefined;
       if (early) {
-        await st.record(task, { data: early }, { checkedAt: Date.now() });
+        try {
+          await st.record(task, { data: early }, { checkedAt: Date.now() });
+        } catch (err) {
+          if (volumeFull(err)) return;
+          throw err;
+        }
         result.stored++;
         result.fetched++;
         settle(task, 'stored');
@@ -120,7 +133,12 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
   };
 
   const ticker = setInterval(() => {
-    st.flushIfDue();
+    try {
+      st.flushIfDue();
+    } catch (err) {
+      // The waiters of the batch were told; anything but a full volume reaches them as their own failure.
+      volumeFull(err);
+    }
     opts.onProgress?.(progressOf(run));
   }, Math.min(1000, opts.batchMs ?? 1000));
   try {
@@ -128,9 +146,14 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
   } finally {
     clearInterval(ticker);
   }
-  st.flush();
+  try {
+    st.flush();
+    st.setState(STATE.checkpoint, JSON.stringify({ at: new Date().toISOString(), ...progressOf(run) }));
+  } catch (err) {
+    // What was committed stays: the next run resumes from it.
+    if (!volumeFull(err)) throw err;
+  }
   result.writes = st.tileWrites;
-  st.setState(STATE.checkpoint, JSON.stringify({ at: new Date().toISOString(), ...progressOf(run) }));
 
   if (fatal) {
     result.problems.push(fatal);

@@ -7,6 +7,7 @@ import { fingerprintOf, planSignature, type Planned } from '../plan';
 import { refreshCutoff } from '../refresh';
 import { assertNoSecret } from '../rewrite';
 import type { Run } from './begin-end';
+import { spaceForRun } from './space';
 
 /** A tile store's staging, ready for the fetch step. */
 export interface StagedTiles {
@@ -19,6 +20,20 @@ export interface StagedTiles {
 
 /** The key of a tile in `prefetched`. */
 export const tileKey = (t: { pyramid: string; z: number; x: number; y: number }): string => `${t.pyramid}/${t.z}/${t.x}/${t.y}`;
+
+/**
+ * Before the staging file is opened: whether the data volume has room for the planned store. A run that cannot
+ * fit fails here with one line naming both figures, and nothing is written; probed tiles join the prefetched ones.
+ */
+export async function roomForRun(run: Run, planned: Planned): Promise<boolean> {
+  const { opts, result, resource } = run;
+  const probed = (planned.discovered.prefetched ??= []);
+  const space = await spaceForRun(run.client, planned, run.paths, opts.dataDir, opts.signal, (task, data) => probed.push({ task, data }));
+  if (space.fits) return true;
+  result.problems.push(space.message);
+  run.log(`${resource}: ${space.message}`);
+  return false;
+}
 
 export function stageTiles(run: Run, planned: Planned): StagedTiles {
   const { opts, resource, client } = run;

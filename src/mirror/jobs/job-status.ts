@@ -3,7 +3,7 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
-import { emptyJobState, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/job-state';
+import { emptyJobState, HISTORY_RUNS, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/job-state';
 import type { MirrorResult } from '../engine/result';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
@@ -56,7 +56,7 @@ export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, resu
 export function jobViews(config: Config, state: JobStates, next: (name: string) => string | undefined = () => undefined): JobView[] {
   for (const st of Object.values(state.jobs)) if (st.running && !pidAlive(st.running.pid)) delete st.running;
   const out: JobView[] = config.mirror.jobs.map((j) => {
-    const st = state.jobs[j.name] ?? emptyJobState();
+    const { history: _history, ...st } = state.jobs[j.name] ?? emptyJobState();
     const nextRun = next(j.name) ?? (st.nextRun && Date.parse(st.nextRun) > Date.now() ? st.nextRun : undefined);
     const view: JobView = { name: j.name, resources: j.resources, ...st, nextRun };
     if (j.schedule) {
@@ -67,14 +67,22 @@ export function jobViews(config: Config, state: JobStates, next: (name: string) 
     return view;
   });
   for (const [name, st] of Object.entries(state.jobs)) {
-    if (!config.mirror.jobs.some((j) => j.name === name)) out.push({ name, resources: [], ...st, unconfigured: true });
+    const { history: _history, ...rest } = st;
+    if (!config.mirror.jobs.some((j) => j.name === name)) out.push({ name, resources: [], ...rest, unconfigured: true });
   }
   return out;
 }
 
 /** The persisted state of the configured jobs, read on every call (a server or worker that runs no schedules). */
 export function persistedJobStatus(config: Config): JobStatusReader {
-  return { live: false, views: () => jobViews(config, readJobStates(config.data)) };
+  return { live: false, views: () => jobViews(config, readJobStates(config.data)), history: (name) => jobHistory(readJobStates(config.data), name) };
+}
+
+/** A job's last runs, newest first: its history, or its last run alone from a state file that kept no history. */
+export function jobHistory(state: JobStates, name: string): RunRecord[] {
+  const st = state.jobs[name];
+  if (!st) return [];
+  return st.history ?? (st.lastRun ? [st.lastRun] : []);
 }
 
 /** The job state for `status`: next runs from a running server's record, else computed from the cron expressions. */
@@ -130,6 +138,7 @@ export function recordRunEnd(state: JobStateFile, name: string, record: RunRecor
   state.update(name, (st) => {
     delete st.running;
     st.lastRun = record;
+    st.history = [record, ...(st.history ?? [])].slice(0, HISTORY_RUNS);
     st.runs++;
     if (record.result === 'published') st.lastSuccessAt = record.endedAt;
     else if (record.result === 'failed') st.failures++;

@@ -16,8 +16,23 @@ import { createRedactor, type Redactor } from '../upstream/redact';
 import { RedisCoordinator, type Claim, type Coordinator } from './coordination';
 import { runMirror } from '../engine/run';
 import type { MirrorResult } from '../engine/result';
-import { pidAlive, JobStateFile, type JobProgress, type JobStatusReader, type JobView, type RunRecord, type Trigger } from '../../store/job-state';
-import { jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
+import {
+  instanceName,
+  pidAlive,
+  runningOn,
+  JobStateFile,
+  type CancelRequest,
+  type JobControl,
+  type JobPlan,
+  type JobProgress,
+  type JobStatusReader,
+  type JobView,
+  type RunRecord,
+  type RunRequest,
+  type Trigger,
+} from '../../store/job-state';
+import { jobHistory, jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
+import { planJob } from './job-plan';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
 export const SKIPPED_ELSEWHERE = 'skipped: running on another instance';
@@ -142,14 +157,18 @@ interface Active {
   progress?: JobProgress;
 }
 
+/** How a run's start was decided: started here, held by another instance, or the lock service could not answer. */
+type StartOutcome = 'started' | 'elsewhere' | 'unavailable';
+
 /**
- * Fires the configured jobs that have a `schedule`. A run's state is kept in memory (progress for the status
- * endpoint) and in `{data}/.tilemirror-jobs.json` (last run, result, counts, next run, skipped firings).
+ * Fires the configured jobs that have a `schedule`, and runs any configured job on request (the admin API's Run
+ * now, through the same lock as a firing). A run's state is kept in memory (progress for the status endpoint) and
+ * in `{data}/.tilemirror-jobs.json` (last runs, result, counts, next run, skipped firings).
  */
-export class Scheduler implements JobStatusReader {
-  /** This process runs the schedules: the status it gives is live. */
-  readonly live = true;
+export class Scheduler implements JobStatusReader, JobControl {
   readonly jobs: MirrorJob[];
+  /** `host:pid` of this process, as the status names the instance that runs a job. */
+  readonly instance = instanceName(hostname(), process.pid);
   /** The job state file. */
   readonly state: JobStateFile;
   private readonly tasks = new Map<string, ScheduledTask>();
@@ -174,10 +193,15 @@ export class Scheduler implements JobStatusReader {
     return this.jobs.filter((j) => j.schedule);
   }
 
+  /** This process runs schedules: the status it gives is live. */
+  get live(): boolean {
+    return this.scheduled.length > 0;
+  }
+
   /** Starts a node-cron task per scheduled job; records each job's next run. */
   start(): this {
     const cronLog = this.opts.log.child({ component: 'node-cron' });
-    if (this.redisUrl && this.scheduled.length > 0) {
+    if (this.redisUrl && this.jobs.length > 0) {
       const { lockTtlSeconds, keyPrefix } = this.opts.config.scheduler;
       this.coordinator = new RedisCoordinator({ url: this.redisUrl, ttlMs: lockTtlSeconds * 1000, prefix: keyPrefix, log: this.opts.log, redact: this.redact });
     }
@@ -226,7 +250,7 @@ export class Scheduler implements JobStatusReader {
     const outcome = decideFiring({ known: !!job, running: this.active.has(name), stopping: this.stopping });
     if (outcome === 'skipped') this.recordSkip(name, trigger, SKIPPED_STILL_RUNNING, { runningSince: this.active.get(name)!.startedAt.toISOString(), ...(slot && { firing: slot.toISOString() }) });
     if (outcome !== 'started') return outcome;
-    this.begin(job!, trigger, slot);
+    void this.begin(job!, trigger, slot);
     return outcome;
   }
 
@@ -247,21 +271,29 @@ export class Scheduler implements JobStatusReader {
     await Promise.all(runs.map((a) => a?.done));
   }
 
-  /** Claims the firing in Redis; undefined (and the skip recorded) when it is not this instance's. */
-  private async claim(job: MirrorJob, trigger: Trigger, slot: Date | undefined): Promise<Claim | undefined> {
+  /**
+   * Claims the firing in Redis; 'elsewhere' or 'unavailable' when it is not this instance's. A scheduled firing
+   * that is not records its skip; a run asked for (Run now) is refused to the asker instead.
+   */
+  private async claim(job: MirrorJob, trigger: Trigger, slot: Date | undefined): Promise<Claim | Exclude<StartOutcome, 'started'>> {
     if (!this.coordinator) throw new Error('claim() needs a coordinator');
     const firing = slot && { firing: slot.toISOString() };
+    const asked = trigger === 'manual' && !slot;
     try {
       const claim = await this.coordinator.claim(job.name, slot);
-      if (!claim) this.recordSkip(job.name, trigger, SKIPPED_ELSEWHERE, { ...firing });
-      return claim;
+      if (claim) return claim;
+      if (!asked) this.recordSkip(job.name, trigger, SKIPPED_ELSEWHERE, { ...firing });
+      return 'elsewhere';
     } catch (err) {
-      this.recordSkip(job.name, trigger, SKIPPED_NO_COORDINATION, { ...firing, err: this.redact(err instanceof Error ? err.message : String(err)) });
-      return undefined;
+      const message = this.redact(err instanceof Error ? err.message : String(err));
+      if (asked) this.opts.log.warn({ job: job.name, err: message }, 'mirror job not started: the lock service (redis) cannot be reached');
+      else this.recordSkip(job.name, trigger, SKIPPED_NO_COORDINATION, { ...firing, err: message });
+      return 'unavailable';
     }
   }
 
-  private begin(job: MirrorJob, trigger: Trigger, slot?: Date): void {
+  /** Starts the run; resolves once it is decided whether it runs here (at once without coordination). */
+  private begin(job: MirrorJob, trigger: Trigger, slot?: Date): Promise<StartOutcome> {
     const log = this.opts.log.child({ job: job.name });
     const abort = new AbortController();
     const active: Active = { trigger, startedAt: new Date(), abort, done: Promise.resolve() };
@@ -269,16 +301,20 @@ export class Scheduler implements JobStatusReader {
     if (!this.coordinator) {
       // This process alone decides: the run starts now.
       active.done = this.execute(job, trigger, active, log, slot).finally(() => this.active.delete(job.name));
-      return;
+      return Promise.resolve('started');
     }
+    let decided: (o: StartOutcome) => void = () => undefined;
+    const decision = new Promise<StartOutcome>((r) => (decided = r));
     // Held while the claim is decided, so a second firing meanwhile is skipped as still running.
     active.done = (async () => {
       const claim = await this.claim(job, trigger, slot);
-      if (!claim || abort.signal.aborted) {
+      if (typeof claim === 'string' || abort.signal.aborted) {
         this.active.delete(job.name);
-        await claim?.release();
+        decided(typeof claim === 'string' ? claim : 'elsewhere');
+        if (typeof claim !== 'string') await claim.release();
         return;
       }
+      decided('started');
       claim.signal.addEventListener('abort', () => abort.abort(claim.signal.reason));
       try {
         await this.execute(job, trigger, active, log, slot);
@@ -288,6 +324,7 @@ export class Scheduler implements JobStatusReader {
         this.active.delete(job.name);
       }
     })();
+    return decision;
   }
 
   private async execute(job: MirrorJob, trigger: Trigger, active: Active, log: Logger, slot: Date | undefined): Promise<void> {
@@ -334,8 +371,66 @@ export class Scheduler implements JobStatusReader {
         // Only this process runs its scheduled jobs; another's `running` record is shown as it is persisted.
         return v;
       }
-      return { ...v, running: { trigger: a.trigger, startedAt: a.startedAt.toISOString(), pid: process.pid, ...(a.progress && { progress: a.progress }) } };
+      return { ...v, running: { trigger: a.trigger, startedAt: a.startedAt.toISOString(), pid: process.pid, host: hostname(), ...(a.progress && { progress: a.progress }) } };
     });
+  }
+
+  history(name: string): RunRecord[] {
+    return jobHistory(this.state.read(), name);
+  }
+
+  /** Where the job runs now, by the state file (several instances share it): `host:pid`, or null. */
+  private runningOn(name: string): string | null {
+    const view = this.views().find((v) => v.name === name);
+    return view ? runningOn(view, hostname()) : null;
+  }
+
+  async plan(name: string, signal?: AbortSignal): Promise<JobPlan | undefined> {
+    const job = this.jobs.find((j) => j.name === name);
+    if (!job) return undefined;
+    return planJob(job, this.opts.config.data, this.state.job(name).lastRun, signal);
+  }
+
+  /**
+   * Run now: refused when the job is unknown, runs here or (with Redis) on another instance, or its plan does
+   * not fit on the data volume; otherwise started through the same lock a firing takes, so it runs once.
+   */
+  async runNow(name: string, signal?: AbortSignal): Promise<RunRequest> {
+    const job = this.jobs.find((j) => j.name === name);
+    if (!job) return { accepted: false, reason: 'unknown', message: `no job ${name}` };
+    const busy = (): RunRequest | undefined => {
+      if (this.stopping) return { accepted: false, reason: 'unavailable', message: 'the server is shutting down' };
+      if (this.active.has(name)) return { accepted: false, reason: 'running', message: `job ${name} is already running on ${this.instance}`, runningOn: this.instance };
+      return undefined;
+    };
+    const early = busy();
+    if (early) return early;
+    let plan: JobPlan;
+    try {
+      plan = await planJob(job, this.opts.config.data, this.state.job(name).lastRun, signal);
+    } catch (err) {
+      return { accepted: false, reason: 'unavailable', message: `cannot plan job ${name}: ${this.redact(err instanceof Error ? err.message : String(err))}` };
+    }
+    if (!plan.fits) return { accepted: false, reason: 'no-space', message: plan.message, plan };
+    const late = busy();
+    if (late) return late;
+    const outcome = await this.begin(job, 'manual');
+    if (outcome === 'started') return { accepted: true, instance: this.instance };
+    if (outcome === 'unavailable') return { accepted: false, reason: 'unavailable', message: 'the lock service (redis) cannot be reached: not started' };
+    const on = this.runningOn(name);
+    return { accepted: false, reason: 'running', message: `job ${name} is already running on ${on ?? 'another instance'}`, ...(on && { runningOn: on }) };
+  }
+
+  cancel(name: string): CancelRequest {
+    if (!this.jobs.some((j) => j.name === name)) return { cancelling: false, reason: 'unknown', message: `no job ${name}` };
+    const a = this.active.get(name);
+    if (!a) {
+      const on = this.runningOn(name);
+      return { cancelling: false, reason: 'not-running', message: on ? `job ${name} runs on ${on}, not on this instance (${this.instance})` : `job ${name} is not running`, ...(on && { runningOn: on }) };
+    }
+    this.opts.log.info({ job: name }, 'mirror job cancelled: finishing the requests in flight, progress is kept');
+    a.abort.abort();
+    return { cancelling: true, instance: this.instance };
   }
 
   /** Stops firing, interrupts running jobs (their progress is checkpointed) and waits for them to end. */

@@ -1,0 +1,63 @@
+// A configured job's next run worked out before it starts (the admin API's plan, and the check before Run now):
+// each resource discovered and planned, its size estimated from the tiles already stored or a few probed, the
+// time at the last run's rate, and the whole against the free space of the data volume.
+
+import { checkSpace } from '../../store/disk-space';
+import type { JobPlan, RunRecord } from '../../store/job-state';
+import { storePaths } from '../../store/staging';
+import { isDocumentKind } from '../../store/types';
+import { formatBytes } from '../../store/units';
+import { createClient } from '../engine/begin-end';
+import { discoverAndPlan } from '../engine/plan';
+import { probedEstimate, storedEstimate, type SizeEstimate } from '../engine/space';
+import { createRedactor } from '../upstream/redact';
+import { jobMirrorOptions, type MirrorJob } from './jobs-config';
+
+/** Tiles probed per plan when nothing is stored yet, spread over its zooms (as `plan --sample` does). */
+export const PLAN_SAMPLE = 20;
+
+/** Tiles a second at the last run's pace (tiles fetched over its duration), or undefined without a measurable run. */
+export function lastRate(last: RunRecord | undefined): number | undefined {
+  if (!last) return undefined;
+  const seconds = (Date.parse(last.endedAt) - Date.parse(last.startedAt)) / 1000;
+  return seconds > 0 && last.tiles.fetched > 0 ? last.tiles.fetched / seconds : undefined;
+}
+
+/** Plans every resource of the job (discovery talks to the upstream; nothing is written). Throws what discovery throws, redacted. */
+export async function planJob(job: MirrorJob, dataDir: string, last: RunRecord | undefined, signal?: AbortSignal): Promise<JobPlan> {
+  const redact = createRedactor(job.key);
+  const resources: JobPlan['resources'] = [];
+  let staged = 0;
+  for (const ref of job.resources) {
+    const resource = `${ref.kind}/${ref.id}`;
+    if (isDocumentKind(ref.kind)) {
+      resources.push({ resource, tiles: 0, estimatedBytes: 0, estimateBasis: 'none', requiredBytes: 0 });
+      continue;
+    }
+    const opts = { ...jobMirrorOptions(job, ref, dataDir), signal };
+    const client = createClient(opts, redact);
+    try {
+      const planned = await discoverAndPlan(client, ref, opts);
+      const paths = storePaths(dataDir, ref.kind, ref.id);
+      const zooms = planned.plans.reduce((n, p) => n + p.zooms.length, 0);
+      const estimate: SizeEstimate = storedEstimate(planned, paths) ?? (await probedEstimate(client, planned, paths, Math.max(1, Math.ceil(PLAN_SAMPLE / Math.max(1, zooms))), signal));
+      staged += estimate.stagedBytes;
+      const one = checkSpace(dataDir, estimate.bytes, estimate.stagedBytes);
+      resources.push({ resource, tiles: planned.total, estimatedBytes: estimate.bytes, estimateBasis: estimate.basis, requiredBytes: one.requiredBytes });
+    } catch (err) {
+      throw new Error(`${resource}: ${redact(err instanceof Error ? err.message : String(err))}`);
+    } finally {
+      client.close();
+    }
+  }
+  const tiles = resources.reduce((n, r) => n + r.tiles, 0);
+  const estimatedBytes = resources.reduce((n, r) => n + r.estimatedBytes, 0);
+  const bases = new Set(resources.map((r) => r.estimateBasis).filter((b) => b !== 'none'));
+  const estimateBasis: JobPlan['estimateBasis'] = bases.has('probed') ? 'probed' : bases.has('stored') ? 'stored' : 'none';
+  // The job's resources run one after another and each publishes before the next: the volume must hold them all.
+  const space = checkSpace(dataDir, estimatedBytes, staged, `job ${job.name} (${tiles} tiles)`);
+  const rate = lastRate(last);
+  const estimatedSeconds = rate ? Math.round(tiles / rate) : null;
+  const message = estimateBasis === 'none' && tiles > 0 ? `job ${job.name} (${tiles} tiles): no size estimate (no tile stored or probed); the data volume has ${formatBytes(space.freeBytes)} free` : space.message;
+  return { tiles, estimatedBytes, estimateBasis, estimatedSeconds, freeBytes: space.freeBytes, requiredBytes: space.requiredBytes, fits: space.fits, message, resources };
+}
