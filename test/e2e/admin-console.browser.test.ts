@@ -254,6 +254,18 @@ describe('the console in Chromium: Run now, a moving progress bar, Cancel, and a
         // A later run resumes: it asks the upstream only for what the cancelled run did not store.
         await page.click(`${job} button.run:not([disabled])`);
         await page.waitForSelector(`${job}[data-state="idle"][data-last-result="published"]`, { timeout: RUN_TIMEOUT_MS });
+        // The page follows: the published store in the table, filled by the job, its coverage on the map, and the
+        // two runs in the job's history, newest first.
+        await page.waitForSelector('#stores tbody tr[data-store="tiles/sample-vector"]', { timeout: IDLE_TIMEOUT_MS });
+        expect(await page.textContent('#stores tbody tr[data-store="tiles/sample-vector"] td:last-child')).toBe('vector');
+        await page.waitForSelector('#map[data-coverage^="tiles/sample-vector@"]', { timeout: IDLE_TIMEOUT_MS });
+        await waitForMapIdle(page, IDLE_TIMEOUT_MS);
+        await page.waitForFunction(
+          (sel) => (globalThis as unknown as { document: { querySelectorAll(s: string): { getAttribute(a: string): string | null }[] } }).document.querySelectorAll(sel).length >= 2,
+          `${job} .history tbody tr[data-result]`,
+          { timeout: IDLE_TIMEOUT_MS, polling: 100 },
+        );
+        expect(await page.$$eval(`${job} .history tbody tr[data-result]`, (trs) => trs.slice(0, 2).map((tr) => tr.getAttribute('data-result')))).toEqual(['published', 'interrupted']);
         await page.screenshot({ path: path.join(shotsDir, 'console-published.png'), fullPage: true });
         const afterResume = sim.log.filter((l) => !l.path.endsWith('.json')).length - beforeResume;
         expect(afterResume).toBeLessThan(planned);

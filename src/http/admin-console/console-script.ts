@@ -127,6 +127,7 @@ function renderStores() {
       return row;
     }),
   );
+  if (stores.length === 0) body.append(el('tr', {}, el('td', { colSpan: 11 }, 'No stores in the data directory yet.')));
   const select = $('#coverage-store');
   const drawable = stores.filter((s) => s.minzoom !== undefined && s.maxzoom !== undefined);
   select.replaceChildren(...drawable.map((s) => el('option', { value: s.id, selected: s.id === selected }, s.id)));
@@ -135,6 +136,8 @@ function renderStores() {
 async function loadStores() {
   const doc = await api('stores');
   stores = doc.stores || [];
+  // The versions the histories show come from the stores.
+  for (const [name, c] of cards) if (c.history) renderHistory(name, c, c.history);
   if (selected === null || !stores.some((s) => s.id === selected)) {
     const first = stores.find((s) => s.tiles > 0 && s.minzoom !== undefined) || stores[0];
     selected = first ? first.id : null;
@@ -164,7 +167,7 @@ const PLAIN_STYLE = { version: 8, sources: {}, layers: [{ id: 'background', type
 /** The base map: the style of the first map store, read with the API key given for it; without one, none. */
 function baseStyle() {
   const mapKey = sessionStorage.getItem(MAP_KEY_ITEM);
-  const m = stores.find((s) => s.kind === 'map' && s.id.startsWith('maps/'));
+  const m = stores.find((s) => s.id.startsWith('maps/'));
   if (!mapKey || !m) return PLAIN_STYLE;
   return new URL('../' + m.id.split('/').map(encodeURIComponent).join('/') + '/style.json?key=' + encodeURIComponent(mapKey), import.meta.url).href;
 }
@@ -259,7 +262,7 @@ function jobCard(name) {
       el('thead', {}, el('tr', {}, ...['started', 'duration', 'fetched', 'stored', 'failed', 'outcome', 'version'].map((h) => el('th', {}, h)))),
       el('tbody', {})),
   );
-  return { card, run, cancel, pending: false, historyAt: 0, lastEnded: undefined, wasRunning: false };
+  return { card, run, cancel, pending: false, history: null, historyAt: 0, lastEnded: undefined, wasRunning: false };
 }
 
 function runningOn(j) {
@@ -305,7 +308,19 @@ function updateCard(c, j) {
   c.cancel.disabled = !r || c.pending;
 }
 
-function renderHistory(c, history) {
+/**
+ * The version a run published: the record's own when it names one, else for the job's newest published run the
+ * version its stores hold now (what that run published, as no later run did).
+ */
+function publishedVersion(name, h, newestPublished) {
+  const own = h.version || (h.resources || []).map((r) => r.version).filter(Boolean).join(', ');
+  if (own) return own;
+  if (h !== newestPublished) return '–';
+  return stores.filter((s) => s.job === name && s.version).map((s) => s.version).join(', ') || '–';
+}
+
+function renderHistory(name, c, history) {
+  const newestPublished = history.find((h) => h.result === 'published');
   c.card.querySelector('.history tbody').replaceChildren(
     ...history.map((h) => {
       const ms = Date.parse(h.endedAt) - Date.parse(h.startedAt);
@@ -317,7 +332,7 @@ function renderHistory(c, history) {
         el('td', { class: 'num' }, count(t.stored)),
         el('td', { class: 'num' }, count(t.failed)),
         el('td', { class: h.result }, h.result),
-        el('td', {}, h.version || h.publishedVersion || '–'));
+        el('td', {}, publishedVersion(name, h, newestPublished)));
     }),
   );
 }
@@ -325,7 +340,8 @@ function renderHistory(c, history) {
 async function loadHistory(name, c) {
   c.historyAt = Date.now();
   const doc = await api('jobs/' + encodeURIComponent(name));
-  renderHistory(c, doc.history || []);
+  c.history = doc.history || [];
+  renderHistory(name, c, c.history);
 }
 
 function renderJobs(doc) {
@@ -336,7 +352,7 @@ function renderJobs(doc) {
     : 'No jobs configured (mirror.jobs).';
   const box = $('#jobs');
   const names = new Set();
-  let finished = false;
+  const finished = [];
   for (const j of doc.jobs) {
     names.add(j.name);
     let c = cards.get(j.name);
@@ -347,11 +363,11 @@ function renderJobs(doc) {
     }
     updateCard(c, j);
     const ended = j.lastRun && j.lastRun.endedAt;
-    const stale = c.lastEnded !== ended || c.wasRunning !== !!j.running || Date.now() - c.historyAt > HISTORY_MS;
-    if (c.wasRunning && !j.running) finished = true;
+    // A run ended since the last look: its history, and the stores (what it published).
+    if ((c.wasRunning && !j.running) || (c.historyAt > 0 && c.lastEnded !== ended)) finished.push([j.name, c]);
+    else if (c.wasRunning !== !!j.running || Date.now() - c.historyAt > HISTORY_MS) loadHistory(j.name, c).catch(failed);
     c.lastEnded = ended;
     c.wasRunning = !!j.running;
-    if (stale) loadHistory(j.name, c).catch(failed);
   }
   for (const [name, c] of cards) {
     if (!names.has(name)) {
@@ -359,7 +375,12 @@ function renderJobs(doc) {
       cards.delete(name);
     }
   }
-  if (finished) loadStores().catch(failed);
+  if (finished.length > 0) {
+    for (const [name, c] of finished) loadHistory(name, c).catch(failed);
+    // Again a little later: the server's catalog may take a moment to see a store published in a new folder.
+    loadStores().catch(failed);
+    setTimeout(() => loadStores().catch(failed), 2500);
+  }
 }
 
 async function command(name, what, button) {
