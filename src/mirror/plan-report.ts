@@ -7,7 +7,7 @@ import { createRedactor } from './upstream/redact';
 import { createClient } from './engine/begin-end';
 import type { MirrorOptions } from './engine/options';
 import { discoverAndPlan } from './engine/plan';
-import { checkSpace, fileBytes, type SpaceCheck } from '../store/disk-space';
+import { checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../store/disk-space';
 import { storePaths } from '../store/staging';
 import { sampleZooms, storedEstimate } from './engine/space';
 import { refOf } from './resource';
@@ -42,10 +42,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
       sampled: 0,
       notes: [...p.discovered.notes.map(redact), ...p.notes],
     };
-    const sampleTotal = opts.sample ?? 0;
-    const zoomCount = p.plans.reduce((n, pl) => n + pl.zooms.length, 0);
-    const perZoom = sampleTotal > 0 ? Math.max(1, Math.ceil(sampleTotal / zoomCount)) : 0;
-    const samples = await sampleZooms(client, p, perZoom, opts.signal);
+    const samples = await sampleZooms(client, p, opts.sample ?? 0, opts.signal);
     let estimate = 0;
     for (const plan of p.plans) {
       const upstream = p.discovered.pyramids.find((u) => u.pyramid.name === plan.pyramid)!;
@@ -62,7 +59,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
     const what = `${report.resource} (${p.total} tiles)`;
     const stored = report.estimatedBytes === undefined ? storedEstimate(p, paths) : undefined;
     if (stored) report.space = { ...checkSpace(opts.dataDir, stored.bytes, stored.stagedBytes, what), basis: 'stored' };
-    else if (report.estimatedBytes !== undefined) report.space = { ...checkSpace(opts.dataDir, report.estimatedBytes, fileBytes(paths.staging), what), basis: 'probed' };
+    else if (report.estimatedBytes !== undefined) report.space = { ...checkSpace(opts.dataDir, storeBytesFor(report.estimatedBytes), fileBytes(paths.staging), what), basis: 'probed' };
     return report;
   } finally {
     client.close();

@@ -39,8 +39,7 @@ export async function planJob(job: MirrorJob, dataDir: string, last: RunRecord |
     try {
       const planned = await discoverAndPlan(client, ref, opts);
       const paths = storePaths(dataDir, ref.kind, ref.id);
-      const zooms = planned.plans.reduce((n, p) => n + p.zooms.length, 0);
-      const estimate: SizeEstimate = storedEstimate(planned, paths) ?? (await probedEstimate(client, planned, paths, Math.max(1, Math.ceil(PLAN_SAMPLE / Math.max(1, zooms))), signal));
+      const estimate: SizeEstimate = storedEstimate(planned, paths) ?? (await probedEstimate(client, planned, paths, PLAN_SAMPLE, signal));
       staged += estimate.stagedBytes;
       const one = checkSpace(dataDir, estimate.bytes, estimate.stagedBytes);
       resources.push({ resource, tiles: planned.total, estimatedBytes: estimate.bytes, estimateBasis: estimate.basis, requiredBytes: one.requiredBytes });
