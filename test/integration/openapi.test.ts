@@ -71,6 +71,8 @@ const EXPECTED_PATHS = [
   '/wmts/1.0.0/{layer}/{style}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}',
   '/admin',
   '/admin/',
+  '/admin/console.js',
+  '/admin/console.css',
   '/admin/status.json',
   '/admin/api/stores',
   '/admin/api/stores/{id}/coverage',

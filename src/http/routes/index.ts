@@ -56,7 +56,8 @@ import {
 import { apiDocs, openApiDocument } from './openapi';
 import { mapSprite, mapSpriteParams, sprite, spriteParams } from './sprites';
 import { staticMap, staticMapParams } from './static-maps';
-import { adminStatusJson, adminStatusPage } from './status';
+import { adminConsole, adminConsoleScript, adminConsoleStyle } from './admin-console';
+import { adminStatusJson } from './status';
 import { adminErrors } from './admin-auth';
 import { adminJob, adminJobCancel, adminJobPlan, adminJobRun, adminJobs, jobParams } from './admin-jobs';
 import { adminStoreCoverage, adminStores, coverageParams } from './admin-stores';
@@ -179,8 +180,11 @@ export const routes: Route[] = [
     doc('WMTS', 'WMTS RESTful tile (the ResourceURL template of the layer)', [...RASTER, ...VECTOR_TILE], TILE),
     OWS,
   ),
-  // Mirror job status for operators: behind the admin keys (checked by the handlers), 404 when none is configured
-  route('/admin[/]', NO_PARAMS, adminStatusPage, doc('Admin', 'Mirror jobs, for people (admin key)', HTML, [403, 404]), { public: true, noCors: true }),
+  // For operators, 404 when no admin key is configured: the console (a page with no data in it, its script and
+  // style; its script reads the admin API with the key typed in) and the jobs' status (admin key, checked by the handler)
+  route('/admin[/]', NO_PARAMS, adminConsole, doc('Admin', "The operator's console: stores on a map, jobs to run and cancel (reads the admin API)", HTML, FOUND), { public: true, noCors: true }),
+  route('/admin/console.js', NO_PARAMS, adminConsoleScript, doc('Admin', "The console's script", ['text/javascript'], FOUND), { public: true, noCors: true }),
+  route('/admin/console.css', NO_PARAMS, adminConsoleStyle, doc('Admin', "The console's style sheet", ['text/css'], FOUND), { public: true, noCors: true }),
   route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, [403, 404]), { public: true, noCors: true }),
   // The admin API (admin key in `Authorization: Bearer`; reads also take `?key=`); its writes are the only POST routes
   route('/admin/api/stores', NO_PARAMS, adminStores, doc('Admin', 'Every store: kind, format, zooms, bounds, tiles, bytes, publication, origin, job (admin key)', JSON_TYPE, [403, 404]), ADMIN),

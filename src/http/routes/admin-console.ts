@@ -1,0 +1,31 @@
+// `/admin/`: the operator's console, a page whose script reads the admin API (/admin/api/*) with the admin key the
+// operator types in. The page, its script and its style sheet hold no data, so they answer without a key; with no
+// admin key configured they answer 404 like every /admin path. Never stored by a cache, never indexed.
+
+import { CONSOLE_CSP, consolePage } from '../admin-console/page';
+import { CONSOLE_JS } from '../admin-console/console-script';
+import { CONSOLE_CSS } from '../admin-console/console-style';
+import { HttpError, type Reply } from '../reply';
+import type { RequestContext } from '../route-table';
+import { PRIVATE } from './admin-auth';
+
+const HEADERS = { ...PRIVATE, 'X-Robots-Tag': 'noindex, nofollow' };
+
+function file(ctx: RequestContext, body: string, type: string, headers: Record<string, string> = {}): Reply {
+  if (ctx.config.admin.keys.length === 0) throw new HttpError(404, 'Not found');
+  return { status: 200, body: Buffer.from(body), type, compressible: true, cache: 'none', headers: { ...HEADERS, ...headers } };
+}
+
+export function adminConsole(ctx: RequestContext): Reply {
+  // The path the server is published under (a reverse proxy's prefix), so the page's links stay on this server.
+  const prefix = new URL(ctx.baseUrl).pathname.replace(/\/+$/, '');
+  return file(ctx, consolePage(prefix), 'text/html; charset=utf-8', { 'Content-Security-Policy': CONSOLE_CSP });
+}
+
+export function adminConsoleScript(ctx: RequestContext): Reply {
+  return file(ctx, CONSOLE_JS, 'text/javascript; charset=utf-8');
+}
+
+export function adminConsoleStyle(ctx: RequestContext): Reply {
+  return file(ctx, CONSOLE_CSS, 'text/css; charset=utf-8');
+}
