@@ -8,7 +8,7 @@ import type { TileFormat } from '../store/types';
 import { readAreaFile, type PolygonArea } from './area';
 import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
-import type { MirrorOptions } from './engine/options';
+import { DEFAULT_CONCURRENCY, type MirrorOptions } from './engine/options';
 import type { GenericSource } from './discovery/sources';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
@@ -97,7 +97,7 @@ export function addSharedOptions(cmd: Command): Command {
     .addOption(new Option('--wms-version <version>', 'with --source-wms: the WMS version of GetMap').choices(['1.1.1', '1.3.0']).default('1.3.0'))
     .addOption(new Option('--tile-size <px>', 'with --source-wms: the tile size asked for').choices(['256', '512']).argParser((v) => Number(v) as 256 | 512))
     .option('--id <id>', 'with a --source-* option: the tileset id the source is mirrored into (tiles/ID)')
-    .option('-c, --concurrency <n>', 'requests in flight', positiveInt(256), 8)
+    .option('-c, --concurrency <n>', 'most requests in flight (fewer while more bring no gain; halved when the upstream is overloaded)', positiveInt(256), DEFAULT_CONCURRENCY)
     .option('-r, --rate <req/s>', 'requests per second sent to the upstream (default: unlimited)', positiveNumber)
     .addOption(new Option('-k, --key <key>', 'upstream key (default: $TILEMIRROR_UPSTREAM_KEY)').env('TILEMIRROR_UPSTREAM_KEY'))
     .option('--timeout <seconds>', 'per-request timeout', positiveNumber, 30)

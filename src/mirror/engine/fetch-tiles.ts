@@ -1,8 +1,9 @@
-// The fetch step of a tile store's run: a pool of workers (the run's concurrency) takes the plan's tiles one at a
-// time; a tile still current in the staging store is skipped, an older one is revalidated with a conditional
-// request, a new one fetched; each answer is judged (../refresh.ts) and recorded. A refused key or a spent
-// failure budget stops everything at once; an interrupt lets the requests in flight finish. Progress is
-// checkpointed into the staging store, so the next run resumes where this one stopped.
+// The fetch step of a tile store's run: a pool of workers (the run's concurrency; the client's adaptive limit lets
+// as many of them send at once as pays) takes the plan's tiles one at a time; a tile still current in the staging
+// store is skipped, an older one is revalidated with a conditional request, a new one fetched; each answer is
+// judged (../refresh.ts) and recorded. A refused key or a spent failure budget stops everything at once; an
+// interrupt lets the requests in flight finish. Progress is checkpointed into the staging store, so the next run
+// resumes where this one stopped.
 
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tilesOfAll, type TileTask } from '../../geo/tile-bands';
@@ -13,6 +14,7 @@ import { RunStopped, UpstreamError } from '../errors';
 import type { Planned } from '../plan';
 import { conditionalHeaders, judgeTile, refreshAction } from '../refresh';
 import { progressOf, type Run } from './begin-end';
+import { DEFAULT_CONCURRENCY } from './options';
 import { failedLine, interrupted } from './result';
 import { tileKey, type StagedTiles } from './stage';
 
@@ -124,7 +126,7 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
     opts.onProgress?.(progressOf(run));
   }, Math.min(1000, opts.batchMs ?? 1000));
   try {
-    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
   } finally {
     clearInterval(ticker);
   }
