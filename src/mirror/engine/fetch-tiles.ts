@@ -5,6 +5,7 @@
 // interrupt lets the requests in flight finish. Progress is checkpointed into the staging store, so the next run
 // resumes where this one stopped.
 
+import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tilesOfAll, type TileTask } from '../../geo/tile-bands';
 import { STATE, type KnownTile } from '../../store/staging';
@@ -29,6 +30,8 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
   const { staging: st, cutoff, prefetched } = staged;
   // Stops everything at once (fatal answer, failure budget): requests in flight are aborted.
   const hard = new AbortController();
+  // Every worker may wait on it at once (for its turn under --rate): not a leak.
+  setMaxListeners((opts.concurrency ?? DEFAULT_CONCURRENCY) + 16, hard.signal);
   const stopping = (): boolean => hard.signal.aborted || !!opts.signal?.aborted;
   const upstreams = new Map(planned.discovered.pyramids.map((u) => [u.pyramid.name, u]));
   const tasks = tilesOfAll(planned.plans);
