@@ -40,7 +40,7 @@ const options = {
   'ceiling-duration': { default: 5, help: 'seconds of wrk per connection count (after 2 s of warm-up)' },
   best: { default: '--concurrency 256', help: 'tilemirror mirror flags of the "best" run (the default run has none)' },
   runs: { default: 1, help: 'runs of each tilemirror configuration (the median is reported)' },
-  'mapproxy-concurrency': { default: 16, help: 'mapproxy-seed -c (processes)' },
+  'mapproxy-concurrency': { default: 8, help: 'mapproxy-seed -c (processes)' },
   'tilelive-concurrency': { default: 16, help: 'tilelive-copy --concurrency' },
   only: { default: PARTS.join(','), help: `parts to run, comma-separated: ${PARTS.join(', ')}` },
   install: { default: true, help: 'install nginx-light, wrk, mapproxy and tilelive when missing (--no-install: skip what is missing)' },
