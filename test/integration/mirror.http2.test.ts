@@ -1,7 +1,8 @@
 // The mirror over HTTP/2: a node:http2 secure server (HTTP/1.1 allowed too, as a CDN offers both) with a
 // certificate from a CA made here, in front of a tilemirror serving the sample. `tilemirror mirror` runs as a
-// user runs it, with the CA given through NODE_EXTRA_CA_CERTS: it negotiates h2 (the server sees every request
-// as HTTP/2.0), and the store it publishes holds the same tiles as one mirrored over plain HTTP/1.1.
+// user runs it, with the CA given through NODE_EXTRA_CA_CERTS: with --http2 it negotiates h2 (the server sees
+// every request as HTTP/2.0), without it stays on HTTP/1.1, and both stores hold the same tiles as one mirrored
+// over plain HTTP.
 
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,13 +79,18 @@ function mirrorCli(args: string[], env: Record<string, string>): Promise<{ code:
   });
 }
 
-test('the mirror negotiates HTTP/2 with a TLS upstream and publishes the same tiles as over HTTP/1.1', async () => {
-  const plain = join(dir, 'plain');
+let plain = '';
+
+beforeAll(async () => {
+  plain = join(dir, 'plain');
   const r = await runMirror({ upstream: plainUpstream.url, key: KEY, dataDir: plain, resource: 'tiles/sample-vector', zoom: [0, 3] });
   expect(r.status).toBe('published');
+});
 
+test('with --http2 the mirror negotiates HTTP/2 with a TLS upstream and publishes the same tiles as over HTTP/1.1', async () => {
+  versions.length = 0;
   const h2 = join(dir, 'h2');
-  const run = await mirrorCli(['--upstream', origin, '--key', KEY, '--data', h2, '--zoom', '0-3', 'tiles/sample-vector'], { NODE_EXTRA_CA_CERTS: ca });
+  const run = await mirrorCli(['--upstream', origin, '--key', KEY, '--data', h2, '--zoom', '0-3', '--http2', 'tiles/sample-vector'], { NODE_EXTRA_CA_CERTS: ca });
   expect(run.out).toContain('published');
   expect(run.code).toBe(0);
   // Every request of the run, the documents and the tiles, over HTTP/2.
@@ -94,5 +100,19 @@ test('the mirror negotiates HTTP/2 with a TLS upstream and publishes the same ti
   const b = snapshot(join(h2, 'tiles', 'sample-vector.mbtiles'));
   expect(b.tiles).toEqual(a.tiles);
   expect(b.tiles.length).toBeGreaterThan(0);
+  expect(b.documents).toEqual(a.documents);
+});
+
+test('without --http2 the mirror stays on HTTP/1.1 with an upstream that offers HTTP/2, and publishes the same tiles', async () => {
+  versions.length = 0;
+  const h1 = join(dir, 'h1');
+  const run = await mirrorCli(['--upstream', origin, '--key', KEY, '--data', h1, '--zoom', '0-3', 'tiles/sample-vector'], { NODE_EXTRA_CA_CERTS: ca });
+  expect(run.out).toContain('published');
+  expect(run.code).toBe(0);
+  expect(versions.length).toBeGreaterThan(85);
+  expect(new Set(versions)).toEqual(new Set(['1.1']));
+  const a = snapshot(join(plain, 'tiles', 'sample-vector.mbtiles'));
+  const b = snapshot(join(h1, 'tiles', 'sample-vector.mbtiles'));
+  expect(b.tiles).toEqual(a.tiles);
   expect(b.documents).toEqual(a.documents);
 });

@@ -37,6 +37,7 @@ export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamCli
     key: opts.key,
     keyOrigins: opts.source ? sourceOrigins(opts.source) : undefined,
     connections: opts.concurrency ?? DEFAULT_CONCURRENCY,
+    http2: opts.http2,
     rate: opts.rate,
     timeoutMs: opts.timeoutMs,
     retry: opts.retry,

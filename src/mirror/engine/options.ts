@@ -10,13 +10,7 @@ import type { ProgressSnapshot } from '../progress';
 import type { ResourceRef } from '../resource';
 import type { RetryPolicy } from '../upstream/retry';
 
-/**
- * The most requests in flight when none is asked for. The adaptive limit (upstream/concurrency.ts) starts at 8 and
- * climbs towards it only while the upstream answers faster for it. An upstream 50 ms away answers a 20 KB tile in
- * ~60 ms, so 64 in flight give at most ~1,050 tiles/s where the link gives ~1,230 to 64 connections: 128 leave
- * room; on one HTTP/2 connection they are one server's default stream limit (nginx: 128).
- */
-export const DEFAULT_CONCURRENCY = 128;
+export { DEFAULT_CONCURRENCY } from '../../config/mirror-defaults';
 
 export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
@@ -45,6 +39,8 @@ export interface MirrorOptions {
   source?: GenericSource;
   /** Most requests in flight (default DEFAULT_CONCURRENCY); fewer while the adaptive limit finds no gain in more. */
   concurrency?: number;
+  /** Offer HTTP/2 to a TLS upstream (default: HTTP/1.1 only, over as many connections as requests in flight). */
+  http2?: boolean;
   /** Requests per second (default: unlimited). */
   rate?: number;
   /** Per-request timeout (ms, default 30 s). */

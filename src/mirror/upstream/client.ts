@@ -1,6 +1,6 @@
-// The one way the mirror talks to the upstream: GET over keep-alive connections (transport.ts: undici, HTTP/2 when
-// the upstream offers it), as many in flight as the adaptive limit allows (concurrency.ts: up to the run's
-// concurrency), throttled by the token bucket, with a per-attempt timeout and retries.
+// The one way the mirror talks to the upstream: GET over keep-alive connections (transport.ts: undici, HTTP/1.1;
+// HTTP/2 when asked and the upstream offers it), as many in flight as the adaptive limit allows (concurrency.ts:
+// up to the run's concurrency), throttled by the token bucket, with a per-attempt timeout and retries.
 // Not fetch: fetch decodes Content-Encoding transparently, and the mirror needs the bytes as sent (gzip vector
 // tiles are stored as they come, Content-Length is checked against the raw body).
 // The key is added here, at the last moment, so every URL the rest of the mirror holds is key-free.
@@ -25,6 +25,8 @@ export interface ClientOptions {
   keyOrigins?: string[];
   /** Most requests in flight at once (the adaptive limit's ceiling; also the connections per origin). */
   connections?: number;
+  /** Offer HTTP/2 to a TLS upstream (default: HTTP/1.1 only). */
+  http2?: boolean;
   /** Requests per second (0 or Infinity: unlimited); requests start at least 1/rate seconds apart. */
   rate?: number;
   /** Per-attempt timeout, headers and body (ms). */
@@ -93,7 +95,7 @@ export class UpstreamClient {
     if (!/^https?:\/\//i.test(this.base)) throw new UpstreamError(`the upstream must be an http(s) URL, got ${opts.redact(opts.base)}`);
     // Requests beyond `connections` to one origin queue inside the transport's pool.
     const connections = opts.connections ?? 8;
-    this.transport = new Transport({ connections, timeoutMs: opts.timeoutMs ?? 30_000, maxBody: MAX_BODY });
+    this.transport = new Transport({ connections, http2: opts.http2, timeoutMs: opts.timeoutMs ?? 30_000, maxBody: MAX_BODY });
     this.headers = { 'accept-encoding': 'gzip', 'user-agent': opts.userAgent ?? 'tilemirror-mirror/0.1', accept: '*/*' };
     // A burst of 1: no second of the run sees more than `rate` requests start (a bucket of one second's worth
     // would let a second see twice as many).
