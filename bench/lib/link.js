@@ -87,9 +87,15 @@ function startLink({ listenPort, listenHost = '127.0.0.1', targetHost, targetPor
       sockets.delete(client);
       sockets.delete(target);
     };
+    // An error tears both down at once. A side that closes cleanly has sent its FIN, which pipeDelayed passes on
+    // after its last chunk; the relay lets go once both sides have closed, so an answer followed by a close (an
+    // HTTP/1.1 `Connection: close`, as Python's urllib sends) still crosses the link whole.
+    let closed = 0;
     for (const s of [client, target]) {
       s.on('error', close);
-      s.on('close', close);
+      s.on('close', () => {
+        if (++closed === 2) close();
+      });
     }
   });
   server.closeAll = () => {
