@@ -318,7 +318,7 @@ async function run(opts) {
 }
 
 module.exports = {
-  description: 'mirroring over a 50 ms TLS/HTTP/2 link: tilemirror (no flags, best flags) vs wrk (the ceiling), mapproxy-seed and tilelive-copy',
+  description: 'mirroring over a 50 ms TLS link (nginx offers HTTP/2 and HTTP/1.1): tilemirror (no flags, best flags) vs wrk (the ceiling), mapproxy-seed and tilelive-copy',
   options,
   run,
 };
