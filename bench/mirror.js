@@ -15,6 +15,8 @@ const { runWrk } = require('./lib/wrk');
 const { ensureMapproxy } = require('./lib/anchors');
 const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
 const { table, markdownTable, fmt, writeResults } = require('./lib/report');
+const { runMeasured, sampleTree, compareStores, countTiles } = require('./lib/measured');
+const { mapproxyFiles } = require('./lib/mapproxy-seed');
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const EXIT_STATS = path.join(__dirname, 'lib', 'exit-stats.js');
@@ -54,186 +56,6 @@ const median = (xs) => {
 function pinPlan() {
   const cpus = cpuPinning();
   return cpus && { upstream: cpus.first, client: cpus.last };
-}
-
-// ---- /proc: processes, memory, CPU -------------------------------------------------------------------------
-
-function readProc(pid, file) {
-  try {
-    return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function kb(text, field) {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
-  return m ? Number(m[1]) : 0;
-}
-
-function statFields(pid) {
-  const s = readProc(pid, 'stat');
-  if (!s) return undefined;
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 };
-}
-
-/** pid and its descendants, from /proc (no `ps` per sample). */
-function tree(pid) {
-  const kids = new Map();
-  for (const n of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(n)) continue;
-    const st = statFields(n);
-    if (!st) continue;
-    if (!kids.has(st.ppid)) kids.set(st.ppid, []);
-    kids.get(st.ppid).push(Number(n));
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) ?? []));
-  return out;
-}
-
-/** Memory and CPU of a process tree now: summed RSS and PSS (MB), per-pid peak (VmHWM), CPU seconds. */
-function sampleTree(pids) {
-  let rss = 0;
-  let pss = 0;
-  let cpu = 0;
-  const hwm = new Map();
-  for (const p of pids) {
-    const status = readProc(p, 'status');
-    if (!status) continue;
-    rss += kb(status, 'VmRSS');
-    hwm.set(p, kb(status, 'VmHWM'));
-    pss += kb(readProc(p, 'smaps_rollup'), 'Pss');
-    cpu += statFields(p)?.cpu ?? 0;
-  }
-  return { rssMb: rss / 1024, pssMb: pss / 1024, hwm, cpu };
-}
-
-
-
-// ---- one measured command ----------------------------------------------------------------------------------
-
-/**
- * Runs a command to its end (or SIGINT after `interruptAfterMs`), in its own process group, pinned to `cpus`,
- * sampling its process tree every `sampleMs`: wall time, exit code, peak RSS/PSS, CPU, stdout, stderr tail.
- */
-function runMeasured(name, cmd, args, { cpus, env, cwd, timeoutMs, sampleMs = 250, interruptAfterMs, exitStats, exclude = [] }) {
-  if (cpus !== undefined) {
-    args = ['-c', cpus, cmd, ...args];
-    cmd = 'taskset';
-  }
-  const before = allProcessesCpu();
-  const stealBefore = stealSeconds();
-  const t0 = performance.now();
-  const child = startServer(name, cmd, args, { cwd, env: { ...env, ...(exitStats && { BENCH_EXIT_STATS: exitStats }) }, stdout: 'pipe' });
-  let stdout = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (d) => {
-    stdout = (stdout + d).slice(-20000);
-  });
-  const samples = [];
-  const seen = new Set([child.pid]);
-  const hwm = new Map();
-  let peakRss = 0;
-  let peakPss = 0;
-  let cpuLast = 0;
-  let interruptedAt;
-  const sample = () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const pids = tree(child.pid);
-    for (const p of pids) seen.add(p);
-    const s = sampleTree(pids);
-    for (const [p, v] of s.hwm) hwm.set(p, Math.max(hwm.get(p) ?? 0, v));
-    peakRss = Math.max(peakRss, s.rssMb);
-    peakPss = Math.max(peakPss, s.pssMb);
-    cpuLast = Math.max(cpuLast, s.cpu);
-    samples.push({ t: Math.round(performance.now() - t0) / 1000, rssMb: Math.round(s.rssMb * 10) / 10, processes: pids.length });
-  };
-  const timer = setInterval(sample, sampleMs);
-  let interruptTimer;
-  if (interruptAfterMs) {
-    interruptTimer = setTimeout(() => {
-      sample();
-      interruptedAt = performance.now();
-      try {
-        process.kill(child.pid, 'SIGINT');
-      } catch {
-        /* gone */
-      }
-    }, interruptAfterMs);
-  }
-  return new Promise((resolve) => {
-    const killer = setTimeout(() => {
-      console.error(`  ${name}: still running after ${timeoutMs / 1000} s: killing it`);
-      stop(child, 2000);
-    }, timeoutMs);
-    child.once('exit', async (code, signal) => {
-      const wallSec = (performance.now() - t0) / 1000;
-      clearInterval(timer);
-      clearTimeout(killer);
-      clearTimeout(interruptTimer);
-      await stop(child, 1000);
-      let stats;
-      if (exitStats) {
-        try {
-          stats = JSON.parse(fs.readFileSync(exitStats, 'utf8'));
-        } catch {
-          /* absent: a crash */
-        }
-      }
-      const others = otherCpuSeconds(before, allProcessesCpu(), new Set([...seen, ...exclude, process.pid]));
-      resolve({
-        code,
-        signal,
-        wallSec,
-        runSec: interruptedAt ? (interruptedAt - t0) / 1000 : wallSec,
-        stdout,
-        stderrTail: child.stderrTail,
-        samples,
-        peakRssMb: stats?.maxRssKb ? Math.max(stats.maxRssKb / 1024, peakRss) : peakRss,
-        sampledPeakRssMb: peakRss,
-        peakPssMb: peakPss,
-        sumOfPeaksMb: [...hwm.values()].reduce((a, b) => a + b, 0) / 1024,
-        processes: seen.size,
-        cpuSec: stats ? stats.userSec + stats.systemSec : cpuLast,
-        exitStats: stats,
-        otherCpuCores: others / wallSec,
-        // CPU the hypervisor gave to other guests meanwhile: on a shared VM it moves every figure here by tens of %.
-        stealCores: (stealSeconds() - stealBefore) / wallSec,
-      });
-    });
-  });
-}
-
-// ---- store checks --------------------------------------------------------------------------------------------
-
-/** Tiles of `file` (MBTiles, TMS rows) and how many are byte-identical to the upstream store's. */
-function compareStores(file, upstreamFile) {
-  const Database = require('better-sqlite3');
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    db.prepare('ATTACH DATABASE ? AS up').run(upstreamFile);
-    const count = db.prepare('SELECT count(*) FROM main.tiles').pluck().get();
-    const same = db
-      .prepare('SELECT count(*) FROM main.tiles a JOIN up.tiles b ON a.zoom_level = b.zoom_level AND a.tile_column = b.tile_column AND a.tile_row = b.tile_row AND a.tile_data = b.tile_data')
-      .pluck()
-      .get();
-    const perZoom = db.prepare('SELECT zoom_level AS z, count(*) AS n FROM main.tiles GROUP BY 1 ORDER BY 1').all();
-    return { count, identical: same, perZoom };
-  } finally {
-    db.close();
-  }
-}
-
-function countTiles(file) {
-  const Database = require('better-sqlite3');
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('SELECT count(*) FROM tiles').pluck().get();
-  } finally {
-    db.close();
-  }
 }
 
 // ---- the parts -----------------------------------------------------------------------------------------------
@@ -334,74 +156,6 @@ async function tilemirrorRuns(ctx, concurrencies, runs) {
   return out;
 }
 
-function mapproxyFiles(dir, ctx) {
-  fs.mkdirSync(dir, { recursive: true });
-  const cacheFile = path.join(dir, `${ID}.mbtiles`);
-  // Meta-tiling off (one request per tile, like the mirror); the source's grid is XYZ (origin nw) to match the
-  // upstream's URLs, the cache's grid TMS (origin sw) so that the MBTiles rows follow the MBTiles spec (with a
-  // nw grid MapProxy writes XYZ rows into tile_row). Same resolutions and tile edges: tiles pass through as
-  // they came (no decoding or resampling; the bytes are checked afterwards).
-  const proxy = [
-    '# written by bench/mirror.js',
-    'services:',
-    '  demo:',
-    'layers:',
-    `  - name: ${ID}`,
-    `    title: ${ID}`,
-    `    sources: [${ID}_cache]`,
-    'caches:',
-    `  ${ID}_cache:`,
-    '    grids: [webmercator_tms]',
-    '    sources: [upstream]',
-    '    format: image/png',
-    '    request_format: image/png',
-    '    meta_size: [1, 1]',
-    '    meta_buffer: 0',
-    '    bulk_meta_tiles: false',
-    '    minimize_meta_requests: true',
-    '    cache:',
-    '      type: mbtiles',
-    `      filename: ${JSON.stringify(cacheFile)}`,
-    'sources:',
-    '  upstream:',
-    '    type: tile',
-    `    url: ${ctx.origin}/tiles/${ID}/%(z)s/%(x)s/%(y)s?key=${KEY}`,
-    '    grid: webmercator_xyz',
-    '    transparent: false',
-    'grids:',
-    '  webmercator_xyz:',
-    '    base: GLOBAL_WEBMERCATOR',
-    '    origin: nw',
-    '  webmercator_tms:',
-    '    base: GLOBAL_WEBMERCATOR',
-    '    origin: sw',
-    'globals:',
-    '  cache:',
-    `    base_dir: ${JSON.stringify(path.join(dir, 'cache_data'))}`,
-    `    lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'locks'))}`,
-    `    tile_lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'tile_locks'))}`,
-    '',
-  ].join('\n');
-  const seed = [
-    '# written by bench/mirror.js',
-    'seeds:',
-    `  ${ID}:`,
-    `    caches: [${ID}_cache]`,
-    '    levels:',
-    '      from: 0',
-    `      to: ${ctx.area.z}`,
-    '    coverages: [area]',
-    'coverages:',
-    '  area:',
-    `    bbox: [${ctx.area.bbox3857.join(', ')}]`,
-    "    srs: 'EPSG:3857'",
-    '',
-  ].join('\n');
-  fs.writeFileSync(path.join(dir, 'mapproxy.yaml'), proxy);
-  fs.writeFileSync(path.join(dir, 'seed.yaml'), seed);
-  return { proxy: path.join(dir, 'mapproxy.yaml'), seed: path.join(dir, 'seed.yaml'), cacheFile };
-}
-
 async function mapproxyRuns(ctx, concurrencies) {
   const mp = ensureMapproxy({ install: ctx.install });
   if (!mp.seed) {
@@ -412,7 +166,7 @@ async function mapproxyRuns(ctx, concurrencies) {
   for (const c of concurrencies) {
     const idle = await waitIdle(ctx.idleWait);
     const dir = path.join(ctx.tmp, `mapproxy-c${c}`);
-    const files = mapproxyFiles(dir, ctx);
+    const files = mapproxyFiles(dir, { origin: ctx.origin, id: ID, key: KEY, area: ctx.area });
     const up0 = sampleTree([ctx.upstream.pid]).cpu;
     const r = await runMeasured(`mapproxy-seed -c ${c}`, mp.seed, ['-f', files.proxy, '-s', files.seed, '-c', String(c)], {
       cpus: ctx.pin ? ctx.pin.client : undefined,

@@ -94,3 +94,43 @@ function ensureMapproxy(opts = {}) {
 
 module.exports.ensureMapproxy = ensureMapproxy;
 module.exports.ensureDebianCommand = ensureDebianCommand;
+
+// tilelive-copy (the `wan` benchmark's classic Node copier): @mapbox/tilelive with tilelive-http as the source and
+// @mapbox/mbtiles as the sink, installed on first use into .bench/tilelive (~2 min: sqlite3 builds from source).
+const TILELIVE_PREFIX = path.join(ROOT, '.bench', 'tilelive');
+const TILELIVE_SPECS = ['@mapbox/tilelive@6', 'tilelive-http@0', '@mapbox/mbtiles@0'];
+const TILELIVE_COPY = path.join(TILELIVE_PREFIX, 'node_modules', '@mapbox', 'tilelive', 'bin', 'tilelive-copy');
+
+function tileliveWorks() {
+  if (!fs.existsSync(TILELIVE_COPY)) return false;
+  const r = spawnSync(process.execPath, ['-e', "require('tilelive-http'); require('@mapbox/mbtiles')"], { cwd: TILELIVE_PREFIX, encoding: 'utf8', timeout: 30000 });
+  return r.status === 0;
+}
+
+function tileliveVersions() {
+  const v = (name) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(TILELIVE_PREFIX, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      return '?';
+    }
+  };
+  return `@mapbox/tilelive ${v('@mapbox/tilelive')}, tilelive-http ${v('tilelive-http')}, @mapbox/mbtiles ${v('@mapbox/mbtiles')}`;
+}
+
+/** The path of tilelive-copy (its modules beside it), installing them first when needed; { reason } when it cannot. */
+function ensureTilelive({ install = true, log = console.error } = {}) {
+  if (tileliveWorks()) return { copy: TILELIVE_COPY, version: tileliveVersions() };
+  if (!install) return { reason: `not installed in ${TILELIVE_PREFIX} (run without --no-install)` };
+  log(`installing ${TILELIVE_SPECS.join(' ')} into ${path.relative(ROOT, TILELIVE_PREFIX)}/ (once; ~2 min) ...`);
+  fs.mkdirSync(TILELIVE_PREFIX, { recursive: true });
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const r = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', TILELIVE_PREFIX, ...TILELIVE_SPECS], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 15 * 60 * 1000,
+  });
+  if (r.status !== 0 || !tileliveWorks()) return { reason: `npm install ${TILELIVE_SPECS.join(' ')} failed (exit ${r.status ?? r.signal})` };
+  return { copy: TILELIVE_COPY, version: tileliveVersions() };
+}
+
+module.exports.ensureTilelive = ensureTilelive;

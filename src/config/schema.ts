@@ -3,6 +3,7 @@ import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { MAX_ZOOM } from '../geo/mercator';
 import { parseCidr } from './cidr';
+import { DEFAULT_CONCURRENCY } from './mirror-defaults';
 
 // One schema for the whole configuration file; every field has a default so an empty file is valid.
 // Unknown keys are rejected (strict) so a typo such as `prot: 80` is reported instead of silently ignored.
@@ -150,6 +151,8 @@ export const mirrorJobSchema = z
     upstream: z.url({ protocol: /^https?$/ }).optional(),
     keyEnv: envName.optional(),
     concurrency: z.number().int().min(1).max(256).optional(),
+    /** Offer HTTP/2 to the upstream (default: the `mirror` section's). */
+    http2: z.boolean().optional(),
     /** Requests per second sent to the upstream. */
     rate: z.number().positive().optional(),
     /** Per-request timeout in seconds. */
@@ -175,7 +178,9 @@ export const mirrorSchema = z
     /** The upstream key itself; prefer `keyEnv`. Never logged, served or written to a store. */
     key: z.string().min(1).optional(),
     timezone: timeZone.optional(),
-    concurrency: z.number().int().min(1).max(256).default(8),
+    concurrency: z.number().int().min(1).max(256).default(DEFAULT_CONCURRENCY),
+    /** Offer HTTP/2 to the upstream (TLS only; default HTTP/1.1 over many connections: faster through a far link). */
+    http2: z.boolean().default(false),
     rate: z.number().positive().optional(),
     timeout: z.number().positive().default(30),
     failureBudget: z.number().int().min(0).default(100),
@@ -424,7 +429,7 @@ export const configSchema = z
       .strict()
       .default({}),
     /** Scheduled and on-demand mirror jobs (`tilemirror mirror --config`, `tilemirror serve`). */
-    mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100, jobs: [] }),
+    mirror: mirrorSchema.default({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: DEFAULT_CONCURRENCY, http2: false, timeout: 30, failureBudget: 100, jobs: [] }),
     /**
      * Scheduled jobs across several `serve` instances sharing one data directory: with a Redis URL each firing runs on
      * one instance only (Redis locks per job and firing, extended while the run lasts). Without, each server runs its

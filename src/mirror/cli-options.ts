@@ -8,7 +8,7 @@ import type { TileFormat } from '../store/types';
 import { readAreaFile, type PolygonArea } from './area';
 import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
-import type { MirrorOptions } from './engine/options';
+import { DEFAULT_CONCURRENCY, type MirrorOptions } from './engine/options';
 import type { GenericSource } from './discovery/sources';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
@@ -20,6 +20,7 @@ export interface Flags {
   zoom?: [number, number];
   bbox: Bounds[];
   concurrency: number;
+  http2?: boolean;
   rate?: number;
   key?: string;
   timeout: number;
@@ -97,7 +98,8 @@ export function addSharedOptions(cmd: Command): Command {
     .addOption(new Option('--wms-version <version>', 'with --source-wms: the WMS version of GetMap').choices(['1.1.1', '1.3.0']).default('1.3.0'))
     .addOption(new Option('--tile-size <px>', 'with --source-wms: the tile size asked for').choices(['256', '512']).argParser((v) => Number(v) as 256 | 512))
     .option('--id <id>', 'with a --source-* option: the tileset id the source is mirrored into (tiles/ID)')
-    .option('-c, --concurrency <n>', 'requests in flight', positiveInt(256), 8)
+    .option('-c, --concurrency <n>', 'most requests in flight (fewer while more bring no gain; halved when the upstream is overloaded)', positiveInt(256), DEFAULT_CONCURRENCY)
+    .option('--http2', 'offer HTTP/2 to a TLS upstream (default HTTP/1.1: one request per connection, as many connections as requests in flight)')
     .option('-r, --rate <req/s>', 'requests per second sent to the upstream (default: unlimited)', positiveNumber)
     .addOption(new Option('-k, --key <key>', 'upstream key (default: $TILEMIRROR_UPSTREAM_KEY)').env('TILEMIRROR_UPSTREAM_KEY'))
     .option('--timeout <seconds>', 'per-request timeout', positiveNumber, 30)
@@ -146,6 +148,7 @@ export function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: stri
     areas: flags.area,
     source: flags.source,
     concurrency: flags.concurrency,
+    http2: flags.http2,
     rate: flags.rate,
     timeoutMs: flags.timeout * 1000,
     failureBudget: flags.failureBudget,

@@ -31,7 +31,7 @@ function parseResources(list: string[]): ResourceRef[] {
 /** `--config` mode: the configuration (with `--data` applied when given) and the selected jobs; exits 2 on errors. */
 function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config; jobs: MirrorJob[] } {
   // The job's own fields decide these; a flag that would be ignored is refused instead.
-  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'rate', 'timeout', 'failureBudget', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'http2', 'rate', 'timeout', 'failureBudget', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
   if (ignored.length > 0) {
     process.stderr.write(`error: with --config the jobs' fields apply; set ${ignored.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} in the file (mirror or mirror.jobs[])\n`);
     process.exit(EXIT.usage);

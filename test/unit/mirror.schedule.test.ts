@@ -12,6 +12,7 @@ import { formatStatusTable } from '../../src/mirror/report';
 import { configuredJobs, jobMirrorOptions, selectJobs } from '../../src/mirror/jobs/jobs-config';
 import { ProgressPrinter, type ProgressSnapshot } from '../../src/mirror/progress';
 import type { MirrorResult } from '../../src/mirror/engine/result';
+import { DEFAULT_CONCURRENCY } from '../../src/mirror/engine/options';
 import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/jobs/schedule';
 import { nextRunOf } from '../../src/mirror/jobs/job-status';
 import { jobViews, runRecord } from '../../src/mirror/jobs/job-status';
@@ -49,15 +50,19 @@ describe('configuration of mirror jobs', () => {
       upstream: 'https://api.example.com',
       timezone: 'Europe/Zurich',
       rate: 50,
-      jobs: [{ ...JOB, zoom: '0-8', bboxes: [[5.9, 45.8, 10.5, 47.8], '170,-10,-170,10'], schedule: '0 3 * * *', concurrency: 4 }, { name: 'b', resources: ['maps/m'], zoom: 5, timezone: 'UTC' }],
+      jobs: [{ ...JOB, zoom: '0-8', bboxes: [[5.9, 45.8, 10.5, 47.8], '170,-10,-170,10'], schedule: '0 3 * * *', concurrency: 4, http2: true }, { name: 'b', resources: ['maps/m'], zoom: 5, timezone: 'UTC' }],
     });
     expect(c.mirror.jobs[0]).toMatchObject({ zoom: [0, 8], bboxes: [[5.9, 45.8, 10.5, 47.8], [170, -10, -170, 10]], schedule: '0 3 * * *', concurrency: 4 });
     expect(c.mirror.jobs[1].zoom).toEqual([5, 5]);
-    expect(c.mirror).toMatchObject({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: 8, timeout: 30, failureBudget: 100 });
+    expect(c.mirror).toMatchObject({ keyEnv: 'TILEMIRROR_UPSTREAM_KEY', concurrency: DEFAULT_CONCURRENCY, http2: false, timeout: 30, failureBudget: 100 });
     expect(c.admin.keys).toEqual([]);
     const jobs = configuredJobs(c, {});
     expect(jobs[0]).toMatchObject({ name: 'nightly', upstream: 'https://api.example.com', timezone: 'Europe/Zurich', rate: 50, concurrency: 4, timeoutMs: 30000, resources: [{ kind: 'tiles', id: 'v' }] });
     expect(jobs[1].timezone).toBe('UTC');
+    // A job without its own fields runs as `tilemirror mirror` with no flags does.
+    expect(DEFAULT_CONCURRENCY).toBe(128);
+    expect(jobs[0]).toMatchObject({ concurrency: 4, http2: true });
+    expect(jobs[1]).toMatchObject({ concurrency: 128, http2: false });
   });
 
   test('an empty config has no jobs and no admin keys', () => {

@@ -12,7 +12,7 @@ import type { ProgressSnapshot } from '../progress';
 import type { ResourceRef } from '../resource';
 import { UpstreamClient } from '../upstream/client';
 import { createRedactor, type Redactor } from '../upstream/redact';
-import type { MirrorOptions } from './options';
+import { DEFAULT_CONCURRENCY, type MirrorOptions } from './options';
 import { emptyResult, interrupted, type MirrorResult } from './result';
 
 /** One run of one store, from its lock to its end: what every step works with. */
@@ -37,7 +37,8 @@ export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamCli
     base: opts.source ? sourceBase(opts.source) : opts.upstream,
     key: opts.key,
     keyOrigins: opts.source ? sourceOrigins(opts.source) : undefined,
-    connections: opts.concurrency ?? 8,
+    connections: opts.concurrency ?? DEFAULT_CONCURRENCY,
+    http2: opts.http2,
     rate: opts.rate,
     timeoutMs: opts.timeoutMs,
     retry: opts.retry,

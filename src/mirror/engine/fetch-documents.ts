@@ -8,6 +8,7 @@ import type { Discovered, DocumentAnswer, DocumentFetches, DocumentToStore } fro
 import { assertNoSecret } from '../rewrite';
 import { judgeDocument } from '../upstream/documents';
 import { progressOf, type Run } from './begin-end';
+import { DEFAULT_CONCURRENCY } from './options';
 import { interrupted } from './result';
 
 /** Runs `fn` over items with at most `n` in flight; stops taking new items once `stop()` says so. */
@@ -28,7 +29,7 @@ async function fetchAnswers(run: Run, fetches: DocumentFetches): Promise<Map<str
     if (settled()) break;
     await pool(
       group,
-      Math.max(1, opts.concurrency ?? 8),
+      Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY),
       async (doc) => {
         try {
           answers.set(doc.path, await client.request(client.resolve(doc.url), judgeDocument(doc.check), opts.signal));

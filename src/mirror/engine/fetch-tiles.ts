@@ -1,9 +1,11 @@
-// The fetch step of a tile store's run: a pool of workers (the run's concurrency) takes the plan's tiles one at a
-// time; a tile still current in the staging store is skipped, an older one is revalidated with a conditional
-// request, a new one fetched; each answer is judged (../refresh.ts) and recorded. A refused key or a spent
-// failure budget stops everything at once; an interrupt lets the requests in flight finish. Progress is
-// checkpointed into the staging store, so the next run resumes where this one stopped.
+// The fetch step of a tile store's run: a pool of workers (the run's concurrency; the client's adaptive limit lets
+// as many of them send at once as pays) takes the plan's tiles one at a time; a tile still current in the staging
+// store is skipped, an older one is revalidated with a conditional request, a new one fetched; each answer is
+// judged (../refresh.ts) and recorded. A refused key or a spent failure budget stops everything at once; an
+// interrupt lets the requests in flight finish. Progress is checkpointed into the staging store, so the next run
+// resumes where this one stopped.
 
+import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tilesOfAll, type TileTask } from '../../geo/tile-bands';
 import { diskFullLine, isDiskFull } from '../../store/disk-space';
@@ -14,6 +16,7 @@ import { RunStopped, UpstreamError } from '../errors';
 import type { Planned } from '../plan';
 import { conditionalHeaders, judgeTile, refreshAction } from '../refresh';
 import { progressOf, type Run } from './begin-end';
+import { DEFAULT_CONCURRENCY } from './options';
 import { failedLine, interrupted } from './result';
 import { tileKey, type StagedTiles } from './stage';
 
@@ -28,6 +31,8 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
   const { staging: st, cutoff, prefetched } = staged;
   // Stops everything at once (fatal answer, failure budget): requests in flight are aborted.
   const hard = new AbortController();
+  // Every worker may wait on it at once (for its turn under --rate): not a leak.
+  setMaxListeners((opts.concurrency ?? DEFAULT_CONCURRENCY) + 16, hard.signal);
   const stopping = (): boolean => hard.signal.aborted || !!opts.signal?.aborted;
   const upstreams = new Map(planned.discovered.pyramids.map((u) => [u.pyramid.name, u]));
   const tasks = tilesOfAll(planned.plans);
@@ -142,7 +147,7 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
     opts.onProgress?.(progressOf(run));
   }, Math.min(1000, opts.batchMs ?? 1000));
   try {
-    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
   } finally {
     clearInterval(ticker);
   }

@@ -10,6 +10,8 @@ import type { ProgressSnapshot } from '../progress';
 import type { ResourceRef } from '../resource';
 import type { RetryPolicy } from '../upstream/retry';
 
+export { DEFAULT_CONCURRENCY } from '../../config/mirror-defaults';
+
 export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
   upstream: string;
@@ -35,8 +37,10 @@ export interface MirrorOptions {
   areas?: PolygonArea[];
   /** A generic source (any TileJSON or WMTS capabilities URL) for a `tiles/ID` resource; `upstream` is then its origin. */
   source?: GenericSource;
-  /** Requests in flight (default 8). */
+  /** Most requests in flight (default DEFAULT_CONCURRENCY); fewer while the adaptive limit finds no gain in more. */
   concurrency?: number;
+  /** Offer HTTP/2 to a TLS upstream (default: HTTP/1.1 only, over as many connections as requests in flight). */
+  http2?: boolean;
   /** Requests per second (default: unlimited). */
   rate?: number;
   /** Per-request timeout (ms, default 30 s). */

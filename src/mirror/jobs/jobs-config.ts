@@ -26,6 +26,7 @@ export interface MirrorJob {
   /** A generic source (TileJSON, WMTS, XYZ or WMS) mirrored into the job's one `tiles/ID`; `upstream` is its origin. */
   source?: GenericSource;
   concurrency: number;
+  http2: boolean;
   rate?: number;
   timeoutMs: number;
   failureBudget: number;
@@ -88,6 +89,7 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
       areas,
       ...(source && { source }),
       concurrency: j.concurrency ?? m.concurrency,
+      http2: j.http2 ?? m.http2,
       rate: j.rate ?? m.rate,
       timeoutMs: (j.timeout ?? m.timeout) * 1000,
       failureBudget: j.failureBudget ?? m.failureBudget,
@@ -143,6 +145,7 @@ export function jobMirrorOptions(job: MirrorJob, resource: ResourceRef, dataDir:
     areas: job.areas,
     source: job.source,
     concurrency: job.concurrency,
+    http2: job.http2,
     rate: job.rate,
     timeoutMs: job.timeoutMs,
     failureBudget: job.failureBudget,

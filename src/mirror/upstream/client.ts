@@ -1,16 +1,18 @@
-// The one way the mirror talks to the upstream: GET over keep-alive connections (transport.ts: undici, limited
-// to the run's concurrency per origin), throttled by the token bucket, with a per-attempt timeout and retries.
+// The one way the mirror talks to the upstream: GET over keep-alive connections (transport.ts: undici, HTTP/1.1;
+// HTTP/2 when asked and the upstream offers it), as many in flight as the adaptive limit allows (concurrency.ts:
+// up to the run's concurrency), throttled by the token bucket, with a per-attempt timeout and retries.
 // Not fetch: fetch decodes Content-Encoding transparently, and the mirror needs the bytes as sent (gzip vector
 // tiles are stored as they come, Content-Length is checked against the raw body).
 // The key is added here, at the last moment, so every URL the rest of the mirror holds is key-free.
 
 import { gunzipSync } from 'node:zlib';
+import { AdaptiveLimit, type LoadSignal } from './concurrency';
 import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
 import { UpstreamError } from '../errors';
-import { Transport } from './transport';
+import { RequestTimeout, Transport } from './transport';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */
 const MAX_BODY = 64 * 1024 * 1024;
@@ -21,9 +23,11 @@ export interface ClientOptions {
   key?: string;
   /** Other origins the key goes to (an XYZ template's subdomain hosts): the base's origin always gets it. */
   keyOrigins?: string[];
-  /** Most connections open at once (also the runner's concurrency). */
+  /** Most requests in flight at once (the adaptive limit's ceiling; also the connections per origin). */
   connections?: number;
-  /** Requests per second (0 or Infinity: unlimited). */
+  /** Offer HTTP/2 to a TLS upstream (default: HTTP/1.1 only). */
+  http2?: boolean;
+  /** Requests per second (0 or Infinity: unlimited); requests start at least 1/rate seconds apart. */
   rate?: number;
   /** Per-attempt timeout, headers and body (ms). */
   timeoutMs?: number;
@@ -79,6 +83,8 @@ export class UpstreamClient {
   readonly base: string;
   readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0, pauses: 0 };
   readonly limiter: TokenBucket;
+  /** Requests in flight: grows while the upstream answers faster for it, halves when it says it is overloaded. */
+  readonly inFlight: AdaptiveLimit;
   private readonly transport: Transport;
   private readonly retry: RetryPolicy;
   /** Sent with every request (built once: lowercase names, as undici sends them). */
@@ -88,9 +94,13 @@ export class UpstreamClient {
     this.base = stripKey(opts.base).replace(/\/+$/, '');
     if (!/^https?:\/\//i.test(this.base)) throw new UpstreamError(`the upstream must be an http(s) URL, got ${opts.redact(opts.base)}`);
     // Requests beyond `connections` to one origin queue inside the transport's pool.
-    this.transport = new Transport({ connections: opts.connections ?? 8, timeoutMs: opts.timeoutMs ?? 30_000, maxBody: MAX_BODY });
+    const connections = opts.connections ?? 8;
+    this.transport = new Transport({ connections, http2: opts.http2, timeoutMs: opts.timeoutMs ?? 30_000, maxBody: MAX_BODY });
     this.headers = { 'accept-encoding': 'gzip', 'user-agent': opts.userAgent ?? 'tilemirror-mirror/0.1', accept: '*/*' };
-    this.limiter = new TokenBucket(opts.rate ?? 0);
+    // A burst of 1: no second of the run sees more than `rate` requests start (a bucket of one second's worth
+    // would let a second see twice as many).
+    this.limiter = new TokenBucket(opts.rate ?? 0, 1);
+    this.inFlight = new AdaptiveLimit(connections);
     this.retry = opts.retry ?? DEFAULT_RETRY;
   }
 
@@ -134,15 +144,20 @@ export class UpstreamClient {
 
   /** One GET, no retry: the raw bytes and headers, or a thrown network error (message already redacted). */
   async getOnce(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
-    this.stats.requests++;
     try {
-      const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal);
-      this.stats.bytes += res.body.length;
-      return res;
+      return await this.send(url, signal, extraHeaders);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new UpstreamError(this.opts.redact(describeNetworkError(err)));
     }
+  }
+
+  /** One GET on the wire; the transport's errors as they are. */
+  private async send(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
+    this.stats.requests++;
+    const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal);
+    this.stats.bytes += res.body.length;
+    return res;
   }
 
   /**
@@ -157,18 +172,29 @@ export class UpstreamClient {
     headers?: Record<string, string>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      await this.limiter.take(signal);
-      // Lets a graceful stop keep new requests from starting while those in flight finish.
-      beforeAttempt?.();
       let outcome: AttemptOutcome;
+      // The slot first, then the token: a request starts the moment it has its token, so the starts keep the
+      // rate's spacing however long the slots keep them waiting.
+      const slot = await this.inFlight.acquire(signal);
+      let load: LoadSignal = 'failed';
       try {
-        const res = await this.getOnce(url, signal, headers);
-        const j = judge(res);
-        if (j.ok) return j.value;
-        outcome = j.outcome;
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        outcome = { kind: 'network', message: (err as Error).message };
+        await this.limiter.take(signal);
+        // Lets a graceful stop keep new requests from starting while those in flight finish.
+        beforeAttempt?.();
+        this.inFlight.sending(slot);
+        try {
+          const res = await this.send(url, signal, headers);
+          load = res.status === 429 || res.status === 503 ? 'overloaded' : 'answered';
+          const j = judge(res);
+          if (j.ok) return j.value;
+          outcome = j.outcome;
+        } catch (err) {
+          if (signal?.aborted) throw signal.reason;
+          if (err instanceof RequestTimeout) load = 'overloaded';
+          outcome = { kind: 'network', message: this.opts.redact(describeNetworkError(err)) };
+        }
+      } finally {
+        this.inFlight.release(slot, load);
       }
       const reason = describeOutcome(outcome);
       const decision = decideRetry(attempt, outcome, this.retry);

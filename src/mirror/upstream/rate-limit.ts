@@ -2,6 +2,8 @@
 // a token bucket refilled continuously at `rate` tokens/s holding at most `burst` tokens. A request that finds
 // the bucket empty reserves a token anyway (the count goes negative) and waits until its turn, so concurrent
 // workers queue fairly in arrival order instead of all waking at once.
+// With a burst of 1 the starts are also kept at least 1/rate apart on the clock: waiters a busy event loop wakes
+// late together go one after another, so no second ever sees more than `rate` starts.
 // The bucket is also the run's one gate: when the upstream says "Retry-After", `pauseUntil` closes it for every
 // worker, not only the one that was told; a polite client sends nothing at all until the time given.
 
@@ -33,6 +35,8 @@ export class TokenBucket {
   private last: number;
   /** Clock time before which no request may start (a Retry-After); 0: open. */
   private pausedUntil = 0;
+  /** When the last request started (burst 1: the next starts 1/rate later at the earliest). */
+  private lastStart = -Infinity;
 
   /**
    * @param rate tokens per second; Infinity or 0 means unlimited
@@ -79,5 +83,10 @@ export class TokenBucket {
     }
     const wait = this.reserve();
     if (wait > 0) await this.clock.sleep(wait, signal);
+    if (this.burst === 1 && !this.unlimited) {
+      const interval = 1000 / this.rate;
+      for (let early = this.lastStart + interval - this.clock.now(); early > 0; early = this.lastStart + interval - this.clock.now()) await this.clock.sleep(early, signal);
+      this.lastStart = this.clock.now();
+    }
   }
 }
