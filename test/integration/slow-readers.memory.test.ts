@@ -118,10 +118,14 @@ function slowReader(port: number, path: string, onEnd: (r: Reader) => void): Rea
 
 test(`${READERS} slow readers of a 12 MB static map, reconnecting for ${ATTACK_MS / 1000} s: RSS within 256 MB of the baseline and back within 30 s, tiles answered`, async () => {
   const pid = srv.child.pid as number;
-  // Warm: a render of the big map read at full speed, and the tiles, before the baseline is taken.
-  const warm = await rawGet(`${srv.url}${BIG}`);
-  expect(warm.status).toBe(200);
-  expect(warm.body.length).toBeGreaterThan(8 * MiB); // big enough that the kernel's buffers cannot take it
+  // Warm: renders of the big map read at full speed (three at once, twice: what rendering itself leaves in the
+  // allocator belongs to the baseline), and the tiles, before the baseline is taken.
+  for (let round = 0; round < 2; round++) {
+    for (const warm of await Promise.all([0, 1, 2].map(() => rawGet(`${srv.url}${BIG}`)))) {
+      expect(warm.status).toBe(200);
+      expect(warm.body.length).toBeGreaterThan(8 * MiB); // big enough that the kernel's buffers cannot take it
+    }
+  }
   for (const t of TILES) expect((await rawGet(`${srv.url}${t}`)).status).toBe(200);
   await new Promise((r) => setTimeout(r, 2000));
   const baseline = rssBytes(pid);
@@ -162,16 +166,19 @@ test(`${READERS} slow readers of a 12 MB static map, reconnecting for ${ATTACK_M
   // The readers are gone once the server holds none of their connections.
   await waitFor('the server to let go of every reader', () => serverConnections(srv.port, ports) === 0, { limitMs: 60_000 });
   clearInterval(sampler);
-  const gone = performance.now();
-  // Back within 30 s: RSS at most the budget for answers above the baseline.
-  const back = await waitFor('RSS back near the baseline', () => rssBytes(pid) <= baseline + 64 * MiB && rssBytes(pid), { limitMs: 60_000, intervalMs: 250 });
-  const backAfter = performance.now() - gone;
+  // Back within 30 s: RSS at most the budget for answers above the baseline. Read once a second for 30 s.
+  const after: number[] = [];
+  for (let i = 0; i <= 30; i++) {
+    after.push(rssBytes(pid));
+    if (i < 30) await new Promise((r) => setTimeout(r, 1000));
+  }
+  const backAt = after.findIndex((rss) => rss <= baseline + 64 * MiB);
   tiles.close();
 
   const statuses = ended.reduce<Record<string, number>>((n, r) => ((n[String(r.status)] = (n[String(r.status)] ?? 0) + 1), n), {});
   console.log(
     `slow readers ended, by the status of their answer: ${JSON.stringify(statuses)}; ` +
-      `${tileStatuses.length} tiles; RSS ${(baseline / MiB).toFixed(0)} -> peak ${(peak / MiB).toFixed(0)} -> ${(back / MiB).toFixed(0)} MiB ${(backAfter / 1000).toFixed(1)} s after the readers went`,
+      `${tileStatuses.length} tiles; RSS ${(baseline / MiB).toFixed(0)} -> peak ${(peak / MiB).toFixed(0)} MiB, then each second after the readers went: ${after.map((b) => (b / MiB).toFixed(0)).join(' ')}`,
   );
   expect(tileStatuses.length).toBeGreaterThan(0);
   expect(tileStatuses.every((s) => s === 200)).toBe(true);
@@ -181,7 +188,7 @@ test(`${READERS} slow readers of a 12 MB static map, reconnecting for ${ATTACK_M
   expect(refused.length).toBeGreaterThan(0);
   for (const r of refused) expect(Number(r.retryAfter)).toBeGreaterThan(0);
   expect(peak - baseline).toBeLessThanOrEqual(256 * MiB);
-  expect(backAfter).toBeLessThanOrEqual(30_000);
+  expect(backAt).toBeGreaterThanOrEqual(0);
   // And the server serves on.
   expect((await rawGet(`${srv.url}${TILES[0]}`)).status).toBe(200);
 });
@@ -234,7 +241,7 @@ test('the Range header of the Apache killer (1,300 overlapping ranges) gets a pl
   const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 100);
   // As slowhttptest -R sends it: bytes=0-,5-0,5-1,...,5-1299.
   const range = `bytes=0-,${Array.from({ length: 1300 }, (_, i) => `5-${i}`).join(',')}`;
-  const asset = '/assets/maplibre-gl/maplibre-gl.js';
+  const asset = '/assets/maplibre-gl/maplibre-gl.mjs';
   const whole = await rawGet(`${srv.url}${asset}`);
   expect(whole.status).toBe(200);
   const answers = await Promise.all(
@@ -243,10 +250,13 @@ test('the Range header of the Apache killer (1,300 overlapping ranges) gets a pl
   clearInterval(sampler);
   console.log(`Range attack: statuses ${JSON.stringify([...new Set(answers.map((a) => a.status))])}; RSS ${(baseline / MiB).toFixed(0)} -> peak ${(peak / MiB).toFixed(0)} MiB`);
   for (const [i, a] of answers.entries()) {
-    // Never a multipart answer of 1,301 parts: the asset whole (200), the tile as stored.
-    expect(a.status).toBe(200);
-    if (i % 2) expect(a.body.equals(whole.body)).toBe(true);
+    // Never a multipart answer of 1,301 parts: the asset whole (its overlapping ranges combined into one, 0-), the
+    // tile as stored (API routes answer no ranges).
     expect(String(a.headers['content-type'])).not.toMatch(/multipart/);
+    if (i % 2) {
+      expect([200, 206]).toContain(a.status);
+      expect(a.body.equals(whole.body)).toBe(true);
+    } else expect(a.status).toBe(200);
   }
   expect(peak - baseline).toBeLessThanOrEqual(256 * MiB);
 });
