@@ -115,6 +115,24 @@ function nodeReaders(port, count, stopAt) {
   };
 }
 
+/** Connections to `port` the server's side still holds (/proc/net/tcp: established, owned by a socket). */
+function heldConnections(port) {
+  let n = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length >= 10 && parseInt(f[1].split(':')[1], 16) === port && f[3] === '01' && f[9] !== '0') n++;
+    }
+  }
+  return n;
+}
+
 function slowhttptest(command, port, opts, tmp) {
   const args = ['-X', '-c', String(opts.connections), '-r', '200', '-w', '16', '-y', '16', '-n', '1', '-z', '16', '-k', '1', '-l', String(opts.seconds), '-p', '5', '-u', `http://127.0.0.1:${port}${BIG}&key=${KEY}`, '-g', '-o', path.join(tmp, 'slowhttptest')];
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
@@ -157,6 +175,9 @@ async function run(opts) {
     const stopAt = () => performance.now() > end;
     const attack = tool === 'node' ? nodeReaders(port, opts.connections, stopAt) : slowhttptest(command, port, opts, tmp);
     const during = await tileLoad(port, opts['tile-clients'], stopAt);
+    // What the server still holds of the attack's connections at its end (each reader of a map is closed one
+    // minSendRateSeconds after its answer started to wait for it).
+    const held = heldConnections(port);
     if (tool === 'node') attack.stop();
     else {
       attack.child.kill('SIGINT');
@@ -179,6 +200,7 @@ async function run(opts) {
       ['tile p50 / p99 idle (ms)', `${fmt(idle.p50, 1)} / ${fmt(idle.p99, 1)}`],
       ['tile p50 / p99 during (ms)', `${fmt(during.p50, 1)} / ${fmt(during.p99, 1)}`],
       ['tiles answered / failed during', `${during.requests} / ${during.failed}`],
+      ['connections the server held at the end', `${held} of ${opts.connections}`],
       ['/health after', String(health)],
     ];
     console.log(`\nslow readers (${tool}, ${opts.connections} connections, ${opts.seconds} s) of ${BIG}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
@@ -189,7 +211,7 @@ async function run(opts) {
       console.log(`\nslowhttptest's last status:\n${summary.join('\n')}`);
     }
     console.log(`\n${markdownTable(['', 'value'], rows)}`);
-    const file = writeResults('slowread', { tool, opts, baseline, peak, after, idle, during, health, load: os.loadavg() });
+    const file = writeResults('slowread', { tool, opts, baseline, peak, after, idle, during, held, health, load: os.loadavg() });
     console.log(`\nresults: ${path.relative(ROOT, file)}`);
   } finally {
     await stop(server);

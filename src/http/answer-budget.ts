@@ -88,7 +88,7 @@ export class AnswerBudget {
       if (bytes >= COUNTED_BYTES) this.hold(res, bytes);
       return;
     }
-    this.estimate = Math.max(COUNTED_BYTES, bytes, 0.9 * this.estimate);
+    this.estimate = Math.max(COUNTED_BYTES, bytes, Math.round(0.9 * this.estimate));
     (res as HeldResponse)[HELD] = bytes;
     this.held += bytes - held;
     if (bytes < held) this.startWaiting();
