@@ -166,13 +166,14 @@ test(`${READERS} slow readers of a 12 MB static map, reconnecting for ${ATTACK_M
   // The readers are gone once the server holds none of their connections.
   await waitFor('the server to let go of every reader', () => serverConnections(srv.port, ports) === 0, { limitMs: 60_000 });
   clearInterval(sampler);
-  // Back within 30 s: RSS at most the budget for answers above the baseline. Read once a second for 30 s.
+  // Back within 30 s: RSS at most the budget for answers (64 MB) and two of these answers above the baseline (with
+  // the bounds off it stays ~270 MB above it). Read once a second for 30 s.
   const after: number[] = [];
   for (let i = 0; i <= 30; i++) {
     after.push(rssBytes(pid));
     if (i < 30) await new Promise((r) => setTimeout(r, 1000));
   }
-  const backAt = after.findIndex((rss) => rss <= baseline + 64 * MiB);
+  const backAt = after.findIndex((rss) => rss <= baseline + 96 * MiB);
   tiles.close();
 
   const statuses = ended.reduce<Record<string, number>>((n, r) => ((n[String(r.status)] = (n[String(r.status)] ?? 0) + 1), n), {});
