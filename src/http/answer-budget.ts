@@ -26,16 +26,8 @@ interface Waiter {
   start: () => void;
 }
 
-/** What the budget holds now, for status and tests. */
-export interface AnswerBudgetState {
-  heldBytes: number;
-  waiting: number;
-  refused: number;
-}
-
 export class AnswerBudget {
   private held = 0;
-  private refused = 0;
   private readonly waiting: Waiter[] = [];
   /** The largest recent body reserved for, a tenth less per answer since (bytes); a 4096 px sample map is ~1.2 MB. */
   private estimate = 1024 * 1024;
@@ -46,10 +38,6 @@ export class AnswerBudget {
     private readonly retryAfterSeconds: number,
   ) {}
 
-  state(): AnswerBudgetState {
-    return { heldBytes: this.held, waiting: this.waiting.length, refused: this.refused };
-  }
-
   /**
    * Reserves room for one big body on `res`: at once while the bodies held are under the budget, else in turn.
    * Throws `too-busy` when MAX_WAITING requests already wait, `abandoned` when `signal` fires while waiting.
@@ -58,9 +46,9 @@ export class AnswerBudget {
     if ((res as HeldResponse)[HELD] !== undefined) return;
     if (this.waiting.length === 0 && this.held < this.budget) return this.hold(res, this.estimate);
     if (this.waiting.length >= MAX_WAITING) {
-      this.refused++;
       throw new ServiceError('too-busy', `Too many large answers being sent; retry in ${this.retryAfterSeconds} s`, this.retryAfterSeconds);
     }
+    if (signal.aborted) throw new ServiceError('abandoned', 'waiting for room to answer: the client went away');
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         start: () => {
