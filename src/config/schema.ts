@@ -363,9 +363,33 @@ export const configSchema = z
          * its answers holds them in memory until then. A slow download that progresses is not affected.
          */
         socketTimeoutSeconds: z.number().min(1).max(3600).default(60),
+        /**
+         * Memory (MB) for the bodies of big answers (static maps, any body of 64 KB or more) handed to connections
+         * and not yet taken by the kernel. A static map is rendered only while the bodies held stay under it; beyond
+         * it renders wait their turn (at most 16), and further ones are answered 503 with Retry-After.
+         */
+        answerMemoryMb: z.number().min(1).max(65536).default(64),
+        /**
+         * Slowest a client may take an answer the server is waiting to send (bytes per second, averaged over
+         * `minSendRateSeconds`); a connection below it is closed. 0: no minimum (only `socketTimeoutSeconds` applies).
+         */
+        minSendRate: z.number().int().min(0).default(1024),
+        /** The window over which `minSendRate` is measured (seconds). */
+        minSendRateSeconds: z.number().min(1).max(3600).default(20),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 8080, trustProxy: false, trustedProxies: ['127.0.0.1', '::1'], requestLog: true, shutdownGraceSeconds: 10, socketTimeoutSeconds: 60 }),
+      .default({
+        host: '127.0.0.1',
+        port: 8080,
+        trustProxy: false,
+        trustedProxies: ['127.0.0.1', '::1'],
+        requestLog: true,
+        shutdownGraceSeconds: 10,
+        socketTimeoutSeconds: 60,
+        answerMemoryMb: 64,
+        minSendRate: 1024,
+        minSendRateSeconds: 20,
+      }),
     /** Data directory holding the stores; relative paths are resolved against the config file's folder. */
     data: z.string().min(1).default('mirror'),
     /**

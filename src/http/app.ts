@@ -132,6 +132,20 @@ function originForm(req: IncomingMessage): string | undefined {
   return path;
 }
 
+/** Logs connections closed for reading too slowly: at most one line a minute, with the count since the last. */
+function slowReaderLog(log: Logger, minSendRate: number, minSendRateSeconds: number): () => void {
+  let closed = 0;
+  let loggedAt = -Infinity;
+  return () => {
+    closed += 1;
+    const now = performance.now();
+    if (now - loggedAt < 60_000) return;
+    log.warn({ minSendRate, minSendRateSeconds, closed }, 'slow readers closed: they took their answers slower than server.minSendRate');
+    loggedAt = now;
+    closed = 0;
+  };
+}
+
 export interface RunningServer {
   server: Server;
   url: string;
@@ -151,8 +165,9 @@ export function listen(config: Config, catalog: Catalog, log: Logger, services: 
     admit(req, res, () => listener(req, res));
   });
   // A connection with no traffic either way for this long is closed (stalled-sockets.ts: not with server.timeout,
-  // whose per-request timer work cost more than the check).
-  closeStalledSockets(server, config.server.socketTimeoutSeconds * 1000);
+  // whose per-request timer work cost more than the check), and so is one that reads its answers too slowly.
+  const { socketTimeoutSeconds, minSendRate, minSendRateSeconds } = config.server;
+  closeStalledSockets(server, socketTimeoutSeconds * 1000, { bytesPerSecond: minSendRate, windowMs: minSendRateSeconds * 1000, onClosed: slowReaderLog(log, minSendRate, minSendRateSeconds) });
   const drain = new Drain(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

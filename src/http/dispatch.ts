@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config, Tier } from '../config/schema';
 import type { Catalog } from '../store/catalog';
+import { AnswerBudget } from './answer-budget';
 import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { cloudErrors, errorReply, type ErrorDialect } from './error-reply';
@@ -25,6 +26,8 @@ export class Dispatcher {
 
   private readonly requestLine: RequestLine | undefined;
   private readonly batch = new ReplyBatch(this.write.bind(this));
+  /** The memory for big answers' bodies until they are sent (answer-budget.ts). */
+  readonly answers: AnswerBudget;
 
   constructor(
     readonly config: Config,
@@ -38,6 +41,8 @@ export class Dispatcher {
     this.policy = config.cache;
     this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
     this.requestLine = config.server.requestLog ? requestLineWriter(log) : undefined;
+    // A refusal's Retry-After: by then the slow readers holding the budget are closed (stalled-sockets.ts).
+    this.answers = new AnswerBudget(config.server.answerMemoryMb * 1024 * 1024, Math.ceil(config.server.minSendRateSeconds));
   }
 
   run(route: Route, params: RawParams | undefined, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string): void {
@@ -97,6 +102,7 @@ export class Dispatcher {
     if (res.headersSent || res.destroyed) return;
     const sent = sendReply(req, res, reply, this.policy, extra);
     const failed = typeof sent === 'number' ? undefined : sent;
+    this.answers.written(res, failed ? 0 : (sent as number));
     // sendReply answered 500 (or dropped the connection) itself; say why once, for this request.
     if (failed) {
       this.services.metrics?.failures.handler.inc();
@@ -176,6 +182,10 @@ class Context implements RequestContext {
 
   get trustedProxy(): boolean {
     return this.dispatcher.proxies.trusts(this.req);
+  }
+
+  reserveAnswer(): Promise<void> {
+    return this.dispatcher.answers.reserve(this.res, this.signal);
   }
 }
 

@@ -30,6 +30,11 @@ export interface RequestContext {
   clientAddress: string;
   /** The peer is a trusted proxy (`server.trustProxy` and `server.trustedProxies`): its X-Forwarded-* are believed. */
   trustedProxy: boolean;
+  /**
+   * Waits for room in the memory for answer bodies not yet sent (`server.answerMemoryMb`, answer-budget.ts); a
+   * handler about to make a big new body (a static map render) asks first. `too-busy` when too many wait.
+   */
+  reserveAnswer(): Promise<void>;
   /** Every service the handlers use, built in one place (service-root.ts). */
   services: Services;
   /** The route table this request was matched in (the API describes itself from it: `/openapi.json`). */

@@ -191,6 +191,8 @@ function context(
     trustedProxy: r.opts.trustedProxy ?? false,
     services: built.services,
     routes,
+    // No socket here, so no answer bodies held: room at once.
+    reserveAnswer: () => Promise.resolve(),
   };
 }
 

@@ -15,6 +15,16 @@ export function openFds(pid: number): number {
  */
 export function serverConnections(serverPort: number, clientPorts: ReadonlySet<number>): number {
   let n = 0;
+  for (const port of heldClientPorts(serverPort)) if (clientPorts.has(port)) n++;
+  return n;
+}
+
+/**
+ * The client ports of the connections to `serverPort` that the server's side still holds (see serverConnections):
+ * a client that reads slowly sees the server's close only once it has read what came before it, this sees it at once.
+ */
+export function heldClientPorts(serverPort: number): number[] {
+  const ports: number[] = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = '';
     try {
@@ -26,11 +36,10 @@ export function serverConnections(serverPort: number, clientPorts: ReadonlySet<n
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
       const local = parseInt(f[1].split(':')[1], 16);
-      const remote = parseInt(f[2].split(':')[1], 16);
-      if (local === serverPort && clientPorts.has(remote) && f[9] !== '0') n++;
+      if (local === serverPort && f[9] !== '0') ports.push(parseInt(f[2].split(':')[1], 16));
     }
   }
-  return n;
+  return ports;
 }
 
 /** Resident set size in bytes (VmRSS of /proc/PID/status). */

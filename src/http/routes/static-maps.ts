@@ -6,8 +6,8 @@ import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
 // The service's errors go through as they are: bad input (StaticMapError, `invalid` or `not-found`, its message
-// naming the bad part), a full render queue (`too-busy`, with Retry-After), a render its client abandoned
-// (`abandoned`: nobody reads the answer, and it is no server error to log).
+// naming the bad part), a full render queue or no room for more answers in memory (`too-busy`, with Retry-After),
+// a render its client abandoned (`abandoned`: nobody reads the answer, and it is no server error to log).
 
 // The grammar of the area (parsed into a view), size, path and markers is the static-map service's
 // (services/static-maps/request.ts):
@@ -55,5 +55,7 @@ export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMa
   const reply: Reply = { status: 200, type: layout.mediaType, cache: 'tile', etag: layout.etag };
   const inm = ctx.headers['if-none-match'];
   if (matches(Array.isArray(inm) ? inm.join(',') : inm, layout.etag)) return reply; // answered 304, no body needed
+  // The body is new and big (over a megabyte at 4096 px), and a slow reader keeps it: rendered only with room for it.
+  await ctx.reserveAnswer();
   return { ...reply, body: await staticMaps.render(layout, ctx.signal) };
 }
