@@ -14,9 +14,9 @@
 // can be added. So that binding is not used: proj-worker.js loads proj-wasm's emscripten module
 // (`dist/proj-emscripten.js`, which exports its file system) itself, with no network callbacks, `proj.ini`'s
 // `network = off`, and the operator's grid files written beside `proj.db`. PROJ then knows which grids are here.
-// Still, `proj_create_crs_to_crs` is not used: operations are listed with
-// PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID and the first one is taken (for EPSG:27700 without
-// grids that equals `cs2cs`), so the strategy can say which better operation a missing grid excluded.
+// The default transformation between two CRS is then PROJ's own choice, `proj_create_crs_to_crs` (what cs2cs and
+// pyproj use: offline it keeps the operations whose grids are here, and picks per point among them); a second
+// listing that ignores grids lets the strategy say which better operation a missing grid excluded.
 // This build lets some C++ exceptions escape PROJ's C API (an unknown code in proj_create_from_database): the
 // worker turns them into null, and callers check codes against the registry index before asking PROJ.
 
@@ -187,12 +187,18 @@ export class Proj {
   }
 
   /**
-   * PROJ's first operation from `source` to `target` whose grids are all here, with its axes in GIS order
-   * (longitude/easting first); null when there is none. `best`: PROJ's best operation, when a missing grid
+   * PROJ's default transformation from `source` to `target` (proj_create_crs_to_crs, as cs2cs and pyproj choose it,
+   * among the operations whose grids are here; several when parts of the area have their own, PROJ picking per
+   * point), with its axes in GIS order (longitude/easting first); null when PROJ has none, with PROJ's message.
+   * `best` (asked with `withBest`, or when there is no default): PROJ's best operation, when a missing grid
    * excluded it.
    */
-  firstUsable(source: ProjHandle, target: ProjHandle): Promise<{ op: ProjHandle | null; best: { id: ProjId | null; name: string; missing: string[] } | null }> {
-    return this.send('firstUsable', source, target);
+  defaultOperation(
+    source: ProjHandle,
+    target: ProjHandle,
+    withBest: boolean,
+  ): Promise<{ op: ProjHandle | null; best: { id: ProjId | null; name: string; missing: string[] } | null; message: string }> {
+    return this.send('defaultOperation', source, target, withBest);
   }
 
   /** The grids an operation needs (none for a Helmert or a conversion), each with whether it is here. */
@@ -216,20 +222,23 @@ export class Proj {
   }
 
   /**
-   * Transforms quadruples (x, y, z, t per point) through operations applied in order. When the worker is idle (no
+   * Transforms quadruples (x, y, z, t per point) through operations applied in order; `inverse`: back through
+   * them (the last one first, each inverted), from the end the operations lead to. When the worker is idle (no
    * message outstanding, PROJ loaded) and the call fits the shared slot, synchronously through shared memory: the
    * event loop blocks for PROJ's time (a warm 50-point transform: ~0.05 ms) plus the worker's wake-up, at most
    * SYNC_BLOCK_MS. Otherwise one message round trip. Either way a promise; a PROJ failure rejects with ProjError.
    */
-  trans(steps: ProjHandle[], data: Float64Array): Promise<Float64Array> {
-    const sync = this.transSync(steps, data, SLOT.OP_TRANS);
+  trans(steps: ProjHandle[], data: Float64Array, inverse = false): Promise<Float64Array> {
+    // The worker runs a negated handle inverse (PJ_INV).
+    const run = inverse ? steps.map((h) => -h).reverse() : steps;
+    const sync = this.transSync(run, data, SLOT.OP_TRANS);
     if (sync !== undefined) return sync;
     this.stats.messages++;
-    return this.send('trans', steps, data);
+    return this.send('trans', run, data);
   }
 
   /** The synchronous path of `trans`; undefined when it cannot be taken (busy worker, too large a call). */
-  private transSync(steps: ProjHandle[], data: Float64Array, op: number): Promise<Float64Array> | undefined {
+  private transSync(steps: readonly number[], data: Float64Array, op: number): Promise<Float64Array> | undefined {
     const ctrl = this.ctrl;
     if (!this.worker || this.pending.size > 0 || this.late || ctrl[SLOT.READY] !== 1 || ctrl[SLOT.STATE] !== SLOT.IDLE) return undefined;
     if (steps.length > SLOT.maxSteps || data.length > SLOT.maxDoubles) return undefined;

@@ -2,12 +2,16 @@
 //
 // Rules, in order (the strategy names are epsg.io's, whose API the cloud's grew out of):
 //   - `ops` given ("listed"): those operations by code, applied in order, each in GIS axis order; from s_srs to
-//     the first one's source and from the last one's target to t_srs PROJ's first usable operation links them.
+//     the first one's source and from the last one's target to t_srs PROJ's default transformation links them.
 //     An operation that needs a grid not in the grid directory is a TransformError naming the grid.
 //   - else, when either CRS has a default transformation ("boundcrs"): the CRS bound to WGS 84, as PROJ builds
 //     it (the TOWGS84 GDAL uses): 4326 → 5514 goes through EPSG:15965 and reproduces the spec's example.
-//   - else ("auto"): PROJ's first operation that needs no missing grid. When PROJ's best operation needs a grid,
-//     the strategy says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
+//   - else ("auto"): PROJ's default transformation, as cs2cs and pyproj choose it (proj_create_crs_to_crs, among
+//     the operations whose grids are here). When PROJ's best operation needs a grid that is missing, the strategy
+//     says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
+// Without `ops`, t_srs → s_srs runs the pipeline of s_srs → t_srs backwards (each operation inverted, PROJ choosing
+// per point from the target's side as it does for the source's): building a pipeline asks PROJ for every
+// operation between the two CRS and their areas (tens of milliseconds), the way back costs nothing more.
 
 import { ServiceError } from '../../errors';
 import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
@@ -58,6 +62,8 @@ type Built = Pick<Pipeline, 'steps' | 'strategy'>;
 interface Pipeline {
   steps: ProjHandle[];
   strategy: string;
+  /** The CRS the steps start from: a transform from the other end runs them backwards. */
+  source: number;
   /** Transforms running through it: an evicted pipeline's PROJ objects are freed when the last one ends. */
   users?: number;
   evicted?: boolean;
@@ -102,7 +108,8 @@ export class Transformer {
   }
 
   async transform(points: Point[], s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
-    const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
+    // Listed operations run one way; otherwise both directions between two CRS share a pipeline.
+    const key = ops?.length ? `${s}:${t}:${ops.join('|')}` : s <= t ? `${s}:${t}:` : `${t}:${s}:`;
     // A pipeline built means both codes passed crsRow: a warm transform asks the registry nothing.
     let p = this.built.get(key);
     if (p && p.generation !== this.proj.generation) {
@@ -121,13 +128,14 @@ export class Transformer {
     }
     let data: Float64Array;
     try {
-      data = await this.run(p, input);
+      data = await this.run(p, input, p.source !== s);
     } catch (err) {
       if (!(err instanceof ProjStopped)) throw err;
       // The worker crashed under this transform: once more, in a new worker (the pipeline built again there).
       this.cache.delete(key);
       this.built.delete(key);
-      data = await this.run(await this.pipeline(key, s, t, ops), input);
+      const again = await this.pipeline(key, s, t, ops);
+      data = await this.run(again, input, again.source !== s);
     }
     const results: TransformAnswer['results'] = new Array(points.length);
     for (let i = 0; i < points.length; i++) {
@@ -147,7 +155,7 @@ export class Transformer {
       const src = this.crsRow(s, 's_srs');
       const tgt = this.crsRow(t, 't_srs');
       // The worker is started by the build's first call: its generation is read once the build is done.
-      pipeline = this.build(src, tgt, ops).then((p) => ({ ...p, generation: this.proj.generation }));
+      pipeline = this.build(src, tgt, ops).then((p) => ({ ...p, source: s, generation: this.proj.generation }));
       if (this.cache.size >= Transformer.MAX_CACHED) this.evictOldest();
       this.cache.set(key, pipeline);
       // A failed build (bad ops) is not kept: the message is rebuilt the next time, and the cache holds only answers.
@@ -159,11 +167,11 @@ export class Transformer {
     return pipeline;
   }
 
-  /** Runs a pipeline; PROJ failing on the points is a TransformError. */
-  private async run(p: Pipeline, input: Float64Array): Promise<Float64Array> {
+  /** Runs a pipeline, forward or backwards; PROJ failing on the points is a TransformError. */
+  private async run(p: Pipeline, input: Float64Array, backwards: boolean): Promise<Float64Array> {
     p.users = (p.users ?? 0) + 1;
     try {
-      return await this.proj.trans(p.steps, input);
+      return await this.proj.trans(p.steps, input, backwards);
     } catch (err) {
       if (err instanceof ProjError && !(err instanceof ProjStopped)) throw new TransformError(`Invalid coordinates: PROJ cannot transform them (${err.message})`);
       throw err;
@@ -183,8 +191,16 @@ export class Transformer {
     return h;
   }
 
-  /** PROJ's first operation between two CRS whose grids are all here, in GIS axis order; and the best one skipped for a missing grid. */
-  private async firstUsable(sourceCode: number, targetCode: number, bind: { source: boolean; target: boolean } = { source: false, target: false }): Promise<{ op: ProjHandle; skipped?: string }> {
+  /**
+   * PROJ's default transformation between two CRS (each bound to WGS 84 when asked), in GIS axis order; with
+   * `withBest`, PROJ's best operation when it was skipped for a missing grid.
+   */
+  private async defaultOperation(
+    sourceCode: number,
+    targetCode: number,
+    bind: { source: boolean; target: boolean } = { source: false, target: false },
+    withBest = false,
+  ): Promise<{ op: ProjHandle; skipped?: string }> {
     const made: (ProjHandle | null)[] = [];
     try {
       const end = async (code: number, bound: boolean): Promise<ProjHandle> => {
@@ -197,9 +213,11 @@ export class Transformer {
       };
       const source = await end(sourceCode, bind.source);
       const target = await end(targetCode, bind.target);
-      const { op, best } = await this.proj.firstUsable(source, target);
-      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here${best ? ` (${best.id ? `${best.id.auth}:${best.id.code}` : best.name} needs ${best.missing.join(', ')})` : ''}`);
-      return { op, skipped: best ? `${best.id ? `${best.id.auth}:${best.id.code}` : best.name}: needs grid ${best.missing.join(', ')}` : undefined };
+      const { op, best, message } = await this.proj.defaultOperation(source, target, withBest);
+      const bestName = best ? (best.id ? `${best.id.auth}:${best.id.code}` : best.name) : '';
+      if (!op && best) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here (${bestName} needs ${best.missing.join(', ')})`);
+      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode}: PROJ has none${message ? ` (${message})` : ''}`);
+      return { op, skipped: best ? `${bestName}: needs grid ${best.missing.join(', ')}` : undefined };
     } finally {
       await this.proj.release(made);
     }
@@ -211,20 +229,20 @@ export class Transformer {
     // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
     // grid-free way to do (ETRS89 ↔ ETRS89 / EPSG Arctic zone 5-13 in the Arctic), and gives the same answer when it does.
     if (src.base !== null && src.base === tgt.base) {
-      const { op } = await this.firstUsable(src.code, tgt.code);
+      const { op } = await this.defaultOperation(src.code, tgt.code);
       return { steps: [op], strategy: src.default_op !== null || tgt.default_op !== null ? 'boundcrs' : 'auto' };
     }
     if (src.default_op !== null || tgt.default_op !== null) {
-      const { op } = await this.firstUsable(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
+      const { op } = await this.defaultOperation(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
       return { steps: [op], strategy: 'boundcrs' };
     }
-    const { op, skipped } = await this.firstUsable(src.code, tgt.code);
+    const { op, skipped } = await this.defaultOperation(src.code, tgt.code, undefined, true);
     return { steps: [op], strategy: skipped ? `auto (skipped ${skipped})` : 'auto' };
   }
 
   /**
    * `ops` applied in order. Each operation runs forward when the current CRS (or its base geographic CRS) is its
-   * source, inverse when it is its target; PROJ's first usable operation links the current CRS to where an
+   * source, inverse when it is its target; PROJ's default transformation links the current CRS to where an
    * operation starts (a projected CRS to its base: the inverse projection) and the last one's end to t_srs.
    */
   private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Built> {
@@ -240,11 +258,11 @@ export class Transformer {
         const startRow = start === null ? undefined : this.registry.crs(start);
         const endRow = end === null ? undefined : this.registry.crs(end);
         if (!startRow || !endRow) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS known here`);
-        if (startRow.code !== current.code) steps.push((await this.firstUsable(current.code, startRow.code)).op);
+        if (startRow.code !== current.code) steps.push((await this.defaultOperation(current.code, startRow.code)).op);
         steps.push(await this.operation(code, row.name, inverse));
         current = endRow;
       }
-      if (current.code !== tgt.code) steps.push((await this.firstUsable(current.code, tgt.code)).op);
+      if (current.code !== tgt.code) steps.push((await this.defaultOperation(current.code, tgt.code)).op);
       return { steps, strategy: 'listed' };
     } catch (err) {
       await this.proj.release(steps);
