@@ -44,7 +44,6 @@ const PJ_TYPE_BOUND_CRS = 19;
 const PROJ_GRID_AVAILABILITY_IGNORED = 3;
 const PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION = 1;
 const PJ_FWD = 1;
-const PJ_INV = -1;
 const PJ_PROJ_4 = 1;
 const PJ_WKT2_2019 = 2;
 
@@ -205,16 +204,13 @@ const ops = {
     return { proj4: as('proj_as_proj_string', PJ_PROJ_4), wkt: as('proj_as_wkt', PJ_WKT2_2019) };
   },
 
-  /**
-   * Transforms [x, y, z, t] quadruples (PJ_COORD is four doubles) through operations applied in order, each
-   * forward (PJ_FWD), or inverse (PJ_INV) when its handle comes negated.
-   */
+  /** Transforms [x, y, z, t] quadruples (PJ_COORD is four doubles) through operations applied in order. */
   trans(/** @type {number[]} */ steps, /** @type {Float64Array} */ coords) {
     const n = coords.length / 4;
     const ptr = M._malloc(coords.byteLength);
     try {
       M.HEAPF64.set(coords, ptr / 8);
-      for (const op of steps) M._proj_trans_array(Math.abs(op), op < 0 ? PJ_INV : PJ_FWD, n, ptr);
+      for (const op of steps) M._proj_trans_array(op, PJ_FWD, n, ptr);
       return M.HEAPF64.slice(ptr / 8, ptr / 8 + coords.length);
     } finally {
       M._free(ptr);

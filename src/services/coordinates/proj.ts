@@ -222,23 +222,20 @@ export class Proj {
   }
 
   /**
-   * Transforms quadruples (x, y, z, t per point) through operations applied in order; `inverse`: back through
-   * them (the last one first, each inverted), from the end the operations lead to. When the worker is idle (no
+   * Transforms quadruples (x, y, z, t per point) through operations applied in order. When the worker is idle (no
    * message outstanding, PROJ loaded) and the call fits the shared slot, synchronously through shared memory: the
    * event loop blocks for PROJ's time (a warm 50-point transform: ~0.05 ms) plus the worker's wake-up, at most
    * SYNC_BLOCK_MS. Otherwise one message round trip. Either way a promise; a PROJ failure rejects with ProjError.
    */
-  trans(steps: ProjHandle[], data: Float64Array, inverse = false): Promise<Float64Array> {
-    // The worker runs a negated handle inverse (PJ_INV).
-    const run = inverse ? steps.map((h) => -h).reverse() : steps;
-    const sync = this.transSync(run, data, SLOT.OP_TRANS);
+  trans(steps: ProjHandle[], data: Float64Array): Promise<Float64Array> {
+    const sync = this.transSync(steps, data, SLOT.OP_TRANS);
     if (sync !== undefined) return sync;
     this.stats.messages++;
-    return this.send('trans', run, data);
+    return this.send('trans', steps, data);
   }
 
   /** The synchronous path of `trans`; undefined when it cannot be taken (busy worker, too large a call). */
-  private transSync(steps: readonly number[], data: Float64Array, op: number): Promise<Float64Array> | undefined {
+  private transSync(steps: ProjHandle[], data: Float64Array, op: number): Promise<Float64Array> | undefined {
     const ctrl = this.ctrl;
     if (!this.worker || this.pending.size > 0 || this.late || ctrl[SLOT.READY] !== 1 || ctrl[SLOT.STATE] !== SLOT.IDLE) return undefined;
     if (steps.length > SLOT.maxSteps || data.length > SLOT.maxDoubles) return undefined;

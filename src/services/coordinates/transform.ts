@@ -9,9 +9,8 @@
 //   - else ("auto"): PROJ's default transformation, as cs2cs and pyproj choose it (proj_create_crs_to_crs, among
 //     the operations whose grids are here). When PROJ's best operation needs a grid that is missing, the strategy
 //     says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
-// Without `ops`, t_srs → s_srs runs the pipeline of s_srs → t_srs backwards (each operation inverted, PROJ choosing
-// per point from the target's side as it does for the source's): building a pipeline asks PROJ for every
-// operation between the two CRS and their areas (tens of milliseconds), the way back costs nothing more.
+// Each direction is built on its own, as PROJ chooses it: where several operations cover parts of the area, PROJ's
+// choice from t_srs to s_srs is not always the inverse of its choice the other way (ONGD14 → WGS 84).
 
 import { ServiceError } from '../../errors';
 import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
@@ -62,8 +61,6 @@ type Built = Pick<Pipeline, 'steps' | 'strategy'>;
 interface Pipeline {
   steps: ProjHandle[];
   strategy: string;
-  /** The CRS the steps start from: a transform from the other end runs them backwards. */
-  source: number;
   /** Transforms running through it: an evicted pipeline's PROJ objects are freed when the last one ends. */
   users?: number;
   evicted?: boolean;
@@ -108,8 +105,7 @@ export class Transformer {
   }
 
   async transform(points: Point[], s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
-    // Listed operations run one way; otherwise both directions between two CRS share a pipeline.
-    const key = ops?.length ? `${s}:${t}:${ops.join('|')}` : s <= t ? `${s}:${t}:` : `${t}:${s}:`;
+    const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
     // A pipeline built means both codes passed crsRow: a warm transform asks the registry nothing.
     let p = this.built.get(key);
     if (p && p.generation !== this.proj.generation) {
@@ -125,17 +121,20 @@ export class Transformer {
       input[i * 4] = x;
       input[i * 4 + 1] = y;
       input[i * 4 + 2] = z ?? 0;
+      // No time given: PROJ's "unknown" (HUGE_VAL), so a time-dependent operation stays at its reference epoch
+      // (as cs2cs and pyproj do); 0 would be the year 0, metres away through plate motion (ATRF2014 → ITRF2014).
+      input[i * 4 + 3] = Infinity;
     }
     let data: Float64Array;
     try {
-      data = await this.run(p, input, p.source !== s);
+      data = await this.run(p, input);
     } catch (err) {
       if (!(err instanceof ProjStopped)) throw err;
       // The worker crashed under this transform: once more, in a new worker (the pipeline built again there).
       this.cache.delete(key);
       this.built.delete(key);
       const again = await this.pipeline(key, s, t, ops);
-      data = await this.run(again, input, again.source !== s);
+      data = await this.run(again, input);
     }
     const results: TransformAnswer['results'] = new Array(points.length);
     for (let i = 0; i < points.length; i++) {
@@ -155,7 +154,7 @@ export class Transformer {
       const src = this.crsRow(s, 's_srs');
       const tgt = this.crsRow(t, 't_srs');
       // The worker is started by the build's first call: its generation is read once the build is done.
-      pipeline = this.build(src, tgt, ops).then((p) => ({ ...p, source: s, generation: this.proj.generation }));
+      pipeline = this.build(src, tgt, ops).then((p) => ({ ...p, generation: this.proj.generation }));
       if (this.cache.size >= Transformer.MAX_CACHED) this.evictOldest();
       this.cache.set(key, pipeline);
       // A failed build (bad ops) is not kept: the message is rebuilt the next time, and the cache holds only answers.
@@ -167,11 +166,11 @@ export class Transformer {
     return pipeline;
   }
 
-  /** Runs a pipeline, forward or backwards; PROJ failing on the points is a TransformError. */
-  private async run(p: Pipeline, input: Float64Array, backwards: boolean): Promise<Float64Array> {
+  /** Runs a pipeline; PROJ failing on the points is a TransformError. */
+  private async run(p: Pipeline, input: Float64Array): Promise<Float64Array> {
     p.users = (p.users ?? 0) + 1;
     try {
-      return await this.proj.trans(p.steps, input, backwards);
+      return await this.proj.trans(p.steps, input);
     } catch (err) {
       if (err instanceof ProjError && !(err instanceof ProjStopped)) throw new TransformError(`Invalid coordinates: PROJ cannot transform them (${err.message})`);
       throw err;
@@ -216,7 +215,7 @@ export class Transformer {
       const { op, best, message } = await this.proj.defaultOperation(source, target, withBest);
       const bestName = best ? (best.id ? `${best.id.auth}:${best.id.code}` : best.name) : '';
       if (!op && best) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here (${bestName} needs ${best.missing.join(', ')})`);
-      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode}: PROJ has none${message ? ` (${message})` : ''}`);
+      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode}: PROJ has none${message.trim() ? ` (${message.trim()})` : ''}`);
       return { op, skipped: best ? `${bestName}: needs grid ${best.missing.join(', ')}` : undefined };
     } finally {
       await this.proj.release(made);
