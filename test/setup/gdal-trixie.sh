@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# A GDAL newer than the system's for the interop tests: Debian trixie's gdal-bin (GDAL 3.10) in a root
-# filesystem of its own, run with `chroot ROOT gdalinfo ...` (test/interop/helpers.ts, chrootGdal). The system
-# keeps its own release (bookworm: GDAL 3.6); nothing of trixie is installed into it.
+# A GDAL and a PROJ newer than the system's for the interop tests: Debian trixie's gdal-bin (GDAL 3.10), proj-bin
+# and python3-pyproj (PROJ 9.6.0, EPSG v12.004) in a root filesystem of its own, run with `chroot ROOT gdalinfo ...`
+# (test/interop/helpers.ts, chrootGdal) and `chroot ROOT python3 ...` (the oracle of the exhaustive coordinates
+# transform test). The system keeps its own release (bookworm: GDAL 3.6, PROJ 9.1.1); nothing of trixie is
+# installed into it.
 #
 #   bash test/setup/gdal-trixie.sh [ROOT]
 #
@@ -10,8 +12,9 @@
 # tsc never walk it, and its device nodes and setuid programs stay out of the source tree; making and entering
 # it needs root anyway.
 #
-# Idempotent: a complete ROOT (marked when done, and GDAL answering in it) is reused in well under a second.
-# Otherwise it is made with mmdebstrap (variant essential + gdal-bin and its dependencies, no recommends, no
+# Idempotent: a complete ROOT (marked when done, and GDAL, projinfo and pyproj answering in it) is reused in well
+# under a second; one made before proj-bin and python3-pyproj were part of it is made anew.
+# Otherwise it is made with mmdebstrap (variant essential + PACKAGES and their dependencies, no recommends, no
 # docs, man pages or translations) from $TILEMIRROR_DEBIAN_MIRROR (default http://deb.debian.org/debian), in
 # ROOT.partial, and moved to ROOT only once complete. A lock keeps two runs from making it at once.
 # Measured here: about 119 MB downloaded, 366 MB on disk, 3 to 4 minutes on 2 busy cores.
@@ -25,6 +28,7 @@ set -euo pipefail
 ROOT="${1:-${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}}"
 MIRROR="${TILEMIRROR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 SUITE=trixie
+PACKAGES=gdal-bin,proj-bin,python3-pyproj
 READY="$ROOT/.tilemirror-gdal-ready"
 
 say() { printf '[gdal-trixie] %s\n' "$*" >&2; }
@@ -34,7 +38,8 @@ die() { say "ERROR: $*"; exit 1; }
 enter() {
   if [[ "$(id -u)" == "0" ]]; then chroot "$ROOT" "$@"; else unshare --map-root-user chroot "$ROOT" "$@"; fi
 }
-ready() { [[ -f "$READY" ]] && enter gdalinfo --version >/dev/null 2>&1; }
+usable() { "$@" gdalinfo --version && "$@" projinfo -q -o PROJ EPSG:4326 && "$@" python3 -c 'import pyproj'; } >/dev/null 2>&1
+ready() { [[ -f "$READY" ]] && usable enter; }
 
 if ready; then
   say "reusing $ROOT: $(cat "$READY")"
@@ -78,16 +83,17 @@ remove_tree() {
 
 PARTIAL="$ROOT.partial"
 remove_tree "$PARTIAL"
-say "making $ROOT: Debian $SUITE with gdal-bin from $MIRROR (a few minutes, about 120 MB to download)"
+say "making $ROOT: Debian $SUITE with $PACKAGES from $MIRROR (a few minutes, about 130 MB to download)"
 start=$(date +%s)
-if ! mmdebstrap --quiet --variant=essential --include=gdal-bin \
+if ! mmdebstrap --quiet --variant=essential --include="$PACKAGES" \
   --aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
   "$SUITE" "$PARTIAL" "$MIRROR" </dev/null; then
-  die "mmdebstrap could not make Debian $SUITE with gdal-bin in $PARTIAL (is $MIRROR reachable?)"
+  die "mmdebstrap could not make Debian $SUITE with $PACKAGES in $PARTIAL (is $MIRROR reachable?)"
 fi
-version=$(chroot "$PARTIAL" gdalinfo --version) || die "gdalinfo does not run in $PARTIAL"
+usable chroot "$PARTIAL" || die "gdalinfo, projinfo or pyproj does not run in $PARTIAL"
+version="$(chroot "$PARTIAL" gdalinfo --version); PROJ $(chroot "$PARTIAL" python3 -c 'import pyproj; print(pyproj.proj_version_str)')"
 printf '%s\n' "$version" >"$PARTIAL/.tilemirror-gdal-ready"
 remove_tree "$ROOT"
 mv "$PARTIAL" "$ROOT"

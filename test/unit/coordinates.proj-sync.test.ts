@@ -65,7 +65,7 @@ test('the worker crashing in the middle of a synchronous transform: the call fai
   const generation = proj.generation;
   // A pipeline of this worker, for the crash call: 4326 → 4326 (PROJ's no-op operation).
   const wgs84 = (await proj.fromDatabase(4326, 'crs')) as ProjHandle;
-  const { op } = await proj.firstUsable(wgs84, wgs84);
+  const { op } = await proj.defaultOperation(wgs84, wgs84, false);
   await proj.release([wgs84]);
   const crash = proj.crashForTest([op as ProjHandle], new Float64Array([17, 50, 0, 0]));
   expect(crash).toBeInstanceOf(Promise); // the worker was idle: the slot took the call (or, not scheduled in time, a message)

@@ -41,8 +41,9 @@ const DIR = '/proj';
 const PJ_CATEGORY_CRS = 3;
 const PJ_CATEGORY_COORDINATE_OPERATION = 4;
 const PJ_TYPE_BOUND_CRS = 19;
-const PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID = 1;
 const PROJ_GRID_AVAILABILITY_IGNORED = 3;
+const PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION = 1;
+const PJ_FWD = 1;
 const PJ_PROJ_4 = 1;
 const PJ_WKT2_2019 = 2;
 
@@ -114,15 +115,17 @@ function gridsOf(/** @type {number} */ op) {
   return out;
 }
 
-/** Operations from `source` to `target`, PROJ's best first; `discard`: only those whose grids are all here. */
-function operationList(/** @type {number} */ source, /** @type {number} */ target, /** @type {boolean} */ discard) {
+/**
+ * Every operation from `source` to `target` whether its grids are here or not, PROJ's best first, as
+ * proj_create_crs_to_crs lists them (operations whose area of use meets the CRS's, not only those containing it:
+ * with PROJ's default of containment, a CRS whose area is larger than every operation's, such as ETRS89 / LAEA
+ * Europe against ETRS89 to WGS 84, makes PROJ throw "empty intersection of area of validity").
+ */
+function operationList(/** @type {number} */ source, /** @type {number} */ target) {
   const factory = M.ccall('proj_create_operation_factory_context', 'number', ['number', 'number'], [ctx, 0]);
   try {
-    M._proj_operation_factory_context_set_grid_availability_use(
-      ctx,
-      factory,
-      discard ? PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID : PROJ_GRID_AVAILABILITY_IGNORED,
-    );
+    M._proj_operation_factory_context_set_grid_availability_use(ctx, factory, PROJ_GRID_AVAILABILITY_IGNORED);
+    M._proj_operation_factory_context_set_spatial_criterion(ctx, factory, PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION);
     const list = orNull(() => M._proj_create_operations(ctx, source, target, factory));
     if (!list) return [];
     const ops = [];
@@ -160,21 +163,27 @@ const ops = {
   },
 
   /**
-   * PROJ's first operation whose grids are all here, with its axes in GIS order (null when none), and PROJ's best
-   * operation when that one needs a grid that is missing (which the first usable one then replaces).
+   * PROJ's default transformation from `source` to `target`, with its axes in GIS order: what cs2cs and pyproj's
+   * Transformer do (proj_create_crs_to_crs; offline, so among the operations whose grids are all here). When
+   * several operations apply to parts of the area, it holds them all and PROJ picks per point the most accurate
+   * one whose area contains it. Null when PROJ has none, with PROJ's message. `best` (asked with `withBest`: a
+   * second listing, as long as the first): PROJ's best operation regardless of grids, when it needs a grid that
+   * is missing (the default then does without it).
    */
-  firstUsable(/** @type {number} */ source, /** @type {number} */ target) {
-    const usable = operationList(source, target, true);
-    const op = usable.length ? orNull(() => M._proj_normalize_for_visualization(ctx, usable[0])) : null;
-    for (const o of usable) M._proj_destroy(o);
-    const all = operationList(source, target, false);
+  defaultOperation(/** @type {number} */ source, /** @type {number} */ target, /** @type {boolean} */ withBest) {
+    lastMessage = '';
+    const raw = orNull(() => M.ccall('proj_create_crs_to_crs_from_pj', 'number', ['number', 'number', 'number', 'number', 'number'], [ctx, source, target, 0, 0]));
+    const op = raw ? orNull(() => M._proj_normalize_for_visualization(ctx, raw)) : null;
+    if (raw) M._proj_destroy(raw);
+    const message = op ? '' : lastMessage;
+    const all = withBest || !op ? operationList(source, target) : [];
     let best = null;
     if (all.length) {
       const missing = gridsOf(all[0]).filter((g) => !g.available).map((g) => g.name);
       if (missing.length) best = { id: idOf(all[0]), name: nameOf(all[0]), missing };
     }
     for (const o of all) M._proj_destroy(o);
-    return { op, best };
+    return { op, best, message };
   },
 
   gridsOf,
@@ -201,7 +210,7 @@ const ops = {
     const ptr = M._malloc(coords.byteLength);
     try {
       M.HEAPF64.set(coords, ptr / 8);
-      for (const op of steps) M._proj_trans_array(op, 1, n, ptr);
+      for (const op of steps) M._proj_trans_array(op, PJ_FWD, n, ptr);
       return M.HEAPF64.slice(ptr / 8, ptr / 8 + coords.length);
     } finally {
       M._free(ptr);

@@ -14,9 +14,9 @@
 // can be added. So that binding is not used: proj-worker.js loads proj-wasm's emscripten module
 // (`dist/proj-emscripten.js`, which exports its file system) itself, with no network callbacks, `proj.ini`'s
 // `network = off`, and the operator's grid files written beside `proj.db`. PROJ then knows which grids are here.
-// Still, `proj_create_crs_to_crs` is not used: operations are listed with
-// PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID and the first one is taken (for EPSG:27700 without
-// grids that equals `cs2cs`), so the strategy can say which better operation a missing grid excluded.
+// The default transformation between two CRS is then PROJ's own choice, `proj_create_crs_to_crs` (what cs2cs and
+// pyproj use: offline it keeps the operations whose grids are here, and picks per point among them); a second
+// listing that ignores grids lets the strategy say which better operation a missing grid excluded.
 // This build lets some C++ exceptions escape PROJ's C API (an unknown code in proj_create_from_database): the
 // worker turns them into null, and callers check codes against the registry index before asking PROJ.
 
@@ -187,12 +187,18 @@ export class Proj {
   }
 
   /**
-   * PROJ's first operation from `source` to `target` whose grids are all here, with its axes in GIS order
-   * (longitude/easting first); null when there is none. `best`: PROJ's best operation, when a missing grid
+   * PROJ's default transformation from `source` to `target` (proj_create_crs_to_crs, as cs2cs and pyproj choose it,
+   * among the operations whose grids are here; several when parts of the area have their own, PROJ picking per
+   * point), with its axes in GIS order (longitude/easting first); null when PROJ has none, with PROJ's message.
+   * `best` (asked with `withBest`, or when there is no default): PROJ's best operation, when a missing grid
    * excluded it.
    */
-  firstUsable(source: ProjHandle, target: ProjHandle): Promise<{ op: ProjHandle | null; best: { id: ProjId | null; name: string; missing: string[] } | null }> {
-    return this.send('firstUsable', source, target);
+  defaultOperation(
+    source: ProjHandle,
+    target: ProjHandle,
+    withBest: boolean,
+  ): Promise<{ op: ProjHandle | null; best: { id: ProjId | null; name: string; missing: string[] } | null; message: string }> {
+    return this.send('defaultOperation', source, target, withBest);
   }
 
   /** The grids an operation needs (none for a Helmert or a conversion), each with whether it is here. */

@@ -207,14 +207,16 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
 
 /**
  * The default transformation of each CRS: the operation PROJ puts into the CRS bound to WGS 84 (the TOWGS84 GDAL
- * and epsg.io use; 5514 → EPSG:15965). Asked only for CRS whose base geographic CRS has a transformation to
- * WGS 84 at all; CRS sharing a base and an extent share the answer.
+ * and epsg.io use; 5514 → EPSG:15965), asked of PROJ for every CRS with a geodetic base other than WGS 84's own
+ * (which PROJ never binds): a geocentric CRS binds through a geocentric Helmert (ONGD14 → EPSG:7377), a CRS on a
+ * prime meridian other than Greenwich through its Greenwich twin's (NTF (Paris) → EPSG:1193), so no narrower
+ * filter on the registry's rows finds them all.
  */
 async function fillDefaultTransformations(db: Database.Database, log?: (m: string) => void): Promise<void> {
   const candidates = db
     .prepare(
-      `SELECT o.id, o.code, o.base FROM obj o WHERE o.kind IN ('CRS-PROJCRS','CRS-GEOGCRS','CRS-GEOG3DCRS','CRS-COMPOUNDCRS') AND o.base IS NOT NULL AND o.base <> 4326
-       AND EXISTS (SELECT 1 FROM obj t WHERE t.kind='COORDOP-COPTRAN' AND t.tbl='helmert_transformation' AND t.deprecated=0 AND ((t.src=o.base AND t.tgt=4326) OR (t.src=4326 AND t.tgt=o.base)))`,
+      `SELECT o.id, o.code, o.base FROM obj o WHERE o.kind IN ('CRS-PROJCRS','CRS-GEOGCRS','CRS-GEOG3DCRS','CRS-GCENCRS','CRS-COMPOUNDCRS')
+       AND o.base IS NOT NULL AND o.base NOT IN (4326, 4979, 4978)`,
     )
     .all() as { id: number; code: number; base: number }[];
   const update = db.prepare('UPDATE obj SET default_op=? WHERE id=?');

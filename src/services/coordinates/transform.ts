@@ -2,12 +2,15 @@
 //
 // Rules, in order (the strategy names are epsg.io's, whose API the cloud's grew out of):
 //   - `ops` given ("listed"): those operations by code, applied in order, each in GIS axis order; from s_srs to
-//     the first one's source and from the last one's target to t_srs PROJ's first usable operation links them.
+//     the first one's source and from the last one's target to t_srs PROJ's default transformation links them.
 //     An operation that needs a grid not in the grid directory is a TransformError naming the grid.
 //   - else, when either CRS has a default transformation ("boundcrs"): the CRS bound to WGS 84, as PROJ builds
 //     it (the TOWGS84 GDAL uses): 4326 → 5514 goes through EPSG:15965 and reproduces the spec's example.
-//   - else ("auto"): PROJ's first operation that needs no missing grid. When PROJ's best operation needs a grid,
-//     the strategy says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
+//   - else ("auto"): PROJ's default transformation, as cs2cs and pyproj choose it (proj_create_crs_to_crs, among
+//     the operations whose grids are here). When PROJ's best operation needs a grid that is missing, the strategy
+//     says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
+// Each direction is built on its own, as PROJ chooses it: where several operations cover parts of the area, PROJ's
+// choice from t_srs to s_srs is not always the inverse of its choice the other way (ONGD14 → WGS 84).
 
 import { ServiceError } from '../../errors';
 import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
@@ -118,6 +121,9 @@ export class Transformer {
       input[i * 4] = x;
       input[i * 4 + 1] = y;
       input[i * 4 + 2] = z ?? 0;
+      // No time given: PROJ's "unknown" (HUGE_VAL), so a time-dependent operation stays at its reference epoch
+      // (as cs2cs and pyproj do); 0 would be the year 0, metres away through plate motion (ATRF2014 → ITRF2014).
+      input[i * 4 + 3] = Infinity;
     }
     let data: Float64Array;
     try {
@@ -127,7 +133,8 @@ export class Transformer {
       // The worker crashed under this transform: once more, in a new worker (the pipeline built again there).
       this.cache.delete(key);
       this.built.delete(key);
-      data = await this.run(await this.pipeline(key, s, t, ops), input);
+      const again = await this.pipeline(key, s, t, ops);
+      data = await this.run(again, input);
     }
     const results: TransformAnswer['results'] = new Array(points.length);
     for (let i = 0; i < points.length; i++) {
@@ -183,8 +190,16 @@ export class Transformer {
     return h;
   }
 
-  /** PROJ's first operation between two CRS whose grids are all here, in GIS axis order; and the best one skipped for a missing grid. */
-  private async firstUsable(sourceCode: number, targetCode: number, bind: { source: boolean; target: boolean } = { source: false, target: false }): Promise<{ op: ProjHandle; skipped?: string }> {
+  /**
+   * PROJ's default transformation between two CRS (each bound to WGS 84 when asked), in GIS axis order; with
+   * `withBest`, PROJ's best operation when it was skipped for a missing grid.
+   */
+  private async defaultOperation(
+    sourceCode: number,
+    targetCode: number,
+    bind: { source: boolean; target: boolean } = { source: false, target: false },
+    withBest = false,
+  ): Promise<{ op: ProjHandle; skipped?: string }> {
     const made: (ProjHandle | null)[] = [];
     try {
       const end = async (code: number, bound: boolean): Promise<ProjHandle> => {
@@ -197,9 +212,11 @@ export class Transformer {
       };
       const source = await end(sourceCode, bind.source);
       const target = await end(targetCode, bind.target);
-      const { op, best } = await this.proj.firstUsable(source, target);
-      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here${best ? ` (${best.id ? `${best.id.auth}:${best.id.code}` : best.name} needs ${best.missing.join(', ')})` : ''}`);
-      return { op, skipped: best ? `${best.id ? `${best.id.auth}:${best.id.code}` : best.name}: needs grid ${best.missing.join(', ')}` : undefined };
+      const { op, best, message } = await this.proj.defaultOperation(source, target, withBest);
+      const bestName = best ? (best.id ? `${best.id.auth}:${best.id.code}` : best.name) : '';
+      if (!op && best) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here (${bestName} needs ${best.missing.join(', ')})`);
+      if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode}: PROJ has none${message.trim() ? ` (${message.trim()})` : ''}`);
+      return { op, skipped: best ? `${bestName}: needs grid ${best.missing.join(', ')}` : undefined };
     } finally {
       await this.proj.release(made);
     }
@@ -211,20 +228,20 @@ export class Transformer {
     // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
     // grid-free way to do (ETRS89 ↔ ETRS89 / EPSG Arctic zone 5-13 in the Arctic), and gives the same answer when it does.
     if (src.base !== null && src.base === tgt.base) {
-      const { op } = await this.firstUsable(src.code, tgt.code);
+      const { op } = await this.defaultOperation(src.code, tgt.code);
       return { steps: [op], strategy: src.default_op !== null || tgt.default_op !== null ? 'boundcrs' : 'auto' };
     }
     if (src.default_op !== null || tgt.default_op !== null) {
-      const { op } = await this.firstUsable(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
+      const { op } = await this.defaultOperation(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
       return { steps: [op], strategy: 'boundcrs' };
     }
-    const { op, skipped } = await this.firstUsable(src.code, tgt.code);
+    const { op, skipped } = await this.defaultOperation(src.code, tgt.code, undefined, true);
     return { steps: [op], strategy: skipped ? `auto (skipped ${skipped})` : 'auto' };
   }
 
   /**
    * `ops` applied in order. Each operation runs forward when the current CRS (or its base geographic CRS) is its
-   * source, inverse when it is its target; PROJ's first usable operation links the current CRS to where an
+   * source, inverse when it is its target; PROJ's default transformation links the current CRS to where an
    * operation starts (a projected CRS to its base: the inverse projection) and the last one's end to t_srs.
    */
   private async listed(src: ObjRow, tgt: ObjRow, ops: number[]): Promise<Built> {
@@ -240,11 +257,11 @@ export class Transformer {
         const startRow = start === null ? undefined : this.registry.crs(start);
         const endRow = end === null ? undefined : this.registry.crs(end);
         if (!startRow || !endRow) throw new TransformError(`Invalid ops: EPSG:${code} has no source and target CRS known here`);
-        if (startRow.code !== current.code) steps.push((await this.firstUsable(current.code, startRow.code)).op);
+        if (startRow.code !== current.code) steps.push((await this.defaultOperation(current.code, startRow.code)).op);
         steps.push(await this.operation(code, row.name, inverse));
         current = endRow;
       }
-      if (current.code !== tgt.code) steps.push((await this.firstUsable(current.code, tgt.code)).op);
+      if (current.code !== tgt.code) steps.push((await this.defaultOperation(current.code, tgt.code)).op);
       return { steps, strategy: 'listed' };
     } catch (err) {
       await this.proj.release(steps);

@@ -1,0 +1,186 @@
+// Every EPSG CRS, not a sample: Debian trixie's PROJ (python3-pyproj over libproj 9.6, in the root filesystem of
+// test/setup/gdal-trixie.sh) reads the server's own registry (proj-wasm's proj.db, so both know the same CRS) with
+// no grid files (as the server without coordinates.gridDir), lists every non-deprecated EPSG CRS, and transforms
+// the centre of each one's area of use from EPSG:4326 and back with its default choice (proj_transform_oracle.py).
+// The server must answer both directions over HTTP and agree to 5 cm in the CRS's linear unit, 1e-7° in its
+// angular one; where PROJ has no operation, it must refuse (400). The counts (tested, passed, each family refused
+// with its reason) are printed and asserted, and README.md's coordinates section quotes them.
+
+import { spawn } from 'node:child_process';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { DEFAULT_INDEX_DIR } from '../../src/config/load';
+import { KEY, startServer, type TestServer } from '../helpers/server';
+import { chrootGdal, gdalTest, REPO_ROOT } from './helpers';
+
+const ORACLE = path.join(__dirname, 'proj_transform_oracle.py');
+/** The registry the server reads (proj-wasm's), given to the oracle's PROJ as its proj.db. */
+const PROJ_DB = path.join(REPO_ROOT, 'node_modules', 'proj-wasm', 'dist', 'proj.db');
+/** Requests in flight: the server's PROJ thread builds one pipeline at a time; a few overlap HTTP and JSON work. */
+const IN_FLIGHT = 4;
+const METRE_TOLERANCE = 0.05;
+const DEGREE_TOLERANCE = 1e-7;
+
+interface Answer {
+  code: number;
+  type: string;
+  name: string;
+  point?: [number, number];
+  status: 'ok' | 'none' | 'outside' | 'refused';
+  reason?: string;
+  default?: number | null;
+  fwd?: [number, number, number];
+  back?: [number, number, number];
+  units?: number[];
+  angular?: boolean[];
+  fwdOp?: string;
+  invOp?: string;
+}
+interface About {
+  proj: string;
+  pyproj: string;
+  epsg: string;
+  total: number;
+}
+interface Reply {
+  status: number;
+  results?: { x: number; y: number; z: number }[];
+  strategy?: string;
+  text?: string;
+}
+
+const trixie = chrootGdal();
+const it = gdalTest(trixie);
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR } });
+});
+afterAll(() => srv?.close());
+
+async function transform(point: number[], s: number, t: number): Promise<Reply> {
+  const r = await fetch(`${srv.url}/coordinates/transform/${point.join(',')}.json?s_srs=${s}&t_srs=${t}&key=${KEY}`);
+  const text = await r.text();
+  if (r.status !== 200) return { status: r.status, text: text.slice(0, 300) };
+  const body = JSON.parse(text) as { results: Reply['results']; transformer_selection_strategy: string };
+  return { status: 200, results: body.results, strategy: body.transformer_selection_strategy };
+}
+
+/** Runs `work` over `items`, IN_FLIGHT at a time. */
+async function pool<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+}
+
+/** Tolerance of each axis in its own unit: 5 cm, or 1e-7° (units: metres or radians per unit). */
+function tolerances(units: number[], angular: boolean[]): number[] {
+  return units.map((u, i) => (angular[i] ? (DEGREE_TOLERANCE * Math.PI) / 180 / u : METRE_TOLERANCE / u));
+}
+
+/** What differs between ours and PROJ's (x, y, z), beyond the tolerances; '' when they agree. */
+function difference(ours: { x: number; y: number; z: number }, proj: number[], tol: number[]): string {
+  const got = [ours.x, ours.y, ours.z];
+  // A 2D CRS: PROJ passes the given height through; so must we (5 cm).
+  const bad = proj.map((v, i) => Math.abs(got[i] - v) > (tol[i] ?? METRE_TOLERANCE));
+  return bad.some(Boolean) ? `ours ${got.join(',')} PROJ ${proj.join(',')}` : '';
+}
+
+/**
+ * Runs the oracle in trixie's root filesystem, handing each chunk of answers to `chunk` as it comes (the server
+ * works on one chunk while the oracle computes the next); resolves with the oracle's header once it has ended.
+ */
+async function runOracle(chunk: (answers: Answer[]) => Promise<void>): Promise<About> {
+  // The oracle's PROJ reads our registry from a directory of its own, with no grid and no network.
+  const tmp = trixie.makeTempDir('proj-transform');
+  try {
+    copyFileSync(PROJ_DB, path.join(tmp.dir, 'proj.db'));
+    writeFileSync(path.join(tmp.dir, 'proj.ini'), 'network = off\n');
+    copyFileSync(ORACLE, path.join(tmp.dir, 'oracle.py'));
+    const inv = trixie.invocation('python3', ['-W', 'ignore', trixie.pathFor(path.join(tmp.dir, 'oracle.py'))], tmp.dir);
+    const child = spawn(inv.file, inv.args, { env: { ...inv.env, PROJ_DATA: trixie.pathFor(tmp.dir), PROJ_NETWORK: 'OFF' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4000)));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    let about: About | undefined;
+    // One chunk at a time: the next line waits until the server has answered the previous one.
+    for await (const line of createInterface({ input: child.stdout })) {
+      if (!about) about = JSON.parse(line) as About;
+      else await chunk((JSON.parse(line) as { answers: Answer[] }).answers);
+    }
+    const code = await exited;
+    if (code !== 0 || !about) throw new Error(`${inv.file} ${inv.args.join(' ')} exited with ${code}: ${stderr}`);
+    return about;
+  } finally {
+    tmp.cleanup();
+  }
+}
+
+it(
+  'every EPSG CRS that PROJ transforms from EPSG:4326 transforms here as PROJ does, both directions, at the centre of its area of use',
+  async () => {
+    const all: Answer[] = [];
+    const failures: string[] = [];
+    const answeredAnyway: string[] = [];
+    let passed = 0;
+    const check = async (a: Answer): Promise<void> => {
+      if (a.status === 'none' || a.status === 'refused') {
+        // Where PROJ has no operation, or the CRS has no horizontal part, the server refuses with a 400.
+        const r = await transform(a.point ?? [0, 0], 4326, a.code);
+        if (r.status !== 400) answeredAnyway.push(`4326→${a.code} (${a.name}, ${a.status}: ${a.reason}): ${r.status} ${r.strategy ?? r.text}`);
+        return;
+      }
+      if (a.status !== 'ok') return;
+      const tol = tolerances(a.units ?? [], a.angular ?? []);
+      const fwd = await transform(a.point as number[], 4326, a.code);
+      const back = await transform(a.fwd as number[], a.code, 4326);
+      const before = failures.length;
+      if (!fwd.results) failures.push(`4326→${a.code} (${a.name}): ${fwd.status} ${fwd.text}; PROJ: ${a.fwdOp}`);
+      else {
+        const d = difference(fwd.results[0], a.fwd as number[], tol);
+        if (d) failures.push(`4326→${a.code} (${a.name}) at ${(a.point as number[]).join(',')}: ${d}; ours ${fwd.strategy}, PROJ ${a.fwdOp}`);
+      }
+      if (!back.results) failures.push(`${a.code}→4326 (${a.name}): ${back.status} ${back.text}; PROJ: ${a.invOp}`);
+      else {
+        const d = difference(back.results[0], a.back as number[], tolerances([Math.PI / 180, Math.PI / 180, 1], [true, true, false]));
+        if (d) failures.push(`${a.code}→4326 (${a.name}) from ${(a.fwd as number[]).join(',')}: ${d}; ours ${back.strategy}, PROJ ${a.invOp}`);
+      }
+      if (failures.length === before) passed++;
+    };
+    const about = await runOracle(async (answers) => {
+      all.push(...answers);
+      await pool(answers, check);
+    });
+    expect(about.epsg).toBe('v12.029'); // the server's registry, not trixie's own (v12.004)
+    expect(all.length).toBe(about.total);
+
+    // The note: counts by family (status and reason without the coordinates), with a few codes each.
+    const ok = all.filter((a) => a.status === 'ok');
+    const families = new Map<string, number[]>();
+    for (const a of all.filter((x) => x.status !== 'ok')) {
+      const reason = `${a.status}: ${(a.reason ?? '').replace(/ at \[.*$| from \[.*$/, '')} (${a.type})`;
+      families.set(reason, [...(families.get(reason) ?? []), a.code]);
+    }
+    const byType = new Map<string, number>();
+    for (const a of ok) byType.set(a.type, (byType.get(a.type) ?? 0) + 1);
+    // eslint-disable-next-line no-console
+    console.log(
+      [
+        `PROJ ${about.proj} (pyproj ${about.pyproj}) over EPSG ${about.epsg}: ${all.length} non-deprecated EPSG CRS`,
+        `tested ${ok.length} (${[...byType].map(([t, n]) => `${t} ${n}`).join(', ')}), both directions: passed ${passed}, failed ${ok.length - passed}`,
+        `not tested ${all.length - ok.length}:`,
+        ...[...families].sort((x, y) => y[1].length - x[1].length).map(([r, codes]) => `  ${codes.length} ${r}: ${codes.slice(0, 8).join(' ')}${codes.length > 8 ? ' …' : ''}`),
+        ...(failures.length ? [`failures (${failures.length}):`, ...failures] : []),
+        ...(answeredAnyway.length ? [`answered where PROJ refuses (${answeredAnyway.length}):`, ...answeredAnyway] : []),
+      ].join('\n'),
+    );
+    expect(failures.slice(0, 50)).toEqual([]);
+    expect(answeredAnyway.slice(0, 50)).toEqual([]);
+    // Every CRS of the registry's families is there: a broken oracle cannot pass by testing nothing.
+    expect(ok.length).toBeGreaterThan(6500);
+  },
+  2_400_000,
+);
