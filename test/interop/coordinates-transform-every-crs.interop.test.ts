@@ -20,6 +20,25 @@ const PROJ_DB = path.join(REPO_ROOT, 'node_modules', 'proj-wasm', 'dist', 'proj.
 /** Requests in flight: the server's PROJ thread builds one pipeline at a time; a few overlap HTTP and JSON work. */
 const IN_FLIGHT = 4;
 const METRE_TOLERANCE = 0.05;
+
+/**
+ * The CRS where the server and Debian's PROJ are known to disagree, each with why. Named one by one so that a new
+ * disagreement fails the test and one that goes away is reported; the note of the coordinates section of README.md
+ * gives the same list. The server's PROJ is proj-wasm's 9.8.1, Debian's newest in a stable release 9.6.0.
+ */
+const ITRF_FROM_WGS84 =
+  'PROJ 9.8.1 (proj-wasm) lists no operation from any WGS 84 CRS (4326, 4978, 4979) to this ITRF/ETRF/PZ-90 frame, where PROJ 9.6.0 finds one; from ETRS89 it transforms';
+const NKG_ETRF14 = 'PROJ 9.6.0 and 9.8.1 choose opposite NKG operations in each direction (4-5 cm apart)';
+const KNOWN_DISAGREEMENTS = new Map<number, string>([
+  ...[4916, 4919, 7677, 7678, 7679, 7680, 7906, 7909, ...range(7914, 7931), ...range(8397, 8403), 8994, 8997, ...range(9059, 9069), 9474, 9475, ...range(10569, 10571)].map(
+    (c): [number, string] => [c, ITRF_FROM_WGS84],
+  ),
+  ...range(10805, 10807).map((c): [number, string] => [c, NKG_ETRF14]),
+]);
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
 const DEGREE_TOLERANCE = 1e-7;
 
 interface Answer {
@@ -124,6 +143,7 @@ it(
   async () => {
     const all: Answer[] = [];
     const failures: string[] = [];
+    const known = new Map<number, string[]>();
     const answeredAnyway: string[] = [];
     let passed = 0;
     const check = async (a: Answer): Promise<void> => {
@@ -137,18 +157,20 @@ it(
       const tol = tolerances(a.units ?? [], a.angular ?? []);
       const fwd = await transform(a.point as number[], 4326, a.code);
       const back = await transform(a.fwd as number[], a.code, 4326);
-      const before = failures.length;
-      if (!fwd.results) failures.push(`4326→${a.code} (${a.name}): ${fwd.status} ${fwd.text}; PROJ: ${a.fwdOp}`);
+      const found: string[] = [];
+      if (!fwd.results) found.push(`4326→${a.code} (${a.name}): ${fwd.status} ${fwd.text}; PROJ: ${a.fwdOp}`);
       else {
         const d = difference(fwd.results[0], a.fwd as number[], tol);
-        if (d) failures.push(`4326→${a.code} (${a.name}) at ${(a.point as number[]).join(',')}: ${d}; ours ${fwd.strategy}, PROJ ${a.fwdOp}`);
+        if (d) found.push(`4326→${a.code} (${a.name}) at ${(a.point as number[]).join(',')}: ${d}; ours ${fwd.strategy}, PROJ ${a.fwdOp}`);
       }
-      if (!back.results) failures.push(`${a.code}→4326 (${a.name}): ${back.status} ${back.text}; PROJ: ${a.invOp}`);
+      if (!back.results) found.push(`${a.code}→4326 (${a.name}): ${back.status} ${back.text}; PROJ: ${a.invOp}`);
       else {
         const d = difference(back.results[0], a.back as number[], tolerances([Math.PI / 180, Math.PI / 180, 1], [true, true, false]));
-        if (d) failures.push(`${a.code}→4326 (${a.name}) from ${(a.fwd as number[]).join(',')}: ${d}; ours ${back.strategy}, PROJ ${a.invOp}`);
+        if (d) found.push(`${a.code}→4326 (${a.name}) from ${(a.fwd as number[]).join(',')}: ${d}; ours ${back.strategy}, PROJ ${a.invOp}`);
       }
-      if (failures.length === before) passed++;
+      if (found.length === 0) passed++;
+      else if (KNOWN_DISAGREEMENTS.has(a.code)) known.set(a.code, found);
+      else failures.push(...found);
     };
     const about = await runOracle(async (answers) => {
       all.push(...answers);
@@ -170,13 +192,17 @@ it(
     console.log(
       [
         `PROJ ${about.proj} (pyproj ${about.pyproj}) over EPSG ${about.epsg}: ${all.length} non-deprecated EPSG CRS`,
-        `tested ${ok.length} (${[...byType].map(([t, n]) => `${t} ${n}`).join(', ')}), both directions: passed ${passed}, failed ${ok.length - passed}`,
+        `tested ${ok.length} (${[...byType].map(([t, n]) => `${t} ${n}`).join(', ')}), both directions: passed ${passed}, failed ${ok.length - passed} (${known.size} of them known, below)`,
         `not tested ${all.length - ok.length}:`,
         ...[...families].sort((x, y) => y[1].length - x[1].length).map(([r, codes]) => `  ${codes.length} ${r}: ${codes.slice(0, 8).join(' ')}${codes.length > 8 ? ' …' : ''}`),
+        ...(known.size ? [`known disagreements (${known.size}):`, ...[...known].map(([c, f]) => `  ${c}: ${KNOWN_DISAGREEMENTS.get(c)}: ${f.join('; ')}`)] : []),
         ...(failures.length ? [`failures (${failures.length}):`, ...failures] : []),
         ...(answeredAnyway.length ? [`answered where PROJ refuses (${answeredAnyway.length}):`, ...answeredAnyway] : []),
       ].join('\n'),
     );
+    const gone = [...KNOWN_DISAGREEMENTS.keys()].filter((c) => ok.some((a) => a.code === c) && !known.has(c));
+    // eslint-disable-next-line no-console
+    console.log(`known disagreements: ${known.size} (${[...known.keys()].join(' ')}); listed but agreeing or untested now: ${gone.join(' ') || 'none'}`);
     expect(failures.slice(0, 50)).toEqual([]);
     expect(answeredAnyway.slice(0, 50)).toEqual([]);
     // Every CRS of the registry's families is there: a broken oracle cannot pass by testing nothing.

@@ -12,7 +12,7 @@ import { writeSearchTables } from './search-tables';
 
 export const COORDINATES_INDEX = 'coordinates.sqlite';
 /** Bumped when the layout or the content rules of the index change (a rebuild follows). */
-const INDEX_VERSION = '2';
+const INDEX_VERSION = '3';
 
 /** Where proj-wasm's registry lives. */
 export function projDbPath(): string {
