@@ -27,8 +27,9 @@ import { words } from './labels-text';
 export const MERGE_METERS = 150;
 /** A house number without its own street takes the nearest named road within this distance. */
 export const STREET_METERS = 100;
-/** Side of the grid cells of the street lookup (degrees): ~220 m of latitude, above STREET_METERS. */
-const CELL_DEG = 0.002;
+/** Side of the grid cells of the street lookup (degrees): ~550 m of latitude, well above STREET_METERS, so a segment
+ * mostly lies in one or two cells and a house looks in one to four. */
+const CELL_DEG = 0.005;
 /** Bump when the index's schema or rules change: indexes of another format are rebuilt. */
 export const LABEL_INDEX_FORMAT = '2';
 
@@ -67,8 +68,8 @@ CREATE INDEX temp.piece_name ON piece (name);
 CREATE TABLE temp.seg (cell INTEGER NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL, x2 REAL NOT NULL, y2 REAL NOT NULL, name TEXT NOT NULL);
 `;
 
-/** The grid cell of a position (row-major over the world: 90,000 rows of 180,000 columns). */
-const cellOf = (col: number, row: number) => row * 180_000 + col;
+/** The grid cell of a position (row-major over the world: 36,000 rows of 72,000 columns). */
+const cellOf = (col: number, row: number) => row * 72_000 + col;
 const colOf = (lon: number) => Math.floor((lon + 180) / CELL_DEG);
 const rowOf = (lat: number) => Math.floor((lat + 90) / CELL_DEG);
 
