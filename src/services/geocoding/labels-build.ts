@@ -59,6 +59,8 @@ export interface BuildOptions {
   sliceMs?: number;
   /** Stops the build (the temporary file is removed). */
   signal?: AbortSignal;
+  /** The temporary file renamed onto the target when complete (default: beside it, a name of its own). */
+  tmp?: string;
 }
 
 const SCHEMA = `
@@ -122,7 +124,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     if (opts.signal?.aborted) throw new Error('label index build aborted');
     sliceStart = Date.now();
   };
-  const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = opts.tmp ?? `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const db = new Database(tmp);
   try {
     db.pragma('journal_mode = OFF');
