@@ -33,13 +33,14 @@ function rssMb() {
 }
 
 async function build(store, out) {
-  const { buildLabelIndex } = require(path.join(ROOT, 'dist', 'services', 'geocoding', 'labels-build.js'));
+  // As `serve` builds it: in a worker thread (process.cpuUsage counts every thread of the process).
+  const { buildLabelIndexInThread } = require(path.join(ROOT, 'dist', 'services', 'geocoding', 'labels-build-thread.js'));
   const reader = openReader(store);
   let peakSampled = rssMb();
   const sampler = setInterval(() => (peakSampled = Math.max(peakSampled, rssMb())), 200);
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
-  const stats = await buildLabelIndex(reader, out, {});
+  const stats = await buildLabelIndexInThread(reader, out, {});
   const wall = (Date.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);

@@ -34,22 +34,19 @@ export function buildLabelIndexInThread(store: TileStore, target: string, opts: 
   };
   return new Promise<LabelIndexStats>((resolve, reject) => {
     const worker = new Worker(script, { workerData: job });
-    // A stopping process does not wait for a build: its temporary file is removed below.
-    worker.unref();
     let settled = false;
     const finish = (err: Error | undefined, stats?: LabelIndexStats) => {
       if (settled) return;
       settled = true;
+      void worker.terminate();
       opts.signal?.removeEventListener('abort', onAbort);
       if (err) {
         rmSync(job.tmp, { force: true });
         reject(err);
       } else resolve(stats as LabelIndexStats);
     };
-    const onAbort = () => {
-      void worker.terminate();
-      finish(new Error('label index build aborted'));
-    };
+    // A stopping process does not wait for the build: the thread ends, its temporary file is removed.
+    const onAbort = () => finish(new Error('label index build aborted'));
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort);
     worker.on('message', (answer: BuildAnswer) => {

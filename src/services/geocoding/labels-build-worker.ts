@@ -26,13 +26,12 @@ async function run(job: BuildJob): Promise<BuildAnswer> {
   try {
     // No tile cache: the build reads every tile once, through the scan, which bypasses any cache.
     store = job.file.endsWith('.pmtiles') ? new PmtilesStore(job.file, job.id, job.signature) : new MbtilesStore(job.file, 'tiles', job.id, job.signature);
-    // Slices only matter for noticing 'abort': this thread serves nothing.
-    return { stats: await buildLabelIndex(store, job.target, { sliceMs: 200, signal: abort.signal, tmp: job.tmp }) };
+    // This thread serves nothing: long transactions, and slices only for noticing 'abort'.
+    return { stats: await buildLabelIndex(store, job.target, { alone: true, sliceMs: 200, signal: abort.signal, tmp: job.tmp }) };
   } catch (err) {
     return { error: (err as Error).message };
   } finally {
     store?.close();
-    parentPort?.removeAllListeners('message');
   }
 }
 

@@ -42,6 +42,13 @@ const M_PER_DEG = 111_320;
 const TILE_BATCH = 8;
 /** Labels written per transaction of the full-text and position indexes (~20 µs each). */
 const LABEL_PAGE = 500;
+/**
+ * Transactions of a build with its thread to itself (`alone`): nothing waits on its event loop, so they are long.
+ * Fewer commits write each B-tree page fewer times, and FTS5 writes one segment per transaction, so fewer
+ * segments are left to merge.
+ */
+const ALONE_TILE_BATCH = 128;
+const ALONE_LABEL_PAGE = 10_000;
 
 export interface LabelIndexStats {
   labels: number;
@@ -59,6 +66,8 @@ export interface BuildOptions {
   sliceMs?: number;
   /** Stops the build (the temporary file is removed). */
   signal?: AbortSignal;
+  /** The build has its thread to itself (a worker): long transactions, no slices. */
+  alone?: boolean;
   /** The temporary file renamed onto the target when complete (default: beside it, a name of its own). */
   tmp?: string;
 }
@@ -117,6 +126,8 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
 export async function buildLabelIndex(tileset: TileReader, target: string, opts: BuildOptions = {}): Promise<LabelIndexStats> {
   const started = Date.now();
   const sliceMs = opts.sliceMs ?? 20;
+  const tileBatch = opts.alone ? ALONE_TILE_BATCH : TILE_BATCH;
+  const labelPage = opts.alone ? ALONE_LABEL_PAGE : LABEL_PAGE;
   let sliceStart = Date.now();
   const maybeYield = async () => {
     if (Date.now() - sliceStart < sliceMs) return;
@@ -189,7 +200,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       for (const t of tileset.scan(main.name, { minzoom: z, maxzoom: z })) {
         zoom = z;
         batch.push(t);
-        if (batch.length < TILE_BATCH) continue;
+        if (batch.length < tileBatch) continue;
         indexTiles(batch);
         batch = [];
         await maybeYield();
@@ -224,8 +235,17 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     );
     const inCell = db.prepare<[number], { x1: number; y1: number; x2: number; y2: number; name: string }>('SELECT x1, y1, x2, y2, name FROM seg WHERE cell = ?');
     const setStreet = db.prepare('UPDATE labels SET street = ?, name = ? WHERE id = ?');
+    // Houses come in tile order, so neighbours look in the same cells: a cell's segments are read once, kept for the
+    // next houses (up to 4,096 cells).
+    const cells = new Map<number, { x1: number; y1: number; x2: number; y2: number; name: string }[]>();
+    const segmentsIn = (cell: number) => {
+      let segs = cells.get(cell);
+      if (!segs) cells.set(cell, (segs = inCell.all(cell)));
+      return segs;
+    };
     for (let after = 0; ; ) {
-      const orphans = orphansAfter.all(after, 500);
+      if (cells.size > 4096) cells.clear();
+      const orphans = orphansAfter.all(after, labelPage);
       if (orphans.length === 0) break;
       after = orphans[orphans.length - 1].id;
       db.transaction(() => {
@@ -235,7 +255,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
           let best: { name: string; m: number } | undefined;
           for (let col = colOf(a.lon - dLon); col <= colOf(a.lon + dLon); col++) {
             for (let row = rowOf(a.lat - dLat); row <= rowOf(a.lat + dLat); row++) {
-              for (const v of inCell.all(cellOf(col, row))) {
+              for (const v of segmentsIn(cellOf(col, row))) {
                 const m = metersToSegment(a.lon, a.lat, v.x1, v.y1, v.x2, v.y2);
                 if (m <= STREET_METERS && (!best || m < best.m || (m === best.m && v.name < best.name))) best = { name: v.name, m };
               }
@@ -259,7 +279,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     const insertFts = db.prepare('INSERT INTO fts (rowid, name, alt) VALUES (?, ?, ?)');
     const insertBox = db.prepare('INSERT INTO rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
     for (let last = 0; ; ) {
-      const rows = all.all(last, LABEL_PAGE);
+      const rows = all.all(last, labelPage);
       if (rows.length === 0) break;
       db.transaction(() => {
         for (const r of rows) {
