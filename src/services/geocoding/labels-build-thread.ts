@@ -38,10 +38,11 @@ export function buildLabelIndexInThread(store: TileStore, target: string, opts: 
     const finish = (err: Error | undefined, stats?: LabelIndexStats) => {
       if (settled) return;
       settled = true;
-      void worker.terminate();
+      // Removed once the thread has ended, so it cannot write the file again after.
+      const ended = worker.terminate().catch(() => undefined);
       opts.signal?.removeEventListener('abort', onAbort);
       if (err) {
-        rmSync(job.tmp, { force: true });
+        void ended.then(() => rmSync(job.tmp, { force: true }));
         reject(err);
       } else resolve(stats as LabelIndexStats);
     };

@@ -1,7 +1,7 @@
 // The label index build in a worker thread (labels-build-thread.ts starts it): opens its own tile reader on the
 // store file (the same file and signature the catalog serves, so the same version), builds the index into the
-// given temporary file and target, and posts the build's statistics or its error. A message 'abort' stops it at
-// its next slice.
+// given temporary file and target, and posts the build's statistics or its error. The main thread ends it (after
+// the answer, or to stop it).
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { MbtilesStore } from '../../store/mbtiles';
@@ -20,14 +20,12 @@ export interface BuildJob {
 export type BuildAnswer = { stats: import('./labels-build').LabelIndexStats } | { error: string };
 
 async function run(job: BuildJob): Promise<BuildAnswer> {
-  const abort = new AbortController();
-  parentPort?.on('message', (m) => m === 'abort' && abort.abort());
   let store: TileStore | undefined;
   try {
     // No tile cache: the build reads every tile once, through the scan, which bypasses any cache.
     store = job.file.endsWith('.pmtiles') ? new PmtilesStore(job.file, job.id, job.signature) : new MbtilesStore(job.file, 'tiles', job.id, job.signature);
-    // This thread serves nothing: long transactions, and slices only for noticing 'abort'.
-    return { stats: await buildLabelIndex(store, job.target, { alone: true, sliceMs: 200, signal: abort.signal, tmp: job.tmp }) };
+    // This thread serves nothing: long transactions, long slices.
+    return { stats: await buildLabelIndex(store, job.target, { alone: true, sliceMs: 1000, tmp: job.tmp }) };
   } catch (err) {
     return { error: (err as Error).message };
   } finally {
