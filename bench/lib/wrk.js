@@ -35,9 +35,9 @@ function cpuSeconds(pid) {
 }
 
 /** One wrk run of `seconds`; resolves with its JSON line and its CPU seconds (sampled until it exits). */
-function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10, rate }) {
+function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10, rate, headers = [] }) {
   return new Promise((resolve, reject) => {
-    const args = ['-t1', `-c${connections}`, `-d${seconds}s`, `--timeout`, `${timeoutSec}s`, '-s', LUA, origin];
+    const args = ['-t1', `-c${connections}`, `-d${seconds}s`, `--timeout`, `${timeoutSec}s`, ...headers.flatMap((h) => ['-H', h]), '-s', LUA, origin];
     const cmd = cpus !== undefined ? 'taskset' : wrkPath();
     const child = spawn(cmd, cpus !== undefined ? ['-c', String(cpus), wrkPath(), ...args] : args, {
       env: { ...process.env, WRK_PATHS: pathsFile, ...(rate ? { WRK_DELAY_MS: String(Math.max(1, Math.round((connections * 1000) / rate))) } : {}) },
@@ -62,16 +62,17 @@ function once({ origin, pathsFile, connections, seconds, cpus, timeoutSec = 10, 
 /**
  * Warm-up then the measured run against `origin`, requesting `paths` at random over `connections`.
  * `onPhase('main')` is called between the two (the caller samples the server's CPU there). With `rate`
- * (requests per second) each connection is paced to offer about that much in all.
+ * (requests per second) each connection is paced to offer about that much in all. `headers` ("Name: value") go
+ * with every request.
  */
-async function runWrk({ origin, paths, connections, duration, warmup, rate }, { onPhase, cpus } = {}) {
+async function runWrk({ origin, paths, connections, duration, warmup, rate, headers }, { onPhase, cpus } = {}) {
   wrkPath(); // installs wrk, or throws, before any file is written
   const pathsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-')), 'paths.txt');
   fs.writeFileSync(pathsFile, paths.join('\n') + '\n');
   try {
-    if (warmup > 0) await once({ origin, pathsFile, connections, seconds: warmup, cpus, rate });
+    if (warmup > 0) await once({ origin, pathsFile, connections, seconds: warmup, cpus, rate, headers });
     onPhase?.('main');
-    const { r, cpu, pid } = await once({ origin, pathsFile, connections, seconds: duration, cpus, rate });
+    const { r, cpu, pid } = await once({ origin, pathsFile, connections, seconds: duration, cpus, rate, headers });
     const sec = r.duration_us / 1e6;
     const ms = (us) => us / 1000;
     const errors = r.connect + r.read + r.write;

@@ -7,7 +7,12 @@
 // Steps: (1) every tile of the deepest zoom holding tiles → labels (points kept in the tile proper), road pieces
 // and their vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one
 // road, placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the
-// name of the nearest road vertex within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
+// name of the nearest road within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
+//
+// Cost at size (a synthetic country of 5.3 M labels, bench/country.js): every step is linear in the labels and
+// reads them in pages, so memory stays bounded whatever the set's size. The street lookup of step (3) reads road
+// segments from a B-tree keyed by a grid cell (a sort after step 1, then a few point lookups per house), not from
+// an R*Tree of densified vertices: inserting ~60 vertices a street into an R*Tree was 40 % of the build.
 
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
@@ -22,14 +27,28 @@ import { words } from './labels-text';
 export const MERGE_METERS = 150;
 /** A house number without its own street takes the nearest named road within this distance. */
 export const STREET_METERS = 100;
-/** Road vertices are densified to at most this spacing for the street lookup. */
-const DENSIFY_METERS = 25;
+/** Side of the grid cells of the street lookup (degrees): ~550 m of latitude, well above STREET_METERS, so a segment
+ * mostly lies in one or two cells and a house looks in one to four. */
+const CELL_DEG = 0.005;
 /** Bump when the index's schema or rules change: indexes of another format are rebuilt. */
-export const LABEL_INDEX_FORMAT = '1';
+export const LABEL_INDEX_FORMAT = '2';
 
 const M_PER_DEG = 111_320;
-/** Tiles decoded per transaction of the index (then the build may yield). */
-const TILE_BATCH = 32;
+/**
+ * Tiles decoded per transaction of the index (then the build may yield). A transaction cannot yield: at ~1.5 ms a
+ * country tile (16 KB gzipped: inflate, decode, ~20 labels), 8 keep a server building in the background answering
+ * within ~12 ms of CPU; 32 held it ~50 ms.
+ */
+const TILE_BATCH = 8;
+/** Labels written per transaction of the full-text and position indexes (~20 µs each). */
+const LABEL_PAGE = 500;
+/**
+ * Transactions of a build with its thread to itself (`alone`): nothing waits on its event loop, so they are long.
+ * Fewer commits write each B-tree page fewer times, and FTS5 writes one segment per transaction, so fewer
+ * segments are left to merge.
+ */
+const ALONE_TILE_BATCH = 128;
+const ALONE_LABEL_PAGE = 10_000;
 
 export interface LabelIndexStats {
   labels: number;
@@ -47,6 +66,10 @@ export interface BuildOptions {
   sliceMs?: number;
   /** Stops the build (the temporary file is removed). */
   signal?: AbortSignal;
+  /** The build has its thread to itself (a worker): long transactions, no slices. */
+  alone?: boolean;
+  /** The temporary file renamed onto the target when complete (default: beside it, a name of its own). */
+  tmp?: string;
 }
 
 const SCHEMA = `
@@ -59,8 +82,25 @@ CREATE TABLE terms (term TEXT PRIMARY KEY, len INTEGER NOT NULL, first TEXT NOT 
 CREATE TEMP TABLE piece (id INTEGER PRIMARY KEY, name TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
   minx REAL, miny REAL, maxx REAL, maxy REAL, coords TEXT NOT NULL);
 CREATE INDEX temp.piece_name ON piece (name);
-CREATE VIRTUAL TABLE temp.vertex USING rtree(id, minx, maxx, miny, maxy, +name TEXT);
+CREATE TABLE temp.seg (cell INTEGER NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL, x2 REAL NOT NULL, y2 REAL NOT NULL, name TEXT NOT NULL);
 `;
+
+/** The grid cell of a position (row-major over the world: 36,000 rows of 72,000 columns). */
+const cellOf = (col: number, row: number) => row * 72_000 + col;
+const colOf = (lon: number) => Math.floor((lon + 180) / CELL_DEG);
+const rowOf = (lat: number) => Math.floor((lat + 90) / CELL_DEG);
+
+/** Metres from a point to a segment, on the plane tangent at the point (segments are at most a cell long). */
+export function metersToSegment(lon: number, lat: number, x1: number, y1: number, x2: number, y2: number): number {
+  const k = Math.cos((lat * Math.PI) / 180);
+  const ax = (x1 - lon) * k;
+  const ay = y1 - lat;
+  const dx = (x2 - x1) * k;
+  const dy = y2 - y1;
+  const len2 = dx * dx + dy * dy;
+  const t = len2 > 0 ? Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2)) : 0;
+  return Math.hypot(ax + t * dx, ay + t * dy) * M_PER_DEG;
+}
 
 /** `|a|b|` so a category is matched with LIKE '%|a|%'. */
 export function categoryColumn(categories: string[]): string {
@@ -86,6 +126,8 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
 export async function buildLabelIndex(tileset: TileReader, target: string, opts: BuildOptions = {}): Promise<LabelIndexStats> {
   const started = Date.now();
   const sliceMs = opts.sliceMs ?? 20;
+  const tileBatch = opts.alone ? ALONE_TILE_BATCH : TILE_BATCH;
+  const labelPage = opts.alone ? ALONE_LABEL_PAGE : LABEL_PAGE;
   let sliceStart = Date.now();
   const maybeYield = async () => {
     if (Date.now() - sliceStart < sliceMs) return;
@@ -93,7 +135,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     if (opts.signal?.aborted) throw new Error('label index build aborted');
     sliceStart = Date.now();
   };
-  const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = opts.tmp ?? `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const db = new Database(tmp);
   try {
     db.pragma('journal_mode = OFF');
@@ -103,7 +145,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       'INSERT INTO labels (type, place_type, name, names, categories, housenumber, street, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const insertPiece = db.prepare('INSERT INTO piece (name, names, categories, minx, miny, maxx, maxy, coords) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const insertVertex = db.prepare('INSERT INTO vertex (minx, maxx, miny, maxy, name) VALUES (?, ?, ?, ?, ?)');
+    const insertSeg = db.prepare('INSERT INTO seg (cell, x1, y1, x2, y2, name) VALUES (?, ?, ?, ?, ?, ?)');
     let tiles = 0;
 
     const addRoadPiece = (l: ExtractedLabel, line: [number, number][]) => {
@@ -111,19 +153,23 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       const xs = line.map((p) => p[0]);
       const ys = line.map((p) => p[1]);
       insertPiece.run(l.name, JSON.stringify(l.names), categoryColumn(l.categories), Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys), JSON.stringify(line));
-      for (let i = 0; i < line.length; i++) {
-        const [lon, lat] = line[i];
-        insertVertex.run(lon, lon, lat, lat, l.name);
-        const next = line[i + 1];
-        if (!next) continue;
-        const steps = Math.floor(metersBetween(lon, lat, next[0], next[1]) / DENSIFY_METERS);
-        for (let s = 1; s <= steps; s++) {
-          const t = s / (steps + 1);
-          const x = lon + (next[0] - lon) * t;
-          const y = lat + (next[1] - lat) * t;
-          insertVertex.run(x, x, y, y, l.name);
+      // Each segment, cut into parts no longer than a cell, is filed under every cell its part's extent covers
+      // (at most four): a house then looks in the cells within STREET_METERS of it only.
+      for (let i = 0; i + 1 < line.length; i++) {
+        const [ax, ay] = line[i];
+        const [bx, by] = line[i + 1];
+        const parts = Math.max(1, Math.ceil(Math.max(Math.abs(bx - ax), Math.abs(by - ay)) / CELL_DEG));
+        for (let s = 0; s < parts; s++) {
+          const x1 = ax + ((bx - ax) * s) / parts;
+          const y1 = ay + ((by - ay) * s) / parts;
+          const x2 = ax + ((bx - ax) * (s + 1)) / parts;
+          const y2 = ay + ((by - ay) * (s + 1)) / parts;
+          for (let col = colOf(Math.min(x1, x2)); col <= colOf(Math.max(x1, x2)); col++) {
+            for (let row = rowOf(Math.min(y1, y2)); row <= rowOf(Math.max(y1, y2)); row++) insertSeg.run(cellOf(col, row), x1, y1, x2, y2, l.name);
+          }
         }
       }
+      if (line.length === 1) insertSeg.run(cellOf(colOf(line[0][0]), rowOf(line[0][1])), line[0][0], line[0][1], line[0][0], line[0][1], l.name);
     };
 
     const indexTiles = (batch: ScannedTile[]) =>
@@ -154,7 +200,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       for (const t of tileset.scan(main.name, { minzoom: z, maxzoom: z })) {
         zoom = z;
         batch.push(t);
-        if (batch.length < TILE_BATCH) continue;
+        if (batch.length < tileBatch) continue;
         indexTiles(batch);
         batch = [];
         await maybeYield();
@@ -163,13 +209,17 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     }
 
     // (2) One road per street name and neighbourhood.
-    const names = db.prepare<[], { name: string }>('SELECT DISTINCT name FROM piece ORDER BY name').all();
+    db.exec('CREATE INDEX temp.seg_cell ON seg (cell)');
+    const namesAfter = db.prepare<[string, number], { name: string }>('SELECT DISTINCT name FROM piece WHERE name > ? ORDER BY name LIMIT ?');
     const piecesOf = db.prepare<[string], { names: string; categories: string; minx: number; miny: number; maxx: number; maxy: number; coords: string }>(
       'SELECT names, categories, minx, miny, maxx, maxy, coords FROM piece WHERE name = ? ORDER BY minx, id',
     );
-    for (let i = 0; i < names.length; i += 200) {
+    for (let after = ''; ; ) {
+      const names = namesAfter.all(after, 200);
+      if (names.length === 0) break;
+      after = names[names.length - 1].name;
       db.transaction(() => {
-        for (const { name } of names.slice(i, i + 200)) {
+        for (const { name } of names) {
           for (const road of mergePieces(piecesOf.all(name))) {
             insertLabel.run('road', 'road', name, JSON.stringify(road.names), road.categories, null, null, road.lon, road.lat);
           }
@@ -180,20 +230,36 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
 
     // (3) Streets of house numbers, by proximity.
     let streetsDerived = 0;
-    const orphans = db.prepare<[], { id: number; lon: number; lat: number }>("SELECT id, lon, lat FROM labels WHERE type = 'address' AND street IS NULL").all();
-    const near = db.prepare<[number, number, number, number], { minx: number; miny: number; name: string }>(
-      'SELECT minx, miny, name FROM vertex WHERE minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ?',
+    const orphansAfter = db.prepare<[number, number], { id: number; lon: number; lat: number }>(
+      "SELECT id, lon, lat FROM labels WHERE id > ? AND type = 'address' AND street IS NULL ORDER BY id LIMIT ?",
     );
+    const inCell = db.prepare<[number], { x1: number; y1: number; x2: number; y2: number; name: string }>('SELECT x1, y1, x2, y2, name FROM seg WHERE cell = ?');
     const setStreet = db.prepare('UPDATE labels SET street = ?, name = ? WHERE id = ?');
-    for (let i = 0; i < orphans.length; i += 500) {
+    // Houses come in tile order, so neighbours look in the same cells: a cell's segments are read once, kept for the
+    // next houses (up to 4,096 cells).
+    const cells = new Map<number, { x1: number; y1: number; x2: number; y2: number; name: string }[]>();
+    const segmentsIn = (cell: number) => {
+      let segs = cells.get(cell);
+      if (!segs) cells.set(cell, (segs = inCell.all(cell)));
+      return segs;
+    };
+    for (let after = 0; ; ) {
+      if (cells.size > 4096) cells.clear();
+      const orphans = orphansAfter.all(after, labelPage);
+      if (orphans.length === 0) break;
+      after = orphans[orphans.length - 1].id;
       db.transaction(() => {
-        for (const a of orphans.slice(i, i + 500)) {
+        for (const a of orphans) {
           const dLat = STREET_METERS / M_PER_DEG;
           const dLon = dLat / Math.max(0.01, Math.cos((a.lat * Math.PI) / 180));
           let best: { name: string; m: number } | undefined;
-          for (const v of near.all(a.lon - dLon, a.lon + dLon, a.lat - dLat, a.lat + dLat)) {
-            const m = metersBetween(a.lon, a.lat, v.minx, v.miny);
-            if (m <= STREET_METERS && (!best || m < best.m)) best = { name: v.name, m };
+          for (let col = colOf(a.lon - dLon); col <= colOf(a.lon + dLon); col++) {
+            for (let row = rowOf(a.lat - dLat); row <= rowOf(a.lat + dLat); row++) {
+              for (const v of segmentsIn(cellOf(col, row))) {
+                const m = metersToSegment(a.lon, a.lat, v.x1, v.y1, v.x2, v.y2);
+                if (m <= STREET_METERS && (!best || m < best.m || (m === best.m && v.name < best.name))) best = { name: v.name, m };
+              }
+            }
           }
           if (best) {
             setStreet.run(best.name, best.name, a.id);
@@ -213,7 +279,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     const insertFts = db.prepare('INSERT INTO fts (rowid, name, alt) VALUES (?, ?, ?)');
     const insertBox = db.prepare('INSERT INTO rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
     for (let last = 0; ; ) {
-      const rows = all.all(last, 2000);
+      const rows = all.all(last, labelPage);
       if (rows.length === 0) break;
       db.transaction(() => {
         for (const r of rows) {
@@ -248,7 +314,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     };
     const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     db.transaction(() => Object.entries(meta).forEach(([k, v]) => putMeta.run(k, v)))();
-    db.exec('DROP TABLE temp.piece; DROP TABLE temp.vertex;');
+    db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg;');
     db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
     db.close();
     renameSync(tmp, target);
@@ -276,7 +342,11 @@ interface Piece {
  */
 export function mergePieces(pieces: Piece[]): { lon: number; lat: number; names: Record<string, string>; categories: string }[] {
   const parent = pieces.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  // Iterative with path halving: a recursive find over a long chain of pieces could overflow the stack.
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
   for (let i = 0; i < pieces.length; i++) {
     const a = pieces[i];
     const dLat = MERGE_METERS / M_PER_DEG;
@@ -287,16 +357,27 @@ export function mergePieces(pieces: Piece[]): { lon: number; lat: number; names:
       if (b.miny <= a.maxy + dLat && b.maxy >= a.miny - dLat) parent[find(j)] = find(i);
     }
   }
+  // Grouped by appending (not by copying each group anew) and bounded by loops (not by spreading a group into
+  // Math.min): one street of 40,000 pieces took 69 s the other way, quadratic in its pieces, and a spread that long
+  // can overflow the stack.
   const groups = new Map<number, Piece[]>();
   pieces.forEach((p, i) => {
     const root = find(i);
-    groups.set(root, [...(groups.get(root) ?? []), p]);
+    const group = groups.get(root);
+    if (group) group.push(p);
+    else groups.set(root, [p]);
   });
   return [...groups.values()].map((group) => {
-    const minx = Math.min(...group.map((p) => p.minx));
-    const maxx = Math.max(...group.map((p) => p.maxx));
-    const miny = Math.min(...group.map((p) => p.miny));
-    const maxy = Math.max(...group.map((p) => p.maxy));
+    let minx = Infinity;
+    let maxx = -Infinity;
+    let miny = Infinity;
+    let maxy = -Infinity;
+    for (const p of group) {
+      minx = Math.min(minx, p.minx);
+      maxx = Math.max(maxx, p.maxx);
+      miny = Math.min(miny, p.miny);
+      maxy = Math.max(maxy, p.maxy);
+    }
     const cx = (minx + maxx) / 2;
     const cy = (miny + maxy) / 2;
     let best: [number, number] = [cx, cy];

@@ -4,7 +4,7 @@
 // arrived (a mirror run, `import`, a copied file, the sample); on each change this reconciles the label indexes in
 // `<data>/.labels/<id>.sqlite` with the catalog's vector tile sets:
 //   - a tile set without an index of its current version gets one, built in the background (one at a time,
-//     in slices that yield to the event loop) while the previous version, if any, keeps answering;
+//     in a worker thread reading the store file on its own) while the previous version, if any, keeps answering;
 //   - a removed tile set's index is closed and deleted.
 // Processes sharing the data directory (serve --workers) build each index once: a lock file `<id>.lock` holding
 // the builder's pid; the others wait for the file and open it.
@@ -12,10 +12,11 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../../store/catalog';
-import type { TileReader } from '../../store/tile-reader';
+import type { TileStore } from '../../store/tile-reader';
 import type { TilesetInfo } from '../../store/types';
 import type { LabelFinder, LabelHit, LabelSearchOptions, LabelType } from './labels';
-import { buildLabelIndex, LABEL_INDEX_FORMAT, type LabelIndexStats } from './labels-build';
+import { LABEL_INDEX_FORMAT, type LabelIndexStats } from './labels-build';
+import { buildLabelIndexInThread } from './labels-build-thread';
 import { LABEL_LAYERS } from './labels-extract';
 import { LabelIndex } from './labels-index';
 
@@ -28,7 +29,7 @@ export interface MirroredLabelsOptions {
   /** Folder of the indexes (default `<data>/.labels`). */
   dir?: string;
   log?: LabelLog;
-  /** Longest slice of build work between two turns of the event loop (ms). */
+  /** Longest slice of build work between two turns of the event loop (ms), when the build runs in this thread. */
   sliceMs?: number;
   /** How often to look again while another process builds an index (ms). */
   retryMs?: number;
@@ -145,8 +146,8 @@ export class MirroredLabels implements LabelFinder {
   }
 
   /** The served vector tile sets that may hold labels, by id. */
-  private wanted(): Map<string, TileReader> {
-    const out = new Map<string, TileReader>();
+  private wanted(): Map<string, TileStore> {
+    const out = new Map<string, TileStore>();
     for (const info of this.catalog.list('tiles')) {
       if (!mayHoldLabels(info)) continue;
       const store = this.catalog.get('tiles', info.id);
@@ -209,7 +210,7 @@ export class MirroredLabels implements LabelFinder {
         continue;
       }
       try {
-        const stats = await buildLabelIndex(tileset, this.indexFile(id), { sliceMs: this.opts.sliceMs, signal: this.abort.signal });
+        const stats = await buildLabelIndexInThread(tileset, this.indexFile(id), { sliceMs: this.opts.sliceMs, signal: this.abort.signal });
         this.builds.set(id, stats);
         this.opts.log?.info({ tileset: id, ...stats }, 'label index built');
       } catch (err) {

@@ -1,0 +1,155 @@
+// The label build reads a tile set through its tile reader, whatever file holds it: a small synthetic country
+// (bench/lib/country-store.js, OpenMapTiles schema: house numbers without streets, street names cut into pieces
+// at tile edges, POIs with classes, places) written as MBTiles, then exported as PMTiles with the project's
+// export, gives the same label index either way. The known answers are the generator's own record of what it
+// placed (labels.json), not anything the index computed: every house number gets the street it was placed along,
+// every street (a national road crossing ten tiles included) is one road, every POI and place is where it was put.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { buildLabelIndex, type LabelIndexStats } from '../../src/services/geocoding/labels-build';
+import { LabelIndex } from '../../src/services/geocoding/labels-index';
+import { MbtilesStore } from '../../src/store/mbtiles';
+import { exportPmtiles } from '../../src/store/pmtiles/export';
+import { PmtilesStore } from '../../src/store/pmtiles/store';
+
+jest.setTimeout(240_000);
+
+const ROOT = resolve(__dirname, '..', '..');
+
+interface Placed {
+  addresses: { housenumber: string; street: string; lonlat: [number, number] }[];
+  streets: { name: string; line: [number, number][] }[];
+  pois: { name: string; class: string; subclass: string; lonlat: [number, number] }[];
+  places: { name: string; class: string; lonlat: [number, number] }[];
+}
+
+interface Row {
+  type: string;
+  name: string;
+  categories: string;
+  housenumber: string | null;
+  street: string | null;
+  lon: number;
+  lat: number;
+}
+
+/** Metres between two lon/lat points (the test's own haversine). */
+function metres(a: [number, number], b: [number, number]): number {
+  const r = Math.PI / 180;
+  const h = Math.sin(((b[1] - a[1]) * r) / 2) ** 2 + Math.cos(a[1] * r) * Math.cos(b[1] * r) * Math.sin(((b[0] - a[0]) * r) / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
+}
+
+let dir: string;
+let placed: Placed;
+const built: Record<'mbtiles' | 'pmtiles', { stats: LabelIndexStats; file: string }> = {} as never;
+
+function rows(file: string): Row[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare<[], Row>('SELECT type, name, categories, housenumber, street, lon, lat FROM labels ORDER BY type, name, housenumber, lon, lat').all();
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'labels-country-'));
+  // 10 x 10 z14 tiles and their parents; the generator needs the built StoreWriter (dist/).
+  execFileSync(process.execPath, [join(ROOT, 'bench', 'lib', 'country-store.js'), '--scale', '0.0004', '--dir', dir, '--all-labels', '--queries', '20'], { stdio: 'pipe' });
+  placed = JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')) as Placed;
+  const mbtiles = join(dir, 'tiles', 'country.mbtiles');
+  const pmtiles = join(dir, 'country.pmtiles');
+  const mb = new MbtilesStore(mbtiles, 'tiles', 'country', String(statSync(mbtiles).mtimeMs));
+  exportPmtiles(mb, pmtiles, { name: 'country' });
+  const pm = new PmtilesStore(pmtiles, 'country', String(statSync(pmtiles).mtimeMs));
+  for (const [kind, reader] of [['mbtiles', mb], ['pmtiles', pm]] as const) {
+    const file = join(dir, `${kind}.sqlite`);
+    // A slice of 1 ms: the build yields often, as it does in a busy server.
+    built[kind] = { stats: await buildLabelIndex(reader, file, { sliceMs: 1 }), file };
+    reader.close();
+  }
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('MBTiles and PMTiles of the same tiles give the same label index', () => {
+  const { labels, byType, tiles, zoom, streetsDerived } = built.mbtiles.stats;
+  expect(built.pmtiles.stats).toMatchObject({ labels, byType, tiles, zoom, streetsDerived });
+  expect(zoom).toBe(14);
+  expect(tiles).toBe(100);
+  expect(rows(built.pmtiles.file)).toEqual(rows(built.mbtiles.file));
+});
+
+test('every label the generator placed is in the index, where it was placed', () => {
+  const all = rows(built.mbtiles.file);
+  const expected = placed.addresses.length + placed.streets.length + placed.pois.length + placed.places.length;
+  expect(all.length).toBe(expected);
+
+  // House numbers carry no street in the tiles: each gets the one it was placed along, by proximity.
+  const addresses = all.filter((r) => r.type === 'address');
+  expect(addresses.length).toBe(placed.addresses.length);
+  expect(built.mbtiles.stats.streetsDerived).toBe(placed.addresses.length);
+  const byKey = new Map(addresses.map((r) => [`${r.street}|${r.housenumber}|${r.lon.toFixed(5)}|${r.lat.toFixed(5)}`, r]));
+  for (const a of placed.addresses) {
+    const r = byKey.get(`${a.street}|${a.housenumber}|${a.lonlat[0].toFixed(5)}|${a.lonlat[1].toFixed(5)}`);
+    expect(r && metres([r.lon, r.lat], a.lonlat)).toBeLessThan(1);
+  }
+
+  // One road per street name: the national road crossing all ten tiles of its row is one road too.
+  const roads = all.filter((r) => r.type === 'road');
+  expect(roads.map((r) => r.name).sort()).toEqual(placed.streets.map((s) => s.name).sort());
+  expect(placed.streets.some((s) => s.name.startsWith('Route nationale'))).toBe(true);
+
+  const pois = new Map(all.filter((r) => r.type === 'poi').map((r) => [r.name, r]));
+  for (const p of placed.pois) {
+    const r = pois.get(p.name);
+    expect(r && metres([r.lon, r.lat], p.lonlat)).toBeLessThan(1);
+    expect(r?.categories).toContain(`|${p.class}|`);
+  }
+  const places = new Map(all.filter((r) => r.type === 'place').map((r) => [r.name, r]));
+  for (const p of placed.places) {
+    const r = places.get(p.name);
+    expect(r && metres([r.lon, r.lat], p.lonlat)).toBeLessThan(1);
+  }
+});
+
+test('searches of both indexes answer the same, and right', () => {
+  const opts = { prefix: true, fuzzy: true, limit: 5 };
+  // Label numbers follow each file's scan order (PMTiles: Hilbert order; MBTiles: column by column): the answers
+  // are compared without them.
+  const same = <T extends { id: string }>(a: T, b: T) => expect({ ...a, id: undefined }).toEqual({ ...b, id: undefined });
+  const ixs = [new LabelIndex(built.mbtiles.file), new LabelIndex(built.pmtiles.file)];
+  try {
+    const some = <T>(xs: T[]) => xs.filter((_, i) => i % 7 === 0);
+    for (const a of some(placed.addresses)) {
+      const [m, p] = ixs.map((ix) => ix.search(`${a.housenumber} ${a.street}`, opts)[0]);
+      same(p, m);
+      expect(m).toMatchObject({ type: 'address', housenumber: a.housenumber, street: a.street });
+      expect(metres([m.lon, m.lat], a.lonlat)).toBeLessThan(1);
+    }
+    for (const s of some(placed.pois)) {
+      const [m, p] = ixs.map((ix) => ix.search(s.name, opts)[0]);
+      same(p, m);
+      expect(m).toMatchObject({ type: 'poi', name: s.name });
+    }
+    for (const pl of placed.places) {
+      const [m, p] = ixs.map((ix) => ix.search(pl.name, opts)[0]);
+      same(p, m);
+      expect(m).toMatchObject({ type: 'place', name: pl.name });
+    }
+    // Reverse: the nearest house number of a placed address is that address.
+    for (const a of some(placed.addresses)) {
+      const [m, p] = ixs.map((ix) => ix.nearest(a.lonlat[0], a.lonlat[1], { types: ['address'], limit: 1, maxMeters: 100 })[0]);
+      same(p, m);
+      expect(m).toMatchObject({ housenumber: a.housenumber, street: a.street });
+    }
+  } finally {
+    for (const ix of ixs) ix.close();
+  }
+});
