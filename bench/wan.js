@@ -42,7 +42,7 @@ const options = {
   connections: { default: '16,64,256', help: 'wrk connections for the ceiling, comma-separated' },
   'ceiling-duration': { default: 5, help: 'seconds of wrk per connection count (after 2 s of warm-up)' },
   best: { default: '--concurrency 256', help: 'tilemirror mirror flags of the "best" run (the default run has none)' },
-  runs: { default: 1, help: 'runs of each tilemirror configuration (the median is reported)' },
+  runs: { default: 3, help: 'runs of each tilemirror configuration (the median is reported: one run moves by ~25 % on a shared machine)' },
   'mapproxy-concurrency': { default: 8, help: 'mapproxy-seed -c (processes)' },
   'tilelive-concurrency': { default: 16, help: 'tilelive-copy --concurrency' },
   only: { default: PARTS.join(','), help: `parts to run, comma-separated: ${PARTS.join(', ')}` },
