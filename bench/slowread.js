@@ -28,7 +28,8 @@ const options = {
   seconds: { default: 40, help: 'length of the attack' },
   tool: { default: 'slowhttptest', help: 'slowhttptest (Debian package, installed on first use) or node (own readers)' },
   'tile-clients': { default: 4, help: 'keep-alive clients fetching tiles meanwhile' },
-  'arena-max': { default: 2, help: 'MALLOC_ARENA_MAX of the server (as the Docker image sets it; 0: unset)' },
+  'arena-max': { default: 2, help: 'MALLOC_ARENA_MAX of the server (as the Docker image and npm start set it; 0: unset)' },
+  'mmap-threshold': { default: 131072, help: 'MALLOC_MMAP_THRESHOLD_ of the server, bytes (as the Docker image and npm start set it; 0: unset)' },
   install: { default: true, help: 'apt-get install slowhttptest when missing' },
 };
 
@@ -158,7 +159,10 @@ async function run(opts) {
   const port = await freePort();
   const config = path.join(tmp, 'serve.json');
   fs.writeFileSync(config, JSON.stringify({ server: { host: '127.0.0.1', port, requestLog: false }, data: path.join(ROOT, 'mirror'), keys: [{ key: KEY, plan: 'paid' }] }));
-  const env = opts['arena-max'] > 0 ? { MALLOC_ARENA_MAX: String(opts['arena-max']) } : {};
+  const env = {
+    ...(opts['arena-max'] > 0 ? { MALLOC_ARENA_MAX: String(opts['arena-max']) } : {}),
+    ...(opts['mmap-threshold'] > 0 ? { MALLOC_MMAP_THRESHOLD_: String(opts['mmap-threshold']) } : {}),
+  };
   const server = startServer('tilemirror', process.execPath, [CLI, 'serve', '--config', config], { env });
   try {
     await waitReady(server, `http://127.0.0.1:${port}/health`);

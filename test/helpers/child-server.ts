@@ -11,6 +11,9 @@ import { built } from './dist';
 import { KEY } from './server';
 import { waitFor } from './wait';
 
+/** glibc's malloc settings the Docker image and `npm start` run the server with (README, Operations). */
+export const GLIBC_MALLOC_ENV: NodeJS.ProcessEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
 export interface ChildServer {
   url: string;
   port: number;

@@ -1,6 +1,6 @@
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
-import { startChildServer, type ChildServer } from '../helpers/child-server';
+import { GLIBC_MALLOC_ENV, startChildServer, type ChildServer } from '../helpers/child-server';
 import { endpoints, generate, type Generated } from '../helpers/fuzz-requests';
 import { INSPECT_ANY_PORT, openInspector, type Inspector } from '../helpers/inspector';
 import { openFds, rssBytes } from '../helpers/proc';
@@ -34,9 +34,10 @@ const BATCH_LIMIT_MS = 45_000;
  * - memory: +256 MiB, both figures read after a full collection (test/helpers/inspector.ts); read without one,
  *   the end figure carried up to ~150 MiB of garbage or not by GC timing alone. What may stay by design: the tile
  *   cache (cache.memoryMb, 48 MB by default) with its decompressed copies, libvips' operation cache and the
- *   allocator's arenas from the static renders, SQLite page caches. Measured: 185 -> 291 and 195 -> 319 MiB at
- *   20,000 requests, 169 -> 301 MiB at 40,000 (caches filling, not growth per request); the pipelining leak held
- *   gigabytes (459 MB -> 2,974 MB).
+ *   allocator's arenas from the static renders, SQLite page caches. Measured with the server's malloc settings
+ *   (GLIBC_MALLOC_ENV): 175 -> 219 MiB at 20,000 requests; without them 185 -> 291 and 195 -> 319 MiB, and
+ *   169 -> 301 MiB at 40,000 (caches filling, not growth per request); the pipelining leak held gigabytes
+ *   (459 MB -> 2,974 MB).
  */
 const FD_SLACK = 4;
 const RSS_SLACK = 256 * 1024 * 1024;
@@ -45,7 +46,7 @@ let srv: ChildServer;
 beforeAll(async () => {
   // The geocoding endpoints answer from the gazetteer built at install (built here when absent: up to ~2 min).
   await buildGazetteerIndex(DEFAULT_INDEX_DIR);
-  srv = await startChildServer(SAMPLE_DIR, { env: INSPECT_ANY_PORT });
+  srv = await startChildServer(SAMPLE_DIR, { env: { ...GLIBC_MALLOC_ENV, ...INSPECT_ANY_PORT } });
 }, 240_000);
 let inspector: Inspector | undefined;
 afterAll(async () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { WORLD_BOUNDS } from '../../src/geo/mercator';
 import { StoreWriter } from '../../src/store/writer';
-import { KeptConnection, startChildServer, type ChildServer } from '../helpers/child-server';
+import { GLIBC_MALLOC_ENV, KeptConnection, startChildServer, type ChildServer } from '../helpers/child-server';
 import { heldClientPorts, rssBytes, serverConnections } from '../helpers/proc';
 import { rawGet, SAMPLE_DIR } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
@@ -59,7 +59,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tilemirror-slow-readers-'));
   await buildData(dir);
   // The window is short so that the test sees several rounds of readers closed; the rate and budget are the defaults.
-  srv = await startChildServer(dir, { server: { minSendRateSeconds: 5 }, env: { MALLOC_ARENA_MAX: '2' } });
+  srv = await startChildServer(dir, { server: { minSendRateSeconds: 5 }, env: GLIBC_MALLOC_ENV });
 });
 
 afterAll(async () => {
