@@ -15,7 +15,7 @@ const { runWrk } = require('./lib/wrk');
 const { ensureMapproxy } = require('./lib/anchors');
 const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
 const { table, markdownTable, fmt, writeResults } = require('./lib/report');
-const { runMeasured, sampleTree, compareStores, countTiles } = require('./lib/measured');
+const { runMeasured, measuredCopy, sampleTree, countTiles } = require('./lib/measured');
 const { mapproxyFiles } = require('./lib/mapproxy-seed');
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -97,34 +97,21 @@ async function tilemirrorRuns(ctx, concurrencies, runs) {
       const idle = await waitIdle(ctx.idleWait);
       const data = path.join(ctx.tmp, `tm-c${c}-${i}`);
       const statsFile = path.join(ctx.tmp, `tm-c${c}-${i}.json`);
-      const up0 = sampleTree([ctx.upstream.pid]).cpu;
       const args = ['-r', EXIT_STATS, CLI, 'mirror', '--upstream', ctx.origin, '--data', data, '--zoom', `0-${ctx.area.z}`, `--bbox=${ctx.area.bbox4326.join(',')}`, '--concurrency', String(c), '--key', KEY, `tiles/${ID}`];
-      const r = await runMeasured(`tilemirror mirror c${c}`, process.execPath, args, {
+      const { run: r, check, row, complete, identical } = await measuredCopy(`tilemirror mirror c${c}`, process.execPath, args, {
+        file: path.join(data, 'tiles', `${ID}.mbtiles`),
+        upstreamFile: ctx.upstreamFile,
+        expected: ctx.area.total,
+        upstreamPid: ctx.upstream.pid,
+        idleBefore: idle,
         cpus: ctx.pin ? ctx.pin.client : undefined,
         timeoutMs: ctx.timeoutSec * 1000,
         exitStats: statsFile,
         exclude: [ctx.upstream.pid],
       });
-      const upstreamCores = (sampleTree([ctx.upstream.pid]).cpu - up0) / r.wallSec;
-      const published = path.join(data, 'tiles', `${ID}.mbtiles`);
-      const check = fs.existsSync(published) ? compareStores(published, ctx.upstreamFile) : { count: 0, identical: 0 };
-      const ok = r.code === 0 && check.count === ctx.area.total && check.identical === ctx.area.total;
-      const round = {
-        run: i,
-        ok,
-        exitCode: r.code ?? r.signal,
-        seconds: r.wallSec,
-        tiles: check.count,
-        identical: check.identical,
-        tilesPerSec: check.count / r.wallSec,
-        peakRssMb: r.peakRssMb,
-        cpuCores: r.cpuSec / r.wallSec,
-        upstreamCores,
-        otherCpuCores: r.otherCpuCores,
-        stealCores: r.stealCores,
-        otherCpuCoresBefore: idle,
-        summary: r.stdout.trim().split('\n').slice(-3),
-      };
+      const { upstreamCores } = row;
+      const ok = complete && identical;
+      const round = { run: i, ok, ...row, identical: check.identical };
       if (!ok) round.error = `exit ${r.code ?? r.signal}, ${check.count} tiles (${check.identical} identical) of ${ctx.area.total}: ${r.stderrTail.slice(-600)}`;
       console.error(
         `- tilemirror c${c} run ${i}: ${ok ? 'published' : 'FAILED'} ${check.count} tiles in ${fmt(r.wallSec, 2)} s = ${fmt(round.tilesPerSec, 0)} tiles/s, ` +
@@ -167,38 +154,32 @@ async function mapproxyRuns(ctx, concurrencies) {
     const idle = await waitIdle(ctx.idleWait);
     const dir = path.join(ctx.tmp, `mapproxy-c${c}`);
     const files = mapproxyFiles(dir, { origin: ctx.origin, id: ID, key: KEY, area: ctx.area });
-    const up0 = sampleTree([ctx.upstream.pid]).cpu;
-    const r = await runMeasured(`mapproxy-seed -c ${c}`, mp.seed, ['-f', files.proxy, '-s', files.seed, '-c', String(c)], {
+    const { run: r, check, row: measured, complete, identical } = await measuredCopy(`mapproxy-seed -c ${c}`, mp.seed, ['-f', files.proxy, '-s', files.seed, '-c', String(c)], {
+      file: files.cacheFile,
+      upstreamFile: ctx.upstreamFile,
+      expected: ctx.area.total,
+      upstreamPid: ctx.upstream.pid,
+      idleBefore: idle,
       cpus: ctx.pin ? ctx.pin.client : undefined,
       cwd: dir,
       timeoutMs: ctx.timeoutSec * 1000,
       sampleMs: 500,
       exclude: [ctx.upstream.pid],
     });
-    const upstreamCores = (sampleTree([ctx.upstream.pid]).cpu - up0) / r.wallSec;
-    const check = fs.existsSync(files.cacheFile) ? compareStores(files.cacheFile, ctx.upstreamFile) : { count: 0, identical: 0 };
-    const ok = r.code === 0 && check.count === ctx.area.total;
+    const { upstreamCores } = measured;
+    const ok = complete;
     const row = {
       tool: 'mapproxy-seed',
       version: mp.version,
       config: `-c ${c}`,
       concurrency: c,
       ok,
-      exitCode: r.code ?? r.signal,
-      tiles: check.count,
-      identical: check.identical === ctx.area.total,
+      ...measured,
+      identical,
       identicalTiles: check.identical,
-      seconds: r.wallSec,
-      tilesPerSec: check.count / r.wallSec,
       // The processes share pages (forked workers): the summed RSS counts them once per process, PSS shares them out.
-      peakRssMb: r.peakRssMb,
       peakPssMb: r.peakPssMb,
       processes: r.processes,
-      cpuCores: r.cpuSec / r.wallSec,
-      upstreamCores,
-      otherCpuCores: r.otherCpuCores,
-      stealCores: r.stealCores,
-      otherCpuCoresBefore: idle,
     };
     if (!ok) row.error = `exit ${r.code ?? r.signal}, ${check.count} tiles of ${ctx.area.total}: ${(r.stderrTail + r.stdout).slice(-800)}`;
     console.error(

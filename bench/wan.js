@@ -16,7 +16,7 @@ const { runWrk } = require('./lib/wrk');
 const { ensureMapproxy, ensureDebianCommand, ensureTilelive } = require('./lib/anchors');
 const { areaOf, tileSet, buildSyntheticStore } = require('./lib/synthetic');
 const { table, markdownTable, fmt, writeResults } = require('./lib/report');
-const { runMeasured, sampleTree, compareStores } = require('./lib/measured');
+const { measuredCopy, sampleTree } = require('./lib/measured');
 const { mapproxyFiles } = require('./lib/mapproxy-seed');
 const { makeCertificates, startNginx, protocolsSince } = require('./lib/tls-upstream');
 const { measureLink } = require('./lib/link-probe');
@@ -82,10 +82,14 @@ function pinned(cpu, cmd, args) {
 async function clientRun(ctx, { tool, config, cmd, args, cwd, env, file }) {
   const idle = await waitIdle(ctx.idleWait);
   const load = uptime();
-  const up0 = sampleTree([ctx.upstream.pid]).cpu;
   const before = protocolsSince(ctx.protocolLog, ctx.protoOffset);
   ctx.protoOffset = before.offset;
-  const r = await runMeasured(`${tool} ${config}`, cmd, args, {
+  const { run: r, check, row: measured, complete, identical } = await measuredCopy(`${tool} ${config}`, cmd, args, {
+    file,
+    upstreamFile: ctx.upstreamFile,
+    expected: ctx.area.total,
+    upstreamPid: ctx.upstream.pid,
+    idleBefore: idle,
     cpus: ctx.pin?.client,
     cwd,
     env: { NODE_EXTRA_CA_CERTS: ctx.certs.ca, ...env },
@@ -95,27 +99,16 @@ async function clientRun(ctx, { tool, config, cmd, args, cwd, env, file }) {
   });
   const protocols = protocolsSince(ctx.protocolLog, ctx.protoOffset);
   ctx.protoOffset = protocols.offset;
-  const upstreamCores = (sampleTree([ctx.upstream.pid]).cpu - up0) / r.wallSec;
-  const check = fs.existsSync(file) ? compareStores(file, ctx.upstreamFile) : { count: 0, identical: 0 };
-  const ok = r.code === 0 && check.count === ctx.area.total && check.identical === ctx.area.total;
+  const ok = complete && identical;
+  const { upstreamCores } = measured;
   const row = {
     tool,
     config,
     ok,
-    exitCode: r.code ?? r.signal,
-    tiles: check.count,
     identical: check.identical,
-    seconds: r.wallSec,
-    tilesPerSec: check.count / r.wallSec,
-    peakRssMb: r.peakRssMb,
-    cpuCores: r.cpuSec / r.wallSec,
-    upstreamCores,
+    ...measured,
     protocols: protocols.counts,
-    otherCpuCores: r.otherCpuCores,
-    stealCores: r.stealCores,
-    otherCpuCoresBefore: idle,
     loadAverage: load,
-    summary: r.stdout.trim().split('\n').slice(-3),
   };
   if (!ok) row.error = `exit ${r.code ?? r.signal}, ${check.count} tiles (${check.identical} identical) of ${ctx.area.total}: ${(r.stderrTail + r.stdout).slice(-600)}`;
   const protoText = Object.entries(protocols.counts).map(([p, n]) => `${p} ${n}`).join(', ');

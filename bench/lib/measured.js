@@ -172,6 +172,33 @@ function compareStores(file, upstreamFile) {
   }
 }
 
+/**
+ * One client copying tiles from an upstream, measured to its end (`runMeasured` with `runOpts`), then the store it
+ * wrote (`file`) checked tile by tile against `upstreamFile`, which holds `expected` tiles; the upstream's own CPU
+ * (`upstreamPid`) over the run counted. `run` is runMeasured's answer; `row` the fields every copy bench reports;
+ * `complete` whether it exited 0 with every tile, `identical` whether every tile is the upstream's.
+ */
+async function measuredCopy(name, cmd, args, { file, upstreamFile, expected, upstreamPid, idleBefore, ...runOpts }) {
+  const up0 = sampleTree([upstreamPid]).cpu;
+  const run = await runMeasured(name, cmd, args, runOpts);
+  const upstreamCores = (sampleTree([upstreamPid]).cpu - up0) / run.wallSec;
+  const check = fs.existsSync(file) ? compareStores(file, upstreamFile) : { count: 0, identical: 0 };
+  const row = {
+    exitCode: run.code ?? run.signal,
+    tiles: check.count,
+    seconds: run.wallSec,
+    tilesPerSec: check.count / run.wallSec,
+    peakRssMb: run.peakRssMb,
+    cpuCores: run.cpuSec / run.wallSec,
+    upstreamCores,
+    otherCpuCores: run.otherCpuCores,
+    stealCores: run.stealCores,
+    otherCpuCoresBefore: idleBefore,
+    summary: run.stdout.trim().split('\n').slice(-3),
+  };
+  return { run, check, row, complete: run.code === 0 && check.count === expected, identical: check.identical === expected };
+}
+
 function countTiles(file) {
   const Database = require('better-sqlite3');
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -182,4 +209,4 @@ function countTiles(file) {
   }
 }
 
-module.exports = { runMeasured, sampleTree, compareStores, countTiles, tree };
+module.exports = { runMeasured, measuredCopy, sampleTree, compareStores, countTiles, tree };
