@@ -5,8 +5,7 @@
 // key, missing key, key in the URL, cross-site Origin and Sec-Fetch-Site, other methods) is answered 403 (405 for
 // other methods) and audited; no answer carries a CORS header. With redis, Run now on two servers runs once.
 
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
@@ -18,6 +17,7 @@ import { gatedTest } from '../helpers/clients';
 import { REDIS_SERVER, startRedis, type TestRedis } from '../helpers/redis';
 import { KEY, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const ADMIN = 'admin-key-7c1e94b2d0';
 const OTHER_ADMIN = 'admin-key-second-4a8f';
@@ -25,15 +25,9 @@ const redisTest = gatedTest('redis-server', { bins: [REDIS_SERVER], packages: ['
 
 let upstream: TestServer;
 let sim: UpstreamSimulator;
-const dirs: string[] = [];
 const servers: Tilemirror[] = [];
 const lines: { level: number; msg: string; audit?: Record<string, unknown> }[] = [];
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tm-admin-api-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, removeTempDirs } = tempDirs('tm-admin-api-');
 
 const JOB = { name: 'vector', resources: ['tiles/sample-vector'], zoom: '0-4', concurrency: 2 };
 
@@ -70,7 +64,7 @@ afterAll(async () => {
   for (const s of servers) await s.close();
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('one server', () => {

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { pixelXToLon, pixelYToLat, tileRange } from '../../src/geo/mercator';
@@ -13,6 +12,7 @@ import { ELEVATION_400S } from '../fixtures/bad-requests';
 import { writeHandMadeStore } from '../fixtures/hand-made-stores';
 import { rng } from '../helpers/fuzz-requests';
 import { SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
 
 // /elevation over loopback against oracles that owe nothing to the service's decoder: the sample terrain's own
 // function, pixels read by GDAL from tiles taken out of the store with SQL, and stores written here with heights
@@ -62,14 +62,9 @@ function tilesOver(bounds: Bounds, z: number): [number, number][] {
   return out;
 }
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tilemirror-elevation-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-elevation-');
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('the sample terrain', () => {

@@ -4,8 +4,6 @@
 // below; and with a rate, no second of the run sees more requests than the rate. Every run publishes the same
 // tiles as a plain run.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
@@ -13,17 +11,13 @@ import { START_LIMIT } from '../../src/mirror/upstream/concurrency';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const KEY = 'demo';
 const RESOURCE = 'tiles/sample-vector';
 let upstream: TestServer;
 let sim: UpstreamSimulator;
-const dirs: string[] = [];
-const tempDir = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'tm-concurrency-'));
-  dirs.push(d);
-  return d;
-};
+const { tempDir, removeTempDirs } = tempDirs('tm-concurrency-');
 const storeOf = (dir: string): string => join(dir, 'tiles', 'sample-vector.mbtiles');
 
 jest.setTimeout(120_000);
@@ -35,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 function opts(dataDir: string, extra: Partial<MirrorOptions>): MirrorOptions {

@@ -5,8 +5,7 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { acquireLock } from '../../src/store/lock';
@@ -18,6 +17,7 @@ import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-sim
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitForStatus } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const SECRET = 'tm-upstream-Secret-7f3c9e1a5b';
 const ROOT = resolve(__dirname, '../..');
@@ -25,14 +25,8 @@ const ROOT = resolve(__dirname, '../..');
 let upstream: TestServer;
 let sim: UpstreamSimulator;
 let mirrorSrv: TestServer;
-const dirs: string[] = [];
 const logs: string[] = [];
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tm-mirror-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, removeTempDirs } = tempDirs('tm-mirror-');
 let data: string;
 
 function options(resource: string, extra: Partial<MirrorOptions> = {}): MirrorOptions {
@@ -54,7 +48,7 @@ afterAll(async () => {
   await mirrorSrv?.close();
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** Tiles of one zoom: [z, minX, maxX, minY, maxY] (XYZ, inclusive). */

@@ -2,24 +2,18 @@
 // published stores are still byte-identical to a clean mirror's, in bounded time. And Retry-After: a 429 or 503
 // that names a time closes the gate for the whole run, not only for the request that was told.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import { FAULT_KINDS, startSimulator, type FaultKind, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const KEY = 'demo';
 let upstream: TestServer;
 let sim: UpstreamSimulator;
-const dirs: string[] = [];
-const tempDir = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'tm-faults-'));
-  dirs.push(d);
-  return d;
-};
+const { tempDir, removeTempDirs } = tempDirs('tm-faults-');
 
 beforeAll(async () => {
   upstream = await startServer();
@@ -28,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const RESOURCES: [string, [number, number]][] = [

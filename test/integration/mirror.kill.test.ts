@@ -3,8 +3,7 @@
 // stores equal a clean mirror's, and no tile was fetched twice beyond the ones in flight at each kill.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
 import { storePaths } from '../../src/store/staging';
@@ -13,6 +12,7 @@ import { startSimulator, chance, type UpstreamSimulator } from '../fixtures/upst
 import { startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const ROOT = resolve(__dirname, '../..');
 const CLI = built('cli.js');
@@ -23,12 +23,7 @@ const SEED = 7;
 
 let upstream: TestServer;
 let sim: UpstreamSimulator;
-const dirs: string[] = [];
-const tempDir = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'tm-kill-'));
-  dirs.push(d);
-  return d;
-};
+const { tempDir, removeTempDirs } = tempDirs('tm-kill-');
 
 beforeAll(async () => {
   upstream = await startServer();
@@ -38,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const ARGS = (dir: string): string[] => [

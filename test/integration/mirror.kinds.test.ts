@@ -5,8 +5,7 @@
 // fallback works on the mirror; a failing kind leaves the previous store untouched; the key is nowhere.
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { GLYPH_STARTS } from '../../src/mirror/discovery/kinds/fonts';
@@ -21,6 +20,7 @@ import { buildKindsUpstream, writeWeatherStore } from '../fixtures/document-stor
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitForStatus } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const SECRET = 'tm-upstream-Kinds-Secret-91b2c3';
 const FONT = 'Noto Sans Regular';
@@ -31,14 +31,8 @@ let upstream: TestServer;
 let sim: UpstreamSimulator;
 let data: string;
 let mirrorSrv: TestServer;
-const dirs: string[] = [];
 const logs: string[] = [];
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tm-kinds-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, removeTempDirs } = tempDirs('tm-kinds-');
 
 function options(resource: string, extra: Partial<MirrorOptions> = {}): MirrorOptions {
   return { upstream: sim.url, dataDir: data, resource, key: SECRET, concurrency: 8, log: (l) => logs.push(l), ...extra };
@@ -90,7 +84,7 @@ afterAll(async () => {
   await mirrorSrv?.close();
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
   // eslint-disable-next-line no-console
   if (process.env.TM_TIMINGS) console.log(timings.join('\n'));
 });

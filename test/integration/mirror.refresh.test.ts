@@ -3,9 +3,6 @@
 // became empty or appeared are handled, and the result is byte-identical to a clean mirror of the changed
 // upstream, published atomically and served without a restart. Fresh tiles (younger than --max-age) are not asked for.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
@@ -14,17 +11,13 @@ import { snapshot, type StoreSnapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type Override, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitForStatus } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 let upstream: TestServer;
 let sim: UpstreamSimulator;
 let served: TestServer;
 let data: string;
-const dirs: string[] = [];
-const tempDir = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'tm-refresh-'));
-  dirs.push(d);
-  return d;
-};
+const { tempDir, removeTempDirs } = tempDirs('tm-refresh-');
 
 const JOBS: [string, [number, number]][] = [
   ['maps/sample', [0, 3]],
@@ -54,7 +47,7 @@ afterAll(async () => {
   await served?.close();
   await sim?.close();
   await upstream?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** Tiles (as "pyramid z/x/y") whose content differs between two snapshots, plus those added or removed. */

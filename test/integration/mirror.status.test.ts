@@ -5,8 +5,7 @@
 // `tilemirror status` prints the persisted state, and the upstream key is in no response, log line or file.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pino from 'pino';
@@ -18,6 +17,7 @@ import { readJobStates } from '../../src/store/job-state';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const SECRET = 'tm-upstream-Sched-4b8e2d0c9a';
 const ADMIN = 'admin-key-5f1e7c3b';
@@ -27,15 +27,9 @@ const ROOT = resolve(__dirname, '../..');
 let upstream: TestServer;
 let mirror: Tilemirror | undefined;
 let data: string;
-const dirs: string[] = [];
 const logLines: string[] = [];
 const bodies: string[] = [];
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tm-status-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, removeTempDirs } = tempDirs('tm-status-');
 
 /** The mirror server's configuration, as the YAML file would hold it. */
 function rawConfig(dataDir: string, upstreamUrl: string): Record<string, unknown> {
@@ -82,7 +76,7 @@ afterAll(async () => {
   await mirror?.close();
   await upstream?.close();
   delete process.env[KEY_ENV];
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('a job on a cron schedule inside serve', () => {

@@ -4,8 +4,7 @@
 // sharing a data directory record the loser's skip; an unreachable Redis skips the firing (fail closed); the
 // password is in no log line, error or state file. Config and key naming without a server.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -18,18 +17,14 @@ import { readJobStates } from '../../src/store/job-state';
 import { gatedTest } from '../helpers/clients';
 import { freePort, REDIS_SERVER, startRedis, type TestRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const redisTest = gatedTest('redis-server', { bins: [REDIS_SERVER], packages: ['redis-server'] });
 const PASSWORD = 'sched-Redis-pw-3f9d71';
 
-const dirs: string[] = [];
-const tempDir = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'tm-sched-redis-'));
-  dirs.push(d);
-  return d;
-};
+const { tempDir, removeTempDirs } = tempDirs('tm-sched-redis-');
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('configuration and naming (no server)', () => {

@@ -10,9 +10,9 @@
 // Every wait is for a condition (counts, log lines), never for a time.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, openSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
@@ -23,6 +23,7 @@ import { freePort, REDIS_SERVER, startRedis, tcpOpen, type TestRedis } from '../
 import { ROOT } from '../helpers/dist';
 import { KEY, rawGet } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 const topologyTest = gatedTest('nginx and redis-server', { bins: [NGINX, REDIS_SERVER], packages: ['nginx-light', 'redis-server'] });
@@ -31,12 +32,7 @@ const REDIS_PASSWORD = 'tm-redis-Pw-7c1e9a04';
 const KEY_ENV = 'TM_TOPOLOGY_UPSTREAM_KEY';
 const LONG = 100_000;
 const STORE = 'tiles/sample-vector';
-const dirs: string[] = [];
-const tempDir = (prefix: string): string => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const { tempDir, removeTempDirs } = tempDirs('tm-');
 
 interface Proc {
   child: ChildProcess;
@@ -133,7 +129,7 @@ async function stopTopology(): Promise<void> {
   await upstream?.stop();
   await stopProc(nginx);
   await redis?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 }
 
 interface Slot {

@@ -2,8 +2,7 @@
 // time zones (across a DST change); no overlapping runs of a job (a firing during a run is skipped and
 // recorded); the persisted job state; the status table and the progress output.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ConfigError, parseConfig } from '../../src/config/load';
@@ -17,15 +16,11 @@ import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, ty
 import { nextRunOf } from '../../src/mirror/jobs/job-status';
 import { jobViews, runRecord } from '../../src/mirror/jobs/job-status';
 import { readJobStates, JobStateFile, JOB_STATE_FILE } from '../../src/store/job-state';
+import { tempDirs } from '../helpers/temp-dirs';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tm-sched-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, removeTempDirs } = tempDirs('tm-sched-');
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 function config(mirror: Record<string, unknown>, extra: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Config {
