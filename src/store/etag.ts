@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** 22 base64url characters: 132 bits of SHA-1, plenty to tell versions of one resource apart. */
 export const TAG_LENGTH = 22;
@@ -9,5 +9,6 @@ export const TAG_LENGTH = 22;
  * ranges and rendered static maps all tag with it.
  */
 export function digestTag(data: string | Buffer): string {
-  return createHash('sha1').update(data).digest('base64url').slice(0, TAG_LENGTH);
+  // The one-shot form: no Hash object per call (~2-3 µs of a tile read from the store, whose 15 KB take ~10 µs to hash).
+  return hash('sha1', data, 'base64url').slice(0, TAG_LENGTH);
 }

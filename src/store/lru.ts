@@ -8,9 +8,18 @@ const ENTRY_OVERHEAD = 96;
  * A hit moves its entry to the newest end (delete + set) only when it is not already among the newest quarter of
  * the entries: with thousands of hot tiles, moving on every hit cost ~5 µs a request in Map churn (a quarter of
  * the serve benchmark's JavaScript time) for no change in what gets evicted first. Small caches stay exact.
+ *
+ * Eviction takes the oldest entries from one iterator kept across calls. A Map iterator is live (it skips entries
+ * deleted before it reaches them and goes on to entries added after it was made), and everything before its
+ * position was evicted through it, so its next entry is always the oldest. A new iterator per eviction walked
+ * again over the slots every earlier eviction and move had left empty at the front of the Map until V8 compacted
+ * it: ~8 µs a miss on a random load over more tiles than the cache holds (15 KB tiles in 64 MB, ~4,300 of them),
+ * against ~0.5 µs with the kept iterator.
  */
 export class Lru<V, K = string> {
   private readonly items = new Map<K, { value: V; tick: number }>();
+  /** Where eviction goes on from: every entry before it has been evicted (renewed once it has run off the end). */
+  private oldest: Iterator<[K, { value: V; tick: number }]> = this.items.entries();
   private cost = 0;
   /** Entries (re)inserted so far: an entry's tick says how many came after it. */
   private tick = 0;
@@ -48,8 +57,15 @@ export class Lru<V, K = string> {
     }
     this.items.set(key, { value, tick: ++this.tick });
     this.cost += cost;
-    for (const [k, e] of this.items) {
-      if (this.cost <= this.maxCost) break;
+    while (this.cost > this.maxCost) {
+      let next = this.oldest.next();
+      if (next.done === true) {
+        // A finished iterator stays finished: entries added since need a new one.
+        this.oldest = this.items.entries();
+        next = this.oldest.next();
+        if (next.done === true) return;
+      }
+      const [k, e] = next.value;
       this.items.delete(k);
       this.cost -= this.costOf(e.value);
     }

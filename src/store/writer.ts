@@ -2,6 +2,9 @@ import Database from 'better-sqlite3';
 import { createTables, DocumentTable, META, TileTables, tmsRow, writeMetadata, writePyramids } from './mbtiles-sql';
 import { isDocumentKind, type Pyramid, type StoreKind, type VectorLayer } from './types';
 
+/** The page size of store files written from scratch (bytes). */
+export const STORE_PAGE_SIZE = 16384;
+
 /** What a writer needs to know about a store before its tiles arrive. */
 export interface StoreHeader {
   kind: StoreKind;
@@ -32,6 +35,13 @@ export class StoreWriter {
     const documentsOnly = isDocumentKind(header.kind);
     if (header.pyramids.length === 0 && !documentsOnly) throw new Error('a tile store needs at least one pyramid');
     this.db = new Database(file);
+    // Set before the first table exists (it fixes the file's layout; a file that has tables keeps its own). With
+    // SQLite's 4 KB pages a 15 KB vector tile is a leaf cell and three or four overflow pages, each a read of its
+    // own; with 16 KB pages most such tiles sit whole in their leaf page. Reading random tiles of a 5.5 GB country
+    // (14.8 KB a tile, page cache warm): 16.2 µs of CPU a tile with 4 KB pages, 13.1 µs with 16 KB, 21-22 µs with
+    // 64 KB (a whole 64 KB page is copied for each tile). Only the layout changes: every MBTiles reader (GDAL,
+    // tileserver-gl, @mapbox/mbtiles) reads any page size SQLite allows.
+    this.db.pragma(`page_size = ${STORE_PAGE_SIZE}`);
     this.db.pragma('journal_mode = DELETE');
     this.db.pragma('synchronous = NORMAL');
     // One transaction: each DDL statement on its own would commit (and fsync) separately, ~100 ms for the schema.

@@ -47,3 +47,32 @@ test('a large LRU moves a hit entry only when it is not among the newest quarter
   expect(lru.get('k0')).toBe(0);
   expect(lru.size).toBe(100);
 });
+
+test('after many evictions, moves and deletions the LRU still holds exactly the most recently used entries', () => {
+  // Three entries: the newest quarter is empty, so every hit moves its entry and the order is exact LRU, which a
+  // list kept by hand in the test follows.
+  const lru = new Lru<number>(3);
+  let order: string[] = []; // least recent first
+  let seed = 7;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const wrong: string[] = [];
+  for (let i = 0; i < 5_000; i++) {
+    const key = `k${next(8)}`;
+    const op = next(10);
+    if (op < 5) {
+      const held = order.includes(key);
+      if ((lru.get(key) !== undefined) !== held) wrong.push(`step ${i}: get ${key}`);
+      if (held) order = [...order.filter((k) => k !== key), key];
+    } else if (op < 9) {
+      lru.set(key, i);
+      order = [...order.filter((k) => k !== key), key];
+      if (order.length > 3) order.shift();
+    } else {
+      lru.delete(key);
+      order = order.filter((k) => k !== key);
+    }
+    if (lru.size !== order.length) wrong.push(`step ${i}: size ${lru.size}, want ${order.length}`);
+  }
+  expect(wrong.slice(0, 5)).toEqual([]);
+  for (const key of order) expect(lru.get(key)).toBeDefined();
+});
