@@ -3,7 +3,7 @@
 
 import Database from 'better-sqlite3';
 import type { LabelHit, LabelSearchOptions, LabelType } from './labels';
-import { categoryColumn } from './labels-build';
+import { categoryColumn, positionCell, positionColumn, positionRow } from './labels-build';
 import { textScore, typoBudget, words } from './labels-text';
 import { editDistance } from './text';
 
@@ -191,12 +191,17 @@ export class LabelIndex {
     for (let radius = Math.min(50, opts.maxMeters); ; radius = Math.min(radius * 4, opts.maxMeters)) {
       const dLat = radius / M_PER_DEG;
       const dLon = dLat / cos;
-      const args: unknown[] = [lon - dLon, lon + dLon, lat - dLat, lat + dLat];
-      const sql = `SELECT l.* FROM rtree r CROSS JOIN labels l ON l.id = r.id WHERE r.minx >= ? AND r.maxx <= ? AND r.miny >= ? AND r.maxy <= ?${this.filters({ types: opts.types }, args)}`;
-      const found = this.prepared(sql)
-        .all(...args)
-        .map((r) => ({ ...this.hit(r, 1), meters: metersBetween(lon, lat, r.lon, r.lat) }))
-        .filter((h) => h.meters <= radius);
+      // The box's cells, one range a row of the grid (cells are row-major), read from the position index.
+      const [col0, col1] = [positionColumn(lon - dLon), positionColumn(lon + dLon)];
+      const found: Array<LabelHit & { meters: number }> = [];
+      for (let row = positionRow(lat - dLat); row <= positionRow(lat + dLat); row++) {
+        const args: unknown[] = [positionCell(col0, row), positionCell(col1, row), lon - dLon, lon + dLon, lat - dLat, lat + dLat];
+        const sql = `SELECT l.* FROM labels l INDEXED BY labels_position WHERE l.cell BETWEEN ? AND ? AND l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?${this.filters({ types: opts.types }, args)}`;
+        for (const r of this.prepared(sql).all(...args)) {
+          const meters = metersBetween(lon, lat, r.lon, r.lat);
+          if (meters <= radius) found.push({ ...this.hit(r, 1), meters });
+        }
+      }
       if (found.length >= opts.limit || radius >= opts.maxMeters) {
         return found.sort((a, b) => a.meters - b.meters || a.id.localeCompare(b.id)).slice(0, opts.limit);
       }
