@@ -166,6 +166,10 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA);
+    // FTS5 merges its segments once, at the end ('optimize'), rather than while labels are written too, and keeps up
+    // to 32 MB of terms in memory before it writes a segment (1 MB by default): fewer, larger segments. It still
+    // merges a level of 16 segments when it has to ('crisismerge'), so short transactions leave no pile.
+    db.exec("INSERT INTO fts (fts, rank) VALUES ('automerge', 0); INSERT INTO fts (fts, rank) VALUES ('hashsize', 33554432)");
     const insertLabel = db.prepare(
       'INSERT INTO labels (type, place_type, name, names, categories, housenumber, street, lon, lat, cell) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -363,7 +367,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     db.transaction(() => Object.entries(meta).forEach(([k, v]) => putMeta.run(k, v)))();
     db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg; DROP TABLE temp.house;');
-    db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
+    db.exec("INSERT INTO fts (fts) VALUES ('optimize'); INSERT INTO fts (fts, rank) VALUES ('automerge', 4)");
     db.close();
     renameSync(tmp, target);
     return { labels, byType, tiles, zoom: zoom ?? -1, bytes: statSync(target).size, ms: Date.now() - started, streetsDerived };

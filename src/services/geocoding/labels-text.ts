@@ -4,8 +4,13 @@
 
 import { editDistance } from './text';
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** The words of a text, normalised: "Café  Zürich-Nord" → ["cafe", "zurich", "nord"]. */
 export function words(text: string): string[] {
+  // ASCII text as the rule below would make it, without its Unicode passes (NFKD leaves ASCII as it is, and ASCII
+  // has no marks): most names and every house number, and the label build splits each label's names.
+  if (ASCII.test(text)) return text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0);
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
