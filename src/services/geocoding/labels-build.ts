@@ -295,9 +295,12 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     // (3) House numbers: those without `addr:street` take the street of the nearest road, by proximity; an address
     // shows its street as its name, or its number when it has none.
     let streetsDerived = 0;
-    const housesAfter = db.prepare<[number, number], { id: number; place_type: string; names: string; categories: string; housenumber: string; street: string | null; lon: number; lat: number }>(
-      'SELECT * FROM house WHERE id > ? ORDER BY id LIMIT ?',
-    );
+    // Rows as arrays (no object a row): id, place_type, names, categories, housenumber, street, lon, lat.
+    const housesAfter = db
+      .prepare<[number, number], [number, string, string, string, string, string | null, number, number]>(
+        'SELECT id, place_type, names, categories, housenumber, street, lon, lat FROM house WHERE id > ? ORDER BY id LIMIT ?',
+      )
+      .raw();
     const inCell = db.prepare<[number], [string, Buffer]>('SELECT name, coords FROM seg WHERE cell = ?').raw();
     // Houses come in tile order, so neighbours look in the same cells: a cell's segments are read once, kept for the
     // next houses (up to 4,096 cells).
@@ -342,15 +345,15 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       if (cells.size > 4096) cells.clear();
       const houses = housesAfter.all(after, labelPage);
       if (houses.length === 0) break;
-      after = houses[houses.length - 1].id;
+      after = houses[houses.length - 1][0];
       db.transaction(() => {
-        for (const h of houses) {
-          let street = h.street;
+        for (const [, placeType, names, categories, housenumber, own, lon, lat] of houses) {
+          let street = own;
           if (street === null) {
-            street = streetNear(h.lon, h.lat) ?? null;
+            street = streetNear(lon, lat) ?? null;
             if (street !== null) streetsDerived++;
           }
-          addLabel('address', h.place_type, street ?? h.housenumber, JSON.parse(h.names) as Record<string, string>, h.categories, h.housenumber, street, h.lon, h.lat);
+          addLabel('address', placeType, street ?? housenumber, JSON.parse(names) as Record<string, string>, categories, housenumber, street, lon, lat);
         }
       })();
       await maybeYield();
