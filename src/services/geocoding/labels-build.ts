@@ -139,7 +139,7 @@ interface CellSegments {
 /** Float64 values of a blob (copied when the blob's bytes are not 8-aligned). */
 function float64s(blob: Buffer): Float64Array {
   if (blob.byteOffset % 8 === 0) return new Float64Array(blob.buffer, blob.byteOffset, blob.length / 8);
-  return new Float64Array(Uint8Array.prototype.slice.call(blob).buffer);
+  return new Float64Array(new Uint8Array(blob).buffer);
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
