@@ -1,18 +1,22 @@
-// Builds the label index of one vector tile set: one SQLite file (labels + FTS5 over normalised names + R*Tree
-// of positions + the vocabulary for typo candidates), written to a temporary file and renamed into place.
-// The work is cut into slices that yield to the event loop (setImmediate), so a server building in the
+// Builds the label index of one vector tile set: one SQLite file (labels with the grid cell of their position +
+// FTS5 over normalised names + the vocabulary for typo candidates), written to a temporary file and renamed into
+// place. The work is cut into slices that yield to the event loop (setImmediate), so a server building in the
 // background keeps answering. The tile set is read through the store's tile reader (its scan), whatever file
 // holds it (MBTiles or PMTiles); the scan holds nothing open while the build yields.
 //
 // Steps: (1) every tile of the deepest zoom holding tiles → labels (points kept in the tile proper), road pieces
-// and their vertices (densified); (2) the pieces of one street name within MERGE_METERS of each other become one
-// road, placed at its vertex nearest the middle of its extent; (3) house numbers without `addr:street` take the
-// name of the nearest road within STREET_METERS; (4) FTS5, R*Tree and the vocabulary are filled.
+// and their segments filed by grid cell, house numbers set aside; (2) the pieces of one street name within
+// MERGE_METERS of each other become one road, placed at its vertex nearest the middle of its extent; (3) house
+// numbers without `addr:street` take the name of the nearest road within STREET_METERS; (4) the vocabulary and
+// the indexes on type and position. Each label is written once, with its full-text entry, in the step that knows
+// all of it: no label is updated after.
 //
 // Cost at size (a synthetic country of 5.3 M labels, bench/country.js): every step is linear in the labels and
 // reads them in pages, so memory stays bounded whatever the set's size. The street lookup of step (3) reads road
 // segments from a B-tree keyed by a grid cell (a sort after step 1, then a few point lookups per house), not from
-// an R*Tree of densified vertices: inserting ~60 vertices a street into an R*Tree was 40 % of the build.
+// an R*Tree of densified vertices: inserting ~60 vertices a street into an R*Tree was 40 % of the build. Positions
+// are a B-tree on (cell, lon, lat) too, sorted once at the end: one R*Tree insert a label was the largest part of
+// the build left (2.4 of 13 CPU s at scale 0.05), a sort of the same rows ~0.1 s.
 
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +35,19 @@ export const STREET_METERS = 100;
  * mostly lies in one or two cells and a house looks in one to four. */
 const CELL_DEG = 0.005;
 /** Bump when the index's schema or rules change: indexes of another format are rebuilt. */
-export const LABEL_INDEX_FORMAT = '2';
+export const LABEL_INDEX_FORMAT = '3';
+/**
+ * Side of the grid cells of the position index (degrees): labels are found near a point by a B-tree on
+ * (cell, lon, lat), one range of cells per row of the grid. ~220 m of latitude: the first box of a reverse lookup
+ * (50 m) touches one to four cells; the largest (1 km), ~10 rows.
+ */
+export const POSITION_CELL_DEG = 0.002;
+const POSITION_COLUMNS = 180_000;
+/** The position index's column of a longitude and row of a latitude (clamped to the grid). */
+export const positionColumn = (lon: number) => Math.max(0, Math.min(POSITION_COLUMNS - 1, Math.floor((lon + 180) / POSITION_CELL_DEG)));
+export const positionRow = (lat: number) => Math.max(0, Math.min(90_000 - 1, Math.floor((lat + 90) / POSITION_CELL_DEG)));
+/** The position index's cell (row-major). */
+export const positionCell = (column: number, row: number) => row * POSITION_COLUMNS + column;
 
 const M_PER_DEG = 111_320;
 /**
@@ -75,14 +91,16 @@ export interface BuildOptions {
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE labels (id INTEGER PRIMARY KEY, type TEXT NOT NULL, place_type TEXT NOT NULL, name TEXT NOT NULL,
-  names TEXT NOT NULL, categories TEXT NOT NULL, housenumber TEXT, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL);
+  names TEXT NOT NULL, categories TEXT NOT NULL, housenumber TEXT, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL,
+  cell INTEGER NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(name, alt, content='', tokenize='unicode61 remove_diacritics 0', prefix='2 3 4');
-CREATE VIRTUAL TABLE rtree USING rtree(id, minx, maxx, miny, maxy);
 CREATE TABLE terms (term TEXT PRIMARY KEY, len INTEGER NOT NULL, first TEXT NOT NULL, last2 TEXT NOT NULL) WITHOUT ROWID;
 CREATE TEMP TABLE piece (id INTEGER PRIMARY KEY, name TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
   minx REAL, miny REAL, maxx REAL, maxy REAL, coords TEXT NOT NULL);
 CREATE INDEX temp.piece_name ON piece (name);
-CREATE TABLE temp.seg (cell INTEGER NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL, x2 REAL NOT NULL, y2 REAL NOT NULL, name TEXT NOT NULL);
+CREATE TABLE temp.seg (cell INTEGER NOT NULL, name TEXT NOT NULL, coords BLOB NOT NULL);
+CREATE TEMP TABLE house (id INTEGER PRIMARY KEY, place_type TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
+  housenumber TEXT NOT NULL, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL);
 `;
 
 /** The grid cell of a position (row-major over the world: 36,000 rows of 72,000 columns). */
@@ -112,9 +130,16 @@ function metersBetween(lon1: number, lat1: number, lon2: number, lat2: number): 
   return Math.hypot(x, lat2 - lat1) * M_PER_DEG;
 }
 
-/** The text of a label as indexed: the name, plus the house number for an address. */
-function indexedName(l: { name: string; housenumber?: string | null; street?: string | null }): string {
-  return l.housenumber ? `${l.housenumber} ${l.street ?? ''}` : l.name;
+/** The segments of one road piece within one cell: its name and x1, y1, x2, y2 of each segment, in turn. */
+interface CellSegments {
+  name: string;
+  coords: Float64Array;
+}
+
+/** Float64 values of a blob (copied when the blob's bytes are not 8-aligned). */
+function float64s(blob: Buffer): Float64Array {
+  if (blob.byteOffset % 8 === 0) return new Float64Array(blob.buffer, blob.byteOffset, blob.length / 8);
+  return new Float64Array(new Uint8Array(blob).buffer);
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -141,20 +166,57 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA);
+    // FTS5 merges its segments once, at the end ('optimize'), rather than while labels are written too, and keeps up
+    // to 32 MB of terms in memory before it writes a segment (1 MB by default): fewer, larger segments. It still
+    // merges a level of 16 segments when it has to ('crisismerge'), so short transactions leave no pile.
+    db.exec("INSERT INTO fts (fts, rank) VALUES ('automerge', 0); INSERT INTO fts (fts, rank) VALUES ('hashsize', 33554432)");
     const insertLabel = db.prepare(
-      'INSERT INTO labels (type, place_type, name, names, categories, housenumber, street, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO labels (id, type, place_type, name, names, categories, housenumber, street, lon, lat, cell) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    const insertFts = db.prepare('INSERT INTO fts (rowid, name, alt) VALUES (?, ?, ?)');
+    const insertHouse = db.prepare('INSERT INTO house (place_type, names, categories, housenumber, street, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const insertPiece = db.prepare('INSERT INTO piece (name, names, categories, minx, miny, maxx, maxy, coords) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const insertSeg = db.prepare('INSERT INTO seg (cell, x1, y1, x2, y2, name) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertSeg = db.prepare('INSERT INTO seg (cell, name, coords) VALUES (?, ?, ?)');
     let tiles = 0;
+    let lastId = 0;
+
+    // A label in its final form: its row (with its position's cell) and its full-text entry (the indexed name, and
+    // its names in other languages that differ from it). Each label is written once, in the step that knows all of it.
+    const addLabel = (type: string, placeType: string, name: string, names: Record<string, string>, categories: string, housenumber: string | null, street: string | null, lon: number, lat: number) => {
+      // Numbered here, not read back from SQLite (lastInsertRowid): ~20 % of the row's insert.
+      const id = ++lastId;
+      insertLabel.run(id, type, placeType, name, JSON.stringify(names), categories, housenumber, street, lon, lat, positionCell(positionColumn(lon), positionRow(lat)));
+      const main = words(housenumber ? `${housenumber} ${street ?? ''}` : name).join(' ');
+      const alt = new Set<string>();
+      for (const n of Object.values(names)) {
+        const w = words(n).join(' ');
+        if (w !== main) alt.add(w);
+      }
+      insertFts.run(id, main, [...alt].join(' ; '));
+    };
 
     const addRoadPiece = (l: ExtractedLabel, line: [number, number][]) => {
       if (line.length === 0) return;
-      const xs = line.map((p) => p[0]);
-      const ys = line.map((p) => p[1]);
-      insertPiece.run(l.name, JSON.stringify(l.names), categoryColumn(l.categories), Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys), JSON.stringify(line));
+      let minx = Infinity;
+      let miny = Infinity;
+      let maxx = -Infinity;
+      let maxy = -Infinity;
+      for (const [x, y] of line) {
+        minx = Math.min(minx, x);
+        miny = Math.min(miny, y);
+        maxx = Math.max(maxx, x);
+        maxy = Math.max(maxy, y);
+      }
+      insertPiece.run(l.name, JSON.stringify(l.names), categoryColumn(l.categories), minx, miny, maxx, maxy, JSON.stringify(line));
       // Each segment, cut into parts no longer than a cell, is filed under every cell its part's extent covers
-      // (at most four): a house then looks in the cells within STREET_METERS of it only.
+      // (at most four): a house then looks in the cells within STREET_METERS of it only. A piece's parts in one
+      // cell are one row (a blob of coordinates), not one row a part: fewer rows to write, sort and read.
+      const byCell = new Map<number, number[]>();
+      const file = (cell: number, x1: number, y1: number, x2: number, y2: number) => {
+        const list = byCell.get(cell);
+        if (list) list.push(x1, y1, x2, y2);
+        else byCell.set(cell, [x1, y1, x2, y2]);
+      };
       for (let i = 0; i + 1 < line.length; i++) {
         const [ax, ay] = line[i];
         const [bx, by] = line[i + 1];
@@ -165,11 +227,12 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
           const x2 = ax + ((bx - ax) * (s + 1)) / parts;
           const y2 = ay + ((by - ay) * (s + 1)) / parts;
           for (let col = colOf(Math.min(x1, x2)); col <= colOf(Math.max(x1, x2)); col++) {
-            for (let row = rowOf(Math.min(y1, y2)); row <= rowOf(Math.max(y1, y2)); row++) insertSeg.run(cellOf(col, row), x1, y1, x2, y2, l.name);
+            for (let row = rowOf(Math.min(y1, y2)); row <= rowOf(Math.max(y1, y2)); row++) file(cellOf(col, row), x1, y1, x2, y2);
           }
         }
       }
-      if (line.length === 1) insertSeg.run(cellOf(colOf(line[0][0]), rowOf(line[0][1])), line[0][0], line[0][1], line[0][0], line[0][1], l.name);
+      if (line.length === 1) file(cellOf(colOf(line[0][0]), rowOf(line[0][1])), line[0][0], line[0][1], line[0][0], line[0][1]);
+      for (const [cell, coords] of byCell) insertSeg.run(cell, l.name, Buffer.from(new Float64Array(coords).buffer));
     };
 
     const indexTiles = (batch: ScannedTile[]) =>
@@ -185,9 +248,12 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
           for (const l of labels) {
             if (l.lines) {
               for (const line of l.lines) addRoadPiece(l, line);
-              continue;
+            } else if (l.type === 'address') {
+              // Written in step (3), once its street is known.
+              insertHouse.run(l.placeType, JSON.stringify(l.names), categoryColumn(l.categories), l.housenumber ?? '', l.street ?? null, l.lon, l.lat);
+            } else {
+              addLabel(l.type, l.placeType, l.name, l.names, categoryColumn(l.categories), l.housenumber ?? null, l.street ?? null, l.lon, l.lat);
             }
-            insertLabel.run(l.type, l.placeType, l.name, JSON.stringify(l.names), categoryColumn(l.categories), l.housenumber ?? null, l.street ?? null, l.lon, l.lat);
           }
         }
       })();
@@ -220,84 +286,87 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       after = names[names.length - 1].name;
       db.transaction(() => {
         for (const { name } of names) {
-          for (const road of mergePieces(piecesOf.all(name))) {
-            insertLabel.run('road', 'road', name, JSON.stringify(road.names), road.categories, null, null, road.lon, road.lat);
-          }
+          for (const road of mergePieces(piecesOf.all(name))) addLabel('road', 'road', name, road.names, road.categories, null, null, road.lon, road.lat);
         }
       })();
       await maybeYield();
     }
 
-    // (3) Streets of house numbers, by proximity.
+    // (3) House numbers: those without `addr:street` take the street of the nearest road, by proximity; an address
+    // shows its street as its name, or its number when it has none.
     let streetsDerived = 0;
-    const orphansAfter = db.prepare<[number, number], { id: number; lon: number; lat: number }>(
-      "SELECT id, lon, lat FROM labels WHERE id > ? AND type = 'address' AND street IS NULL ORDER BY id LIMIT ?",
-    );
-    const inCell = db.prepare<[number], { x1: number; y1: number; x2: number; y2: number; name: string }>('SELECT x1, y1, x2, y2, name FROM seg WHERE cell = ?');
-    const setStreet = db.prepare('UPDATE labels SET street = ?, name = ? WHERE id = ?');
+    // Rows as arrays (no object a row): id, place_type, names, categories, housenumber, street, lon, lat.
+    const housesAfter = db
+      .prepare<[number, number], [number, string, string, string, string, string | null, number, number]>(
+        'SELECT id, place_type, names, categories, housenumber, street, lon, lat FROM house WHERE id > ? ORDER BY id LIMIT ?',
+      )
+      .raw();
+    const inCell = db.prepare<[number], [string, Buffer]>('SELECT name, coords FROM seg WHERE cell = ?').raw();
     // Houses come in tile order, so neighbours look in the same cells: a cell's segments are read once, kept for the
     // next houses (up to 4,096 cells).
-    const cells = new Map<number, { x1: number; y1: number; x2: number; y2: number; name: string }[]>();
+    const cells = new Map<number, CellSegments[]>();
     const segmentsIn = (cell: number) => {
       let segs = cells.get(cell);
-      if (!segs) cells.set(cell, (segs = inCell.all(cell)));
+      if (!segs) cells.set(cell, (segs = inCell.all(cell).map(([name, blob]) => ({ name, coords: float64s(blob) }))));
       return segs;
     };
-    for (let after = 0; ; ) {
-      if (cells.size > 4096) cells.clear();
-      const orphans = orphansAfter.all(after, labelPage);
-      if (orphans.length === 0) break;
-      after = orphans[orphans.length - 1].id;
-      db.transaction(() => {
-        for (const a of orphans) {
-          const dLat = STREET_METERS / M_PER_DEG;
-          const dLon = dLat / Math.max(0.01, Math.cos((a.lat * Math.PI) / 180));
-          let best: { name: string; m: number } | undefined;
-          for (let col = colOf(a.lon - dLon); col <= colOf(a.lon + dLon); col++) {
-            for (let row = rowOf(a.lat - dLat); row <= rowOf(a.lat + dLat); row++) {
-              for (const v of segmentsIn(cellOf(col, row))) {
-                const m = metersToSegment(a.lon, a.lat, v.x1, v.y1, v.x2, v.y2);
-                if (m <= STREET_METERS && (!best || m < best.m || (m === best.m && v.name < best.name))) best = { name: v.name, m };
+    const streetNear = (lon: number, lat: number): string | undefined => {
+      const dLat = STREET_METERS / M_PER_DEG;
+      const dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180));
+      // A segment whose both ends lie beyond the search box on one side is farther than STREET_METERS (the box is
+      // a thousandth wider, so rounding cannot drop one the distance would keep): skipped unmeasured.
+      const west = lon - dLon * 1.001;
+      const east = lon + dLon * 1.001;
+      const south = lat - dLat * 1.001;
+      const north = lat + dLat * 1.001;
+      let best: string | undefined;
+      let bestM = Infinity;
+      for (let col = colOf(lon - dLon); col <= colOf(lon + dLon); col++) {
+        for (let row = rowOf(lat - dLat); row <= rowOf(lat + dLat); row++) {
+          for (const { name, coords: c } of segmentsIn(cellOf(col, row))) {
+            for (let i = 0; i < c.length; i += 4) {
+              const x1 = c[i];
+              const y1 = c[i + 1];
+              const x2 = c[i + 2];
+              const y2 = c[i + 3];
+              if ((x1 < west && x2 < west) || (x1 > east && x2 > east) || (y1 < south && y2 < south) || (y1 > north && y2 > north)) continue;
+              const m = metersToSegment(lon, lat, x1, y1, x2, y2);
+              if (m <= STREET_METERS && (best === undefined || m < bestM || (m === bestM && name < best))) {
+                best = name;
+                bestM = m;
               }
             }
           }
-          if (best) {
-            setStreet.run(best.name, best.name, a.id);
-            streetsDerived++;
-          }
         }
-      })();
-      await maybeYield();
-    }
-    // Addresses with their own street show it as their name; the others (no street in reach) their number.
-    db.exec("UPDATE labels SET name = COALESCE(street, housenumber) WHERE type = 'address'");
-
-    // (4) Full text, positions, vocabulary.
-    const all = db.prepare<[number, number], { id: number; name: string; names: string; housenumber: string | null; street: string | null; lon: number; lat: number }>(
-      'SELECT id, name, names, housenumber, street, lon, lat FROM labels WHERE id > ? ORDER BY id LIMIT ?',
-    );
-    const insertFts = db.prepare('INSERT INTO fts (rowid, name, alt) VALUES (?, ?, ?)');
-    const insertBox = db.prepare('INSERT INTO rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
-    for (let last = 0; ; ) {
-      const rows = all.all(last, labelPage);
-      if (rows.length === 0) break;
+      }
+      return best;
+    };
+    for (let after = 0; ; ) {
+      if (cells.size > 4096) cells.clear();
+      const houses = housesAfter.all(after, labelPage);
+      if (houses.length === 0) break;
+      after = houses[houses.length - 1][0];
       db.transaction(() => {
-        for (const r of rows) {
-          const main = words(indexedName(r)).join(' ');
-          const alt = [...new Set(Object.values(JSON.parse(r.names) as Record<string, string>).map((n) => words(n).join(' ')))].filter((n) => n !== main);
-          insertFts.run(r.id, main, alt.join(' ; '));
-          insertBox.run(r.id, r.lon, r.lon, r.lat, r.lat);
+        for (const [, placeType, names, categories, housenumber, own, lon, lat] of houses) {
+          let street = own;
+          if (street === null) {
+            street = streetNear(lon, lat) ?? null;
+            if (street !== null) streetsDerived++;
+          }
+          addLabel('address', placeType, street ?? housenumber, JSON.parse(names) as Record<string, string>, categories, housenumber, street, lon, lat);
         }
       })();
-      last = rows[rows.length - 1].id;
       await maybeYield();
     }
+
+    // (4) Vocabulary, the type and position indexes, the metadata; FTS5's segments merged.
     db.exec(`
       CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts', 'row');
       INSERT INTO terms (term, len, first, last2) SELECT term, length(term), substr(term, 1, 1), substr(term, -2) FROM temp.vocab;
       CREATE INDEX terms_first ON terms (first, len);
       CREATE INDEX terms_last2 ON terms (last2, len);
       CREATE INDEX labels_type ON labels (type);
+      CREATE INDEX labels_position ON labels (cell, lon, lat);
     `);
     const byType = Object.fromEntries(
       db.prepare<[], { type: string; n: number }>('SELECT type, COUNT(*) AS n FROM labels GROUP BY type ORDER BY type').all().map((r) => [r.type, r.n]),
@@ -314,8 +383,8 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     };
     const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     db.transaction(() => Object.entries(meta).forEach(([k, v]) => putMeta.run(k, v)))();
-    db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg;');
-    db.exec("INSERT INTO fts(fts) VALUES ('optimize')");
+    db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg; DROP TABLE temp.house;');
+    db.exec("INSERT INTO fts (fts) VALUES ('optimize'); INSERT INTO fts (fts, rank) VALUES ('automerge', 4)");
     db.close();
     renameSync(tmp, target);
     return { labels, byType, tiles, zoom: zoom ?? -1, bytes: statSync(target).size, ms: Date.now() - started, streetsDerived };

@@ -5,7 +5,7 @@
 // index to merge the pieces of one street across tiles.
 
 import Pbf from 'pbf';
-import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
+import { VectorTileLayer, type VectorTileFeature } from '@mapbox/vector-tile';
 import type { LabelHit, LabelType } from './labels';
 
 /** A label as read from a tile: a LabelHit before the index gives it an id and a score, plus a road's lines. */
@@ -112,12 +112,45 @@ function anchor(f: VectorTileFeature): { x: number; y: number } | undefined {
   return { x: pts.reduce((s, p) => s + p.x, 0) / pts.length, y: pts.reduce((s, p) => s + p.y, 0) / pts.length };
 }
 
+/**
+ * The label layers of a tile, by name; the others (buildings, land cover: most of a tile's bytes) are skipped
+ * unread, where `new VectorTile` would read each one's keys, values and feature offsets. As VectorTile, a layer
+ * without features is left out.
+ */
+function labelLayers(pbf: Pbf): Record<string, VectorTileLayer> {
+  const layers: Record<string, VectorTileLayer> = {};
+  while (pbf.pos < pbf.length) {
+    const tag = pbf.readVarint();
+    if (tag >> 3 !== 3 || (tag & 7) !== 2) {
+      pbf.skip(tag);
+      continue;
+    }
+    const end = pbf.readVarint() + pbf.pos;
+    const start = pbf.pos;
+    // The layer's name (field 1), looked for among its fields; most encoders write it first.
+    let name: string | undefined;
+    while (pbf.pos < end && name === undefined) {
+      const field = pbf.readVarint();
+      if (field >> 3 === 1 && (field & 7) === 2) name = pbf.readString();
+      else pbf.skip(field);
+    }
+    pbf.pos = start;
+    if (name !== undefined && Object.prototype.hasOwnProperty.call(RULES, name)) {
+      // The typings give VectorTileLayer's constructor one argument; the library's takes the layer's end as second.
+      const layer = new (VectorTileLayer as unknown as new (pbf: Pbf, end: number) => VectorTileLayer)(pbf, end);
+      if (layer.length) layers[layer.name] = layer;
+    }
+    pbf.pos = end;
+  }
+  return layers;
+}
+
 /** Every label of one (uncompressed) vector tile at z/x/y (XYZ). */
 export function extractLabels(data: Uint8Array, z: number, x: number, y: number): ExtractedLabel[] {
-  const tile = new VectorTile(new Pbf(data));
+  const layers = labelLayers(new Pbf(data));
   const out: ExtractedLabel[] = [];
   for (const [layerName, rule] of Object.entries(RULES)) {
-    const layer = tile.layers[layerName];
+    const layer = layers[layerName];
     if (!layer) continue;
     const extent = layer.extent;
     const toLonLat = (px: number, py: number) => tilePointToLonLat(z, x, y, extent, px, py);

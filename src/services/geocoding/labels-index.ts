@@ -3,9 +3,8 @@
 
 import Database from 'better-sqlite3';
 import type { LabelHit, LabelSearchOptions, LabelType } from './labels';
-import { categoryColumn } from './labels-build';
-import { textScore, typoBudget, words } from './labels-text';
-import { editDistance } from './text';
+import { categoryColumn, positionCell, positionColumn, positionRow } from './labels-build';
+import { textScore, typoBudget, withinEdits, words } from './labels-text';
 
 interface Row {
   id: number;
@@ -50,8 +49,8 @@ export class LabelIndex {
   readonly format: string;
   private readonly byIdStmt: Database.Statement<[number], Row>;
   private readonly exactTerm: Database.Statement<[string], { term: string }>;
-  private readonly termsByFirst: Database.Statement<[string, number, number], { term: string }>;
-  private readonly termsByLast: Database.Statement<[string, number, number], { term: string }>;
+  private readonly termsByFirst: Database.Statement<[string, number, number], string>;
+  private readonly termsByLast: Database.Statement<[string, number, number], string>;
 
   constructor(readonly file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
@@ -63,8 +62,8 @@ export class LabelIndex {
       this.format = meta.get('format') ?? '';
       this.byIdStmt = this.db.prepare('SELECT * FROM labels WHERE id = ?');
       this.exactTerm = this.db.prepare('SELECT term FROM terms WHERE term = ?');
-      this.termsByFirst = this.db.prepare(`SELECT term FROM terms WHERE first = ? AND len BETWEEN ? AND ? LIMIT ${MAX_COMPARED}`);
-      this.termsByLast = this.db.prepare(`SELECT term FROM terms WHERE last2 = ? AND len BETWEEN ? AND ? LIMIT ${MAX_COMPARED}`);
+      this.termsByFirst = this.db.prepare<[string, number, number], string>(`SELECT term FROM terms WHERE first = ? AND len BETWEEN ? AND ? LIMIT ${MAX_COMPARED}`).pluck();
+      this.termsByLast = this.db.prepare<[string, number, number], string>(`SELECT term FROM terms WHERE last2 = ? AND len BETWEEN ? AND ? LIMIT ${MAX_COMPARED}`).pluck();
     } catch (err) {
       this.db.close();
       throw err;
@@ -116,8 +115,12 @@ export class LabelIndex {
     if (budget === 0) return [];
     const n = [...w].length;
     const seen = new Set<string>();
-    for (const r of [...this.termsByFirst.all([...w][0], n - budget, n + budget), ...this.termsByLast.all(w.slice(-2), n - budget, n + budget)]) {
-      if (r.term !== w && editDistance(w, r.term, budget) <= budget) seen.add(r.term);
+    // Words of the same first letter, then of the same last two, until MAX_VARIANTS are found.
+    for (const [terms, key] of [[this.termsByFirst, [...w][0]], [this.termsByLast, w.slice(-2)]] as const) {
+      for (const term of terms.all(key, n - budget, n + budget)) {
+        if (term !== w && withinEdits(w, term, budget)) seen.add(term);
+        if (seen.size >= MAX_VARIANTS) break;
+      }
       if (seen.size >= MAX_VARIANTS) break;
     }
     return [...seen];
@@ -191,12 +194,17 @@ export class LabelIndex {
     for (let radius = Math.min(50, opts.maxMeters); ; radius = Math.min(radius * 4, opts.maxMeters)) {
       const dLat = radius / M_PER_DEG;
       const dLon = dLat / cos;
-      const args: unknown[] = [lon - dLon, lon + dLon, lat - dLat, lat + dLat];
-      const sql = `SELECT l.* FROM rtree r CROSS JOIN labels l ON l.id = r.id WHERE r.minx >= ? AND r.maxx <= ? AND r.miny >= ? AND r.maxy <= ?${this.filters({ types: opts.types }, args)}`;
-      const found = this.prepared(sql)
-        .all(...args)
-        .map((r) => ({ ...this.hit(r, 1), meters: metersBetween(lon, lat, r.lon, r.lat) }))
-        .filter((h) => h.meters <= radius);
+      // The box's cells, one range a row of the grid (cells are row-major), read from the position index.
+      const [col0, col1] = [positionColumn(lon - dLon), positionColumn(lon + dLon)];
+      const found: Array<LabelHit & { meters: number }> = [];
+      for (let row = positionRow(lat - dLat); row <= positionRow(lat + dLat); row++) {
+        const args: unknown[] = [positionCell(col0, row), positionCell(col1, row), lon - dLon, lon + dLon, lat - dLat, lat + dLat];
+        const sql = `SELECT l.* FROM labels l INDEXED BY labels_position WHERE l.cell BETWEEN ? AND ? AND l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?${this.filters({ types: opts.types }, args)}`;
+        for (const r of this.prepared(sql).all(...args)) {
+          const meters = metersBetween(lon, lat, r.lon, r.lat);
+          if (meters <= radius) found.push({ ...this.hit(r, 1), meters });
+        }
+      }
       if (found.length >= opts.limit || radius >= opts.maxMeters) {
         return found.sort((a, b) => a.meters - b.meters || a.id.localeCompare(b.id)).slice(0, opts.limit);
       }
