@@ -32,8 +32,29 @@ function withoutSecrets(url: string): string {
   }
 }
 
-/** Reads the facts of a store file (read-only). A file that cannot be read says what it can: its size. */
+/**
+ * Facts read before, by file, with the signature (inode, size, modification time) the file had then: counting a
+ * country's rows reads its whole tiles index (seconds for 5 GB), and the admin API lists every store on each call.
+ * One entry per store file the catalog has served.
+ */
+const remembered = new Map<string, { signature: string; facts: StoreFacts }>();
+
+/**
+ * The facts of a store file (read-only), read again only when the file has changed since. A file that cannot be
+ * read says what it can, its size, and is read again on the next call.
+ */
 export function storeFacts(file: string): StoreFacts {
+  const s = signatureOf(file);
+  const signature = 'signature' in s ? s.signature : undefined;
+  const known = remembered.get(file);
+  if (signature !== undefined && known?.signature === signature) return known.facts;
+  const facts = readFacts(file);
+  if (signature !== undefined && facts.tiles !== null) remembered.set(file, { signature, facts });
+  else remembered.delete(file);
+  return facts;
+}
+
+function readFacts(file: string): StoreFacts {
   const bytes = fileBytes(file);
   if (!file.endsWith('.mbtiles')) return { tiles: null, bytes, origin: { type: 'imported' } };
   let db: Database.Database | undefined;
