@@ -13,7 +13,7 @@ export function formatSummary(r: MirrorResult): string[] {
   const lines = [
     `${r.resource}: ${r.status}${r.published ? ` -> ${r.published}` : ''}`,
     `  ${r.planned} ${isDocumentKind(r.resource.split('/')[0]) ? 'documents' : 'tiles'} planned: ${r.stored} fetched and stored, ${r.empty} empty, ${r.skipped} already stored, ${r.failed} failed`,
-    `  ${r.requests} requests (${r.retries} retries), ${formatBytes(r.bytes)} in ${formatDuration(secs)} (${rate.toFixed(0)} tiles/s)`,
+    `  ${r.requests} requests (${r.retries} retries${r.hedges ? `, ${r.hedges} hedged` : ''}), ${formatBytes(r.bytes)} in ${formatDuration(secs)} (${rate.toFixed(0)} tiles/s)`,
   ];
   for (const m of r.mirrored ?? []) lines.push(`  ${m.pyramid === 'main' ? 'mirrored' : `pyramid ${m.pyramid}`}: z${m.minzoom}-${m.maxzoom}, bounds ${m.bounds.map((v) => Math.round(v * 1e4) / 1e4).join(',')}`);
   if (r.revalidated > 0) lines.push(`  ${r.revalidated} stored tiles revalidated: ${r.unchanged} unchanged (${r.notModified} answered 304), ${r.writes} tile rows written`);

@@ -2,20 +2,17 @@
 // runs, no lock released, transactions cut wherever they are) four times; a final run finishes. The published
 // stores equal a clean mirror's, and no tile was fetched twice beyond the ones in flight at each kill.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
 import { storePaths } from '../../src/store/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, chance, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { startServer, type TestServer } from '../helpers/server';
-import { built } from '../helpers/dist';
+import { startCli, type CliProcess } from '../helpers/cli-process';
 import { waitFor } from '../helpers/wait';
 import { tempDirs } from '../helpers/temp-dirs';
 
-const ROOT = resolve(__dirname, '../..');
-const CLI = built('cli.js');
 const KEY = 'demo';
 const CONCURRENCY = 4;
 const KILLS = 4;
@@ -41,14 +38,7 @@ const ARGS = (dir: string): string[] => [
   'tiles/sample-vector', 'maps/sample',
 ];
 
-function startCli(dir: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> } {
-  const child = spawn(process.execPath, [CLI, ...ARGS(dir)], { env: { ...process.env, TILEMIRROR_UPSTREAM_KEY: KEY }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }>((res) => child.once('exit', (code, signal) => res({ code, signal, out })));
-  return { child, done };
-}
+const startMirror = (dir: string): CliProcess => startCli(ARGS(dir), { TILEMIRROR_UPSTREAM_KEY: KEY });
 
 const tileRequests = (): number => sim.log.filter((l) => !l.path.endsWith('.json')).length;
 
@@ -69,7 +59,7 @@ test('four SIGKILLs at random points, then a run that finishes: identical stores
     const startTiles = tileRequests();
     // Random (by seed) but always mid-run: after 15 to 165 more tile requests (of ~1000), plus up to 30 ms.
     const afterTiles = 15 + Math.floor(chance(SEED, 'kill', k) * 150);
-    const { child, done } = startCli(dir);
+    const { child, done } = startMirror(dir);
     await waitFor(`${afterTiles} more tile requests`, () => tileRequests() - startTiles >= afterTiles, { intervalMs: 5 });
     await new Promise((r) => setTimeout(r, Math.floor(chance(SEED, 'jitter', k) * 30)));
     // In flight: requests that arrived but were not answered yet (the answer is what the simulator logs last).
@@ -83,7 +73,7 @@ test('four SIGKILLs at random points, then a run that finishes: identical stores
     expect({ k, locks }).toEqual({ k, locks: [expect.stringMatching(/^\.sample(-vector)?\.lock$/)] });
   }
 
-  const final = startCli(dir);
+  const final = startMirror(dir);
   const end = await final.done;
   expect({ code: end.code, out: end.out }).toEqual({ code: 0, out: expect.stringContaining('tiles/sample-vector: published') });
   expect(end.out).toContain('maps/sample: published');

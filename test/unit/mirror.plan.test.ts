@@ -170,7 +170,7 @@ describe('narrowing a discovered source (what the run publishes and says)', () =
     const p = planDiscovered(swissSource(), [3, 6], [[6, 46, 7, 47]]);
     const r: MirrorResult = {
       resource: 'tiles/swiss', status: 'published', exitCode: 0, planned: p.total, stored: p.total, fetched: p.total, empty: 0, skipped: 0,
-      revalidated: 0, unchanged: 0, notModified: 0, writes: p.total, failed: 0, failedPermanently: 0, failures: [], requests: p.total, retries: 0, bytes: 1000,
+      revalidated: 0, unchanged: 0, notModified: 0, writes: p.total, failed: 0, failedPermanently: 0, failures: [], requests: p.total, retries: 0, hedges: 0, bytes: 1000,
       elapsedMs: 1000, problems: [], notes: p.notes,
       mirrored: p.header.pyramids.map((py) => ({ pyramid: py.name, minzoom: py.minzoom, maxzoom: py.maxzoom, bounds: py.bounds })),
     };

@@ -100,6 +100,7 @@ export function endRun(run: Run): void {
   result.requests = client.stats.requests;
   result.bytes = client.stats.bytes;
   result.retries = client.stats.retries;
+  result.hedges = client.stats.hedges;
   result.elapsedMs = Date.now() - run.started;
 }
 

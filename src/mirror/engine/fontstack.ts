@@ -3,7 +3,7 @@
 
 import { interrupted, published, type MirrorResult } from './result';
 
-const SUMMED = ['planned', 'fetched', 'stored', 'empty', 'failed', 'requests', 'retries', 'bytes', 'writes'] as const;
+const SUMMED = ['planned', 'fetched', 'stored', 'empty', 'failed', 'requests', 'retries', 'hedges', 'bytes', 'writes'] as const;
 
 /**
  * Sums the fonts' runs (in order) into the stack's result: published when at least one font was and none failed

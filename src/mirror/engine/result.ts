@@ -33,8 +33,11 @@ export interface MirrorResult {
   failures: string[];
   /** What the store holds once published: each pyramid's zooms and bounds (narrowed by --zoom, --bbox, areas). */
   mirrored?: { pyramid: string; minzoom: number; maxzoom: number; bounds: Bounds }[];
+  /** Requests sent, hedges included. */
   requests: number;
   retries: number;
+  /** Second requests sent for requests stalled far past the others' latency (the first good answer won). */
+  hedges: number;
   bytes: number;
   elapsedMs: number;
   published?: string;
@@ -64,6 +67,7 @@ export function emptyResult(resource: string): MirrorResult {
     failures: [],
     requests: 0,
     retries: 0,
+    hedges: 0,
     bytes: 0,
     elapsedMs: 0,
     notes: [],

@@ -6,13 +6,14 @@
 // The key is added here, at the last moment, so every URL the rest of the mirror holds is key-free.
 
 import { gunzipSync } from 'node:zlib';
-import { AdaptiveLimit, type LoadSignal } from './concurrency';
+import { AdaptiveLimit, type LoadSignal, type Slot } from './concurrency';
+import { RecentLatencies, hedgeAfterMs } from './hedging';
 import { TokenBucket, abortableSleep } from './rate-limit';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry';
 import type { RawResponse } from './validate';
 import { UpstreamError } from '../errors';
-import { RequestTimeout, Transport } from './transport';
+import { RequestTimeout, Transport, type Cancel } from './transport';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */
 const MAX_BODY = 64 * 1024 * 1024;
@@ -36,6 +37,30 @@ export interface ClientOptions {
   userAgent?: string;
   /** Called before each wait for a retry: progress output counts them. */
   onRetry?: (url: string, reason: string, delayMs: number) => void;
+  /** Hedging of stalled requests: on by default; `minMs` lowers the least wait before a hedge (tests), false turns it off. */
+  hedge?: false | { minMs: number };
+}
+
+/** How often requests in flight are looked at for hedging (ms). */
+const HEDGE_SWEEP_MS = 100;
+/** Most requests of one attempt: the first and two hedges (a hedge meets the same tail as the first, now and then). */
+const MAX_LEGS = 3;
+
+/** The reason given to the loser of a hedged attempt. */
+const LOST = new Error('another request for the same URL answered first');
+
+/** One request of an attempt: the first, or its hedge. */
+interface Leg {
+  slot: Slot;
+  hedge: boolean;
+  done: boolean;
+  cancel: Cancel;
+}
+
+/** An attempt whose request may be hedged. */
+interface Watch {
+  slot: Slot;
+  hedge: () => void;
 }
 
 
@@ -43,9 +68,14 @@ export interface ClientOptions {
 export type Judgement<T> = { ok: true; value: T } | { ok: false; outcome: AttemptOutcome };
 
 export interface ClientStats {
+  /** Requests sent, hedges included. */
   requests: number;
   bytes: number;
   retries: number;
+  /** Second requests sent for a request that waited far past the others (see sweepStalled). */
+  hedges: number;
+  /** Of those, the ones that answered first. */
+  hedgesWon: number;
   /** Times a Retry-After closed the gate for every request. */
   pauses: number;
 }
@@ -81,7 +111,7 @@ function originOf(url: string): string {
 
 export class UpstreamClient {
   readonly base: string;
-  readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0, pauses: 0 };
+  readonly stats: ClientStats = { requests: 0, bytes: 0, retries: 0, hedges: 0, hedgesWon: 0, pauses: 0 };
   readonly limiter: TokenBucket;
   /** Requests in flight: grows while the upstream answers faster for it, halves when it says it is overloaded. */
   readonly inFlight: AdaptiveLimit;
@@ -152,17 +182,17 @@ export class UpstreamClient {
     }
   }
 
-  /** One GET on the wire; the transport's errors as they are. */
-  private async send(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<RawResponse> {
+  /** One GET on the wire (every request of the client goes through here); the transport's errors as they are. */
+  private async send(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>, cancel?: Cancel): Promise<RawResponse> {
     this.stats.requests++;
-    const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal);
+    const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal, cancel);
     this.stats.bytes += res.body.length;
     return res;
   }
 
   /**
-   * GET with throttling and retries: `judge` turns each response into a value or a failed attempt; network
-   * errors are failed attempts too. Throws an UpstreamError (redacted) when retries are exhausted.
+   * GET with throttling, retries and hedging: `judge` turns each response into a value or a failed attempt;
+   * network errors are failed attempts too. Throws an UpstreamError (redacted) when retries are exhausted.
    */
   async request<T>(
     url: string,
@@ -172,30 +202,20 @@ export class UpstreamClient {
     headers?: Record<string, string>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      let outcome: AttemptOutcome;
       // The slot first, then the token: a request starts the moment it has its token, so the starts keep the
       // rate's spacing however long the slots keep them waiting.
       const slot = await this.inFlight.acquire(signal);
-      let load: LoadSignal = 'failed';
       try {
         await this.limiter.take(signal);
         // Lets a graceful stop keep new requests from starting while those in flight finish.
         beforeAttempt?.();
-        this.inFlight.sending(slot);
-        try {
-          const res = await this.send(url, signal, headers);
-          load = res.status === 429 || res.status === 503 ? 'overloaded' : 'answered';
-          const j = judge(res);
-          if (j.ok) return j.value;
-          outcome = j.outcome;
-        } catch (err) {
-          if (signal?.aborted) throw signal.reason;
-          if (err instanceof RequestTimeout) load = 'overloaded';
-          outcome = { kind: 'network', message: this.opts.redact(describeNetworkError(err)) };
-        }
-      } finally {
-        this.inFlight.release(slot, load);
+      } catch (err) {
+        this.inFlight.release(slot, 'failed');
+        throw err;
       }
+      const answer = await this.race(url, judge, slot, signal, beforeAttempt, headers);
+      if (answer.ok) return answer.value;
+      const outcome = answer.outcome;
       const reason = describeOutcome(outcome);
       const decision = decideRetry(attempt, outcome, this.retry);
       if (!decision.retry) {
@@ -206,8 +226,9 @@ export class UpstreamClient {
         );
       }
       this.stats.retries++;
-      if (outcome.kind === 'status' && (outcome.status === 429 || outcome.status === 503)) {
-        // The upstream spoke for all of this client's requests, not just this one: every worker waits.
+      if (outcome.kind === 'status' && (outcome.status === 429 || outcome.status === 503) && this.inFlight.pressure.high) {
+        // The upstream refuses the run, not one request: every worker waits the time it named. (A refusal among
+        // healthy answers delays only its own request: decideRetry waits at least its Retry-After.)
         const asked = parseRetryAfter(outcome.retryAfter);
         if (asked !== undefined && asked > 0) {
           this.stats.pauses++;
@@ -217,6 +238,139 @@ export class UpstreamClient {
       this.opts.onRetry?.(this.opts.redact(url), this.opts.redact(reason), decision.delayMs);
       await abortableSleep(decision.delayMs, signal);
       beforeAttempt?.();
+    }
+  }
+
+  /**
+   * One attempt: the request on `slot`, and a hedge if it waits past the latencies seen (see sweepStalled). The
+   * first good answer wins and the other request is cancelled; a failed request ends the attempt unless the other
+   * is still on its way and not stalled. Rejects only when the run's signal aborts.
+   */
+  private race<T>(
+    url: string,
+    judge: (res: RawResponse) => Judgement<T>,
+    first: Slot,
+    signal: AbortSignal | undefined,
+    beforeAttempt: (() => void) | undefined,
+    headers: Record<string, string> | undefined,
+  ): Promise<Judgement<T>> {
+    return new Promise<Judgement<T>>((resolve, reject) => {
+      const legs: Leg[] = [];
+      let settled = false;
+      const end = (then: () => void): void => {
+        if (settled) return;
+        settled = true;
+        this.watching.delete(watch);
+        hedgeWait?.abort(LOST);
+        for (const leg of legs) if (!leg.done) leg.cancel.cancel?.(LOST);
+        then();
+      };
+      const failed = (leg: Leg, outcome: AttemptOutcome): void => {
+        // Another request may still win, unless all that are left are the stalled ones a hedge was meant to beat.
+        if (!legs.some((l) => !l.done && !l.slot.stalled)) end(() => resolve({ ok: false, outcome }));
+      };
+      const start = (slot: Slot, hedge: boolean): void => {
+        const leg: Leg = { slot, hedge, done: false, cancel: {} };
+        legs.push(leg);
+        this.inFlight.sending(slot);
+        // The newest request is the one watched: a hedge that stalls too is hedged again, up to MAX_LEGS requests.
+        watch.slot = slot;
+        if (legs.length < MAX_LEGS) this.watching.add(watch);
+        this.send(url, signal, headers, leg.cancel).then(
+          (res) => {
+            leg.done = true;
+            const overloaded = res.status === 429 || res.status === 503;
+            if (settled) return this.inFlight.release(slot, overloaded ? 'overloaded' : 'failed');
+            let j: Judgement<T>;
+            try {
+              j = judge(res);
+            } catch (err) {
+              j = { ok: false, outcome: { kind: 'invalid', message: this.opts.redact((err as Error).message) } };
+            }
+            const load: LoadSignal = overloaded ? 'overloaded' : j.ok ? 'answered' : 'failed';
+            this.noteLoad(slot, load);
+            if (j.ok) {
+              if (hedge) this.stats.hedgesWon++;
+              end(() => resolve(j));
+            } else failed(leg, j.outcome);
+          },
+          (err: unknown) => {
+            leg.done = true;
+            if (signal?.aborted) {
+              this.inFlight.release(slot, 'failed');
+              return end(() => reject(signal.reason));
+            }
+            if (settled) return this.inFlight.release(slot, 'failed');
+            const timeout = err instanceof RequestTimeout;
+            this.noteLoad(slot, timeout ? 'overloaded' : 'failed');
+            failed(leg, { kind: 'network', message: this.opts.redact(describeNetworkError(err)), ...(timeout && { timeout }) });
+          },
+        );
+      };
+      let hedgeWait: AbortController | undefined;
+      const watch: Watch = {
+        slot: first,
+        hedge: () => {
+          hedgeWait = new AbortController();
+          const wait = hedgeWait.signal;
+          void (async () => {
+            const slot = await this.inFlight.acquire(wait, true);
+            try {
+              if (settled) throw LOST;
+              await this.limiter.take(wait);
+              beforeAttempt?.();
+              if (settled) throw LOST;
+            } catch {
+              return this.inFlight.release(slot, 'failed');
+            }
+            this.stats.hedges++;
+            start(slot, true);
+          })().catch(() => undefined);
+        },
+      };
+      start(first, false);
+      this.sweepSoon();
+    });
+  }
+
+  /** Records what an answer said of the load: the limit, the overload share, and a latency sample of a healthy answer. */
+  private noteLoad(slot: Slot, load: LoadSignal): void {
+    if (load === 'answered' && !slot.stalled) this.latencies.add(performance.now() - slot.started);
+    this.inFlight.release(slot, load);
+  }
+
+  /** Requests waiting to be hedged, watched by one timer while there are any. */
+  private readonly watching = new Set<Watch>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly latencies = new RecentLatencies();
+
+  private sweepSoon(): void {
+    if (this.sweeper || this.opts.hedge === false) return;
+    this.sweeper = setInterval(() => this.sweepStalled(), HEDGE_SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /**
+   * The requests that have waited past max(4 x p95, 1 s) of the recent healthy answers are stalled: each gives up
+   * its place under the adaptive limit (it keeps its connection) and is hedged, once, unless the upstream is
+   * signalling overload (a Retry-After pause in force, or many refusals among recent answers): then a second
+   * request would only add to the load, and the hedge waits until the signal has passed.
+   */
+  private sweepStalled(): void {
+    if (this.watching.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+      return;
+    }
+    const after = hedgeAfterMs(this.latencies.p95(), this.opts.hedge ? this.opts.hedge.minMs : undefined);
+    const quiet = !this.inFlight.pressure.high && this.limiter.pausedFor() === 0;
+    const now = performance.now();
+    for (const w of this.watching) {
+      if (now - w.slot.started < after) continue;
+      this.inFlight.leave(w.slot);
+      if (!quiet) continue;
+      this.watching.delete(w);
+      w.hedge();
     }
   }
 
@@ -249,6 +403,8 @@ export class UpstreamClient {
   }
 
   close(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     this.transport.close();
   }
 }

@@ -2,10 +2,20 @@
 // (tens of milliseconds away) needs many requests in flight to fill the link, a near or busy one gains nothing from
 // them but queues; neither can be known before the run, so the limit is found while it runs:
 // - it starts at a few requests and grows (doubling, later by a quarter) while each step up brings at least
-//   GAIN more answers per second and the mean latency holds (at most LATENCY_FACTOR x the lowest seen, plus
-//   LATENCY_SLACK_MS); a step that does not pay is taken back and the next one is tried HOLD_WINDOWS later;
+//   GAIN more answers per second and the window's median latency holds (at most LATENCY_FACTOR x the median of
+//   the window before the step, plus LATENCY_SLACK_MS: medians, so one slow answer does not rule a window, and
+//   against the window before, so a machine or link that became slower since the start does not stop growth for
+//   good); a step that does not pay is taken back and the next one is tried HOLD_WINDOWS later;
 // - it halves when the upstream says it is overloaded (429, 503, a timeout), once per round trip: answers to
-//   requests sent before the last halving do not halve it again.
+//   requests sent before the last halving do not halve it again. A refusal among healthy answers (the overload
+//   share of recent answers low) is the odd request's bad luck: the limit then doubles back, window by window, to
+//   the highest limit it fell from, which costs a few round trips. Refusals that make up a large share of the
+//   answers are a real overload: then it climbs again only as it grows at first, step by paying step.
+// Only overload signals move it down: a 500, a reset, a truncated or garbled body is one request's accident and
+// is retried without touching the limit (the client reports those as 'failed').
+// A request that has waited far longer than the others (the client hedges it, see client.ts) `leave`s the count:
+// it keeps its connection, and still counts against `max`, but no longer holds a place under the adaptive limit,
+// and its latency is not a sample. So a few stalled answers neither block the run nor talk the limit down.
 // A window is at least as many answers as the limit (about one round trip) and at least MIN_WINDOW_MS; a window
 // in which the limit was never reached (too few tiles left, a rate limit binding) teaches nothing.
 
@@ -17,15 +27,20 @@ const LATENCY_FACTOR = 2;
 const LATENCY_SLACK_MS = 10;
 const MIN_WINDOW_MS = 50;
 const HOLD_WINDOWS = 10;
+/** Answers over which the overload share is read, and how many overload signals among them make it high. */
+export const PRESSURE_WINDOW = 16;
+export const PRESSURE_HIGH = 6;
 
 export interface Slot {
   /** Sequence number of the request (the order it got its slot). */
   readonly seq: number;
   /** When the request went out (latency is counted from here, not from the wait for a slot or a token). */
   started: number;
+  /** Left the adaptive count (see `leave`): still on the wire, no longer a place under the limit or a sample. */
+  stalled: boolean;
 }
 
-/** What an answer says about the upstream's load; 'failed': no answer that says anything of the load (a reset, a stop): neither counted nor halving. */
+/** What an answer says about the upstream's load; 'failed': no answer that says anything of the load (a reset, a 500, a bad body, a stop): neither counted nor halving. */
 export type LoadSignal = 'answered' | 'overloaded' | 'failed';
 
 interface Waiter {
@@ -35,10 +50,13 @@ interface Waiter {
 }
 
 export class AdaptiveLimit {
-  /** Requests allowed in flight now. */
+  /** Requests allowed in flight now (stalled ones not counted). */
   limit: number;
+  /** Requests in flight that count under the limit. */
   inFlight = 0;
-  /** Most requests in flight at once so far. */
+  /** Every request in flight, stalled ones included: never more than `max`. */
+  total = 0;
+  /** Most requests in flight at once so far (stalled ones included). */
   maxInFlight = 0;
   private seq = 0;
   /** Answers to requests with a lower sequence number were sent before the last halving. */
@@ -47,14 +65,16 @@ export class AdaptiveLimit {
   /** Run signals listened to: one listener each (not one per waiter), dropping that run's waiters when it aborts. */
   private readonly watched = new WeakSet<AbortSignal>();
   private winStart: number;
-  private winDone = 0;
-  private winLatency = 0;
+  private readonly winLatencies: number[] = [];
   private winSaturated = false;
-  private lowestLatency = Infinity;
-  /** The limit and throughput before the step up being judged; undefined when no step is being judged. */
-  private before: { limit: number; rate: number } | undefined;
+  /** The limit, throughput and median latency before the step up being judged; undefined when no step is being judged. */
+  private before: { limit: number; rate: number; latency: number } | undefined;
   private slowStart = true;
   private hold = 0;
+  /** The limit fallen from, climbed back to by doubling (0: none). */
+  private recoverTo = 0;
+  /** How many of the recent answers were overload signals. */
+  readonly pressure = new OverloadShare();
 
   constructor(
     readonly max: number,
@@ -65,15 +85,26 @@ export class AdaptiveLimit {
     this.winStart = now();
   }
 
-  /** A slot for one request: at once when fewer than the limit are in flight, else in arrival order. */
-  acquire(signal?: AbortSignal): Slot | Promise<Slot> {
-    if (this.inFlight < this.limit && this.waiters.length === 0) return this.grant();
+  private get room(): boolean {
+    return this.inFlight < this.limit && this.total < this.max;
+  }
+
+  /**
+   * A slot for one request: at once when there is room and nobody waits, else in arrival order; an `urgent`
+   * request (a hedge) goes before the waiting ones.
+   */
+  acquire(signal?: AbortSignal, urgent = false): Slot | Promise<Slot> {
+    if (this.room && (urgent || this.waiters.length === 0)) return this.grant();
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     if (signal && !this.watched.has(signal)) {
       this.watched.add(signal);
       signal.addEventListener('abort', () => this.drop(signal), { once: true });
     }
-    return new Promise<Slot>((resolve, reject) => this.waiters.push({ resolve, reject, signal }));
+    return new Promise<Slot>((resolve, reject) => {
+      const w = { resolve, reject, signal };
+      if (urgent) this.waiters.unshift(w);
+      else this.waiters.push(w);
+    });
   }
 
   private drop(signal: AbortSignal): void {
@@ -90,28 +121,38 @@ export class AdaptiveLimit {
     slot.started = this.now();
   }
 
+  /** The slot's request is stalled: it stays on the wire (and under `max`) but gives its place under the limit to another. */
+  leave(slot: Slot): void {
+    if (slot.stalled) return;
+    slot.stalled = true;
+    this.inFlight--;
+    this.wake();
+  }
+
   /** Gives the slot back with what its answer said of the upstream's load. */
   release(slot: Slot, signal: LoadSignal): void {
-    this.inFlight--;
+    this.total--;
+    if (!slot.stalled) this.inFlight--;
     const now = this.now();
+    if (signal !== 'failed') this.pressure.note(signal === 'overloaded');
     if (signal === 'overloaded') this.overloaded(slot);
-    else if (signal === 'answered') {
-      this.winDone++;
-      this.winLatency += now - slot.started;
-      if (this.winDone >= this.limit && now - this.winStart >= MIN_WINDOW_MS) this.judge(now);
+    else if (signal === 'answered' && !slot.stalled) {
+      this.winLatencies.push(now - slot.started);
+      if (this.winLatencies.length >= this.limit && now - this.winStart >= MIN_WINDOW_MS) this.judge(now);
     }
     this.wake();
   }
 
   private grant(): Slot {
     this.inFlight++;
-    if (this.inFlight > this.maxInFlight) this.maxInFlight = this.inFlight;
+    this.total++;
+    if (this.total > this.maxInFlight) this.maxInFlight = this.total;
     if (this.inFlight >= this.limit) this.winSaturated = true;
-    return { seq: ++this.seq, started: this.now() };
+    return { seq: ++this.seq, started: this.now(), stalled: false };
   }
 
   private wake(): void {
-    while (this.waiters.length && this.inFlight < this.limit) {
+    while (this.waiters.length && this.room) {
       this.waiters.shift()!.resolve(this.grant());
     }
   }
@@ -119,31 +160,43 @@ export class AdaptiveLimit {
   private overloaded(slot: Slot): void {
     if (slot.seq <= this.halvedAtSeq) return;
     this.halvedAtSeq = this.seq;
+    const real = this.pressure.high;
+    this.recoverTo = real ? 0 : Math.max(this.recoverTo, this.limit);
     this.limit = Math.max(1, Math.floor(this.limit / 2));
     this.slowStart = false;
     this.before = undefined;
-    this.hold = HOLD_WINDOWS;
+    // A real overload is given a window to drain before growth resumes; after the odd refusal the next window
+    // already climbs back.
+    this.hold = real ? 1 : 0;
     this.newWindow(this.now());
   }
 
   private newWindow(now: number): void {
     this.winStart = now;
-    this.winDone = 0;
-    this.winLatency = 0;
+    this.winLatencies.length = 0;
     this.winSaturated = this.inFlight >= this.limit;
   }
 
   /** The end of a window: step up, take a step back, or hold. */
   private judge(now: number): void {
-    const rate = (this.winDone * 1000) / (now - this.winStart);
-    const latency = this.winLatency / this.winDone;
+    const rate = (this.winLatencies.length * 1000) / (now - this.winStart);
+    const latency = median(this.winLatencies);
     const saturated = this.winSaturated;
     this.newWindow(now);
     if (!saturated) return;
-    this.lowestLatency = Math.min(this.lowestLatency, latency);
-    const latencyHolds = latency <= this.lowestLatency * LATENCY_FACTOR + LATENCY_SLACK_MS;
+    if (this.hold > 0) {
+      this.hold--;
+      return;
+    }
+    if (this.limit < this.recoverTo) {
+      // Back towards the limit that paid before a refusal among healthy answers: a window without a new fall is
+      // all the proof it needs.
+      this.limit = Math.min(this.recoverTo, this.limit * 2);
+      return;
+    }
+    this.recoverTo = 0;
     if (this.before) {
-      const paid = rate >= this.before.rate * (1 + GAIN) && latencyHolds;
+      const paid = rate >= this.before.rate * (1 + GAIN) && latency <= this.before.latency * LATENCY_FACTOR + LATENCY_SLACK_MS;
       if (!paid) {
         this.limit = this.before.limit;
         this.before = undefined;
@@ -151,15 +204,39 @@ export class AdaptiveLimit {
         this.hold = HOLD_WINDOWS;
         return;
       }
-    } else if (this.hold > 0) {
-      this.hold--;
-      return;
     }
     this.before = undefined;
-    if (this.limit >= this.max || !latencyHolds) return;
+    if (this.limit >= this.max) return;
     const next = Math.min(this.max, this.slowStart ? this.limit * 2 : Math.max(this.limit + 1, Math.ceil(this.limit * 1.25)));
-    this.before = { limit: this.limit, rate };
+    this.before = { limit: this.limit, rate, latency };
     this.limit = next;
   }
+}
 
+/** The middle value (the mean of the two middle ones for an even count); `values` is reordered. */
+export function median(values: number[]): number {
+  values.sort((a, b) => a - b);
+  const mid = values.length >> 1;
+  return values.length % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+/**
+ * Whether the upstream is refusing the run rather than the odd request: PRESSURE_HIGH overload signals among the
+ * last PRESSURE_WINDOW answers that said anything of the load. A rate limit that binds refuses most requests
+ * (the share fills at once); random refusals among healthy answers (a few per cent) almost never reach it.
+ */
+export class OverloadShare {
+  private readonly ring = new Uint8Array(PRESSURE_WINDOW);
+  private next = 0;
+  private overloaded = 0;
+
+  note(overloaded: boolean): void {
+    this.overloaded += (overloaded ? 1 : 0) - this.ring[this.next];
+    this.ring[this.next] = overloaded ? 1 : 0;
+    this.next = (this.next + 1) % PRESSURE_WINDOW;
+  }
+
+  get high(): boolean {
+    return this.overloaded >= PRESSURE_HIGH;
+  }
 }

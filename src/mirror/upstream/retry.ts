@@ -2,6 +2,10 @@
 // Network errors, timeouts, 5xx and 429 are worth retrying (the upstream or the path is briefly unwell);
 // other 4xx are answers, not accidents. Waits grow exponentially with "full jitter" (a random delay up to the
 // exponential cap) so many workers that failed together do not return together; Retry-After wins when longer.
+// Two kinds of failure wait differently: an overload signal (429, 503, 408, a timeout) backs off up to `maxMs`,
+// as the upstream asked for less; an accident of one request (a 500, a reset, a body cut short or garbled) says
+// nothing of the load, so its waits stop growing at ACCIDENT_MAX_MS: a tile that meets several accidents in a
+// row is asked again within seconds, not minutes.
 
 export interface RetryPolicy {
   /** Further attempts after the first. */
@@ -14,11 +18,18 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 5, baseMs: 250, maxMs: 30_000, maxRetryAfterMs: 120_000 };
+/**
+ * Eight retries: at a quarter of all answers failing at random (a bad day of a cloud), a tile fails its nine
+ * attempts with probability 0.25^9 (4e-6): a run of a million tiles loses a handful, not hundreds.
+ */
+export const DEFAULT_RETRY: RetryPolicy = { retries: 8, baseMs: 250, maxMs: 30_000, maxRetryAfterMs: 120_000 };
+
+/** Longest wait (ms) between attempts after an accident that is no overload signal. */
+export const ACCIDENT_MAX_MS = 2000;
 
 /** What came back from one attempt, as far as retrying cares. */
 export type AttemptOutcome =
-  | { kind: 'network'; message: string }
+  | { kind: 'network'; message: string; timeout?: boolean }
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   /** A response that is not usable; `retryable` false when asking again cannot help (e.g. a wrong Content-Encoding). */
   | { kind: 'invalid'; message: string; retryable?: boolean };
@@ -45,9 +56,15 @@ export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): 
   return Math.max(0, at - nowMs);
 }
 
-/** Exponential backoff with full jitter for the n-th retry (1-based). */
-export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const cap = Math.min(policy.maxMs, policy.baseMs * 2 ** (retry - 1));
+/** Whether an outcome says the upstream wants fewer requests (rather than that one request met an accident). */
+export function isOverload(o: AttemptOutcome): boolean {
+  if (o.kind === 'network') return o.timeout === true;
+  return o.kind === 'status' && (o.status === 429 || o.status === 503 || o.status === 408);
+}
+
+/** Exponential backoff with full jitter for the n-th retry (1-based); an accident's waits stop at ACCIDENT_MAX_MS. */
+export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random, overload = true): number {
+  const cap = Math.min(overload ? policy.maxMs : Math.min(policy.maxMs, ACCIDENT_MAX_MS), policy.baseMs * 2 ** (retry - 1));
   return Math.round(random() * cap);
 }
 
@@ -65,7 +82,7 @@ export function decideRetry(
 ): RetryDecision {
   if (!isRetryable(outcome)) return { retry: false, reason: 'not retryable' };
   if (attempt > policy.retries) return { retry: false, reason: `gave up after ${attempt} attempts` };
-  let delay = backoffDelay(attempt, policy, random);
+  let delay = backoffDelay(attempt, policy, random, isOverload(outcome));
   if (outcome.kind === 'status' && (outcome.status === 429 || outcome.status === 503)) {
     const asked = parseRetryAfter(outcome.retryAfter, nowMs);
     if (asked !== undefined) {

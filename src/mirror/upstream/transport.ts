@@ -45,6 +45,11 @@ export interface RawReply {
 
 export class RequestTimeout extends Error {}
 
+/** Filled by `get` with a way to end that one request (a hedged request's loser): the caller hears the reason. */
+export interface Cancel {
+  cancel?: (reason: Error) => void;
+}
+
 export interface TransportOptions {
   /** Connections per origin. */
   connections: number;
@@ -145,14 +150,18 @@ export class Transport {
     this.sweeper.unref();
   }
 
-  /** GET `url` (absolute http(s)) with `headers`; rejects on network trouble, a timeout (RequestTimeout) or the signal. */
-  get(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<RawReply> {
+  /**
+   * GET `url` (absolute http(s)) with `headers`; rejects on network trouble, a timeout (RequestTimeout), the signal
+   * or a `cancel`.
+   */
+  get(url: string, headers: Record<string, string>, signal?: AbortSignal, cancel?: Cancel): Promise<RawReply> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     if (signal) this.watch(signal);
     const u = new URL(url);
     return new Promise<RawReply>((resolve, reject) => {
       const exchange = new Exchange(this, signal, Date.now() + this.timeoutMs, resolve, reject);
       this.inflight.add(exchange);
+      if (cancel) cancel.cancel = (reason) => exchange.abort(reason);
       try {
         this.agent.dispatch({ origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers }, exchange);
       } catch (err) {
