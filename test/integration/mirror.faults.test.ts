@@ -11,6 +11,7 @@ import { snapshot } from '../fixtures/mirror-stores';
 import { PRESSURE_HIGH } from '../../src/mirror/upstream/concurrency';
 import { startServer, type TestServer } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
+import { waitFor } from '../helpers/wait';
 
 const KEY = 'demo';
 let upstream: TestServer;
@@ -156,5 +157,27 @@ describe('Retry-After: a refusal among healthy answers waits alone, a run of ref
   test('503s refusing most requests, Retry-After as an HTTP-date: no request until then', async () => {
     // The date has whole seconds: "now + 2 s" means a pause between 1 and 2 s.
     await gateAfter(503, () => new Date(Date.now() + 2000).toUTCString(), 950);
+  });
+});
+
+describe('a stalled answer holds only its own slot', () => {
+  test('tiles answered only after a minute are hedged: the run completes without waiting for them, within --concurrency', async () => {
+    sim.reset();
+    // The first three tile requests are answered after 60 s: a run that waited for them would outlive the test.
+    sim.options.faults = { seed: 1, rates: { slow: 1 }, limits: { slow: 3 }, applies: (p) => !p.endsWith('.json'), slowMs: 60_000 };
+    const dir = tempDir();
+    const res = await runMirror(opts('tiles/sample-vector', [0, 3], dir, { concurrency: 6 }));
+    sim.options.faults = undefined;
+    // Three, or one more when two requests passed the simulator's limit at once.
+    const slow = sim.injected.get('slow') ?? 0;
+    expect(slow).toBeGreaterThanOrEqual(3);
+    expect(res).toMatchObject({ status: 'published', failed: 0, hedges: slow });
+    // The hedges counted against --concurrency: the stalled requests and their hedges were never more than 6 at once.
+    expect(sim.maxInFlight).toBeLessThanOrEqual(6);
+    // The requests the hedges beat were cancelled: nothing of the run is left waiting at the upstream.
+    await waitFor('the stalled requests to be closed', () => sim.inFlight === 0);
+    const ref = tempDir();
+    expect((await runMirror(opts('tiles/sample-vector', [0, 3], ref, { concurrency: 4 }))).status).toBe('published');
+    expect(snapshot(join(dir, 'tiles/sample-vector.mbtiles'))).toEqual(snapshot(join(ref, 'tiles/sample-vector.mbtiles')));
   });
 });

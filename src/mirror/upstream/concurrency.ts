@@ -135,6 +135,8 @@ export class AdaptiveLimit {
     if (!slot.stalled) this.inFlight--;
     const now = this.now();
     if (signal !== 'failed') this.pressure.note(signal === 'overloaded');
+    // Once refusals make up much of the answers, the fall they caused was no bad luck: no quick climb back.
+    if (this.pressure.high) this.recoverTo = 0;
     if (signal === 'overloaded') this.overloaded(slot);
     else if (signal === 'answered' && !slot.stalled) {
       this.winLatencies.push(now - slot.started);
@@ -161,7 +163,7 @@ export class AdaptiveLimit {
     if (slot.seq <= this.halvedAtSeq) return;
     this.halvedAtSeq = this.seq;
     const real = this.pressure.high;
-    this.recoverTo = real ? 0 : Math.max(this.recoverTo, this.limit);
+    if (!real) this.recoverTo = Math.max(this.recoverTo, this.limit);
     this.limit = Math.max(1, Math.floor(this.limit / 2));
     this.slowStart = false;
     this.before = undefined;
