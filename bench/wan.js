@@ -5,6 +5,9 @@
 // no netem). Over the same link, in one run: the link alone (its round trip and its throughput), wrk (the ceiling
 // at 16/64/256 connections), `tilemirror mirror` with no tuning flag, tilemirror at its best flags,
 // mapproxy-seed and tilelive-copy. Every store is checked tile by tile against the upstream's.
+// The `stalls` part measures a slow tail: a second upstream chain with bench/lib/stall-proxy.js between nginx and
+// the upstream tilemirror, where --stall-share of the answers come --stall-ms late; tilemirror with no flags through
+// it with the stalls off and on (the same stalls every run), the ratio of the two rates its figure.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -28,8 +31,9 @@ const TILELIVE_HTTPS = path.join(__dirname, 'lib', 'tilelive-https.js');
 const KEY = 'demo';
 const ID = 'synthetic';
 
-const TARGETS = { ofCeiling64: 0.8, vsMapproxy: 10, vsTilelive: 3 };
-const PARTS = ['link', 'ceiling', 'tilemirror', 'best', 'mapproxy', 'tilelive'];
+const STALL_PROXY = path.join(__dirname, 'lib', 'stall-proxy.js');
+const TARGETS = { ofCeiling64: 0.8, vsMapproxy: 10, vsTilelive: 3, stalledOfCalm: 0.7 };
+const PARTS = ['link', 'ceiling', 'tilemirror', 'best', 'mapproxy', 'tilelive', 'stalls'];
 
 const options = {
   // 12,294 tiles: a run of 3,078 (48x48 at z8) spent a fifth of its wall time starting (the process, the
@@ -50,6 +54,8 @@ const options = {
   pin: { default: true, help: 'pin the upstream, nginx and the link to CPU 0 and each client to the last CPU (taskset)' },
   'idle-wait': { default: 10, help: 'seconds to wait, before each client, for other processes to leave the CPUs idle' },
   timeout: { default: 600, help: 'seconds after which one client run is killed and reported as failed' },
+  'stall-share': { default: 0.02, help: 'the stalls part: share of the answers held back' },
+  'stall-ms': { default: 15000, help: 'the stalls part: milliseconds an answer is held back' },
 };
 
 const list = (s) => String(s).split(',').map((v) => v.trim()).filter(Boolean);
@@ -135,9 +141,12 @@ async function tilemirrorRun(ctx, config, flags, i) {
   return row;
 }
 
-async function tilemirrorRuns(ctx, config, flags) {
+async function tilemirrorRuns(ctx, config, flags, beforeEach = () => undefined) {
   const rounds = [];
-  for (let i = 1; i <= ctx.runs; i++) rounds.push(await tilemirrorRun(ctx, config, flags, i));
+  for (let i = 1; i <= ctx.runs; i++) {
+    beforeEach();
+    rounds.push(await tilemirrorRun(ctx, config, flags, i));
+  }
   const good = rounds.filter((r) => r.ok);
   const pick = good.length ? good.slice().sort((a, b) => a.seconds - b.seconds)[Math.floor((good.length - 1) / 2)] : rounds[0];
   return { ...pick, config, ok: good.length === rounds.length, tilesPerSec: good.length ? median(good.map((r) => r.tilesPerSec)) : NaN, rounds };
@@ -183,6 +192,38 @@ async function ceilingRuns(ctx, connections) {
     out.push(row);
   }
   return out;
+}
+
+/**
+ * The stalls part: a second chain (upstream tilemirror naming its own origin, the stall proxy, nginx, a link of the
+ * same delay), and tilemirror with no flags through it, the stalls off and then on.
+ */
+async function stallRuns(ctx, { config, tmp, nginx, pin, children, opts }) {
+  const [upPort, proxyPort, tlsPort, linkPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const origin = `https://127.0.0.1:${linkPort}`;
+  const config2 = path.join(tmp, 'upstream-stalls.yaml');
+  fs.writeFileSync(config2, fs.readFileSync(config, 'utf8').replace(/port: \d+/, `port: ${upPort}`).replace(/publicUrl: \S+/, `publicUrl: ${origin}`));
+  const [upCmd, upArgs] = pinned(pin?.network, process.execPath, [CLI, 'serve', '--config', config2]);
+  const upstream = startServer('upstream tilemirror (stalls)', upCmd, upArgs, { cwd: tmp });
+  children.push(upstream);
+  await waitReady(upstream, `http://127.0.0.1:${upPort}${ctx.paths[0]}`);
+  const [spCmd, spArgs] = pinned(pin?.network, process.execPath, [STALL_PROXY, '--listen', String(proxyPort), '--target', String(upPort), '--share', String(opts['stall-share']), '--stall-ms', String(opts['stall-ms'])]);
+  const proxy = startServer('stall proxy', spCmd, spArgs, { cwd: tmp });
+  children.push(proxy);
+  await waitPort(proxy, proxyPort);
+  const ng = startNginx({ nginx: nginx.path, dir: path.join(tmp, 'nginx-stalls'), port: tlsPort, upstreamPort: proxyPort, certs: ctx.certs, cpus: pin?.network });
+  children.push(ng.child);
+  await waitPort(ng.child, tlsPort);
+  const [lkCmd, lkArgs] = pinned(pin?.network, process.execPath, [LINK, '--listen', String(linkPort), '--target', `127.0.0.1:${tlsPort}`, '--delay-ms', String(opts['delay-ms']), '--mbit', String(opts.mbit)]);
+  const link = startServer('link (stalls)', lkCmd, lkArgs, { cwd: tmp });
+  children.push(link);
+  await waitPort(link, linkPort);
+  const ctx2 = { ...ctx, origin, upstream, protocolLog: ng.protocolLog, protoOffset: 0, network: [upstream.pid, proxy.pid, ng.child.pid, link.pid] };
+  const stalled = `no flags, ${fmt(opts['stall-share'] * 100, 0)} % of answers stalled ${fmt(opts['stall-ms'] / 1000, 0)} s`;
+  const calm = await tilemirrorRuns(ctx2, 'no flags, through the stall proxy, no stalls', [], () => proxy.kill('SIGUSR2'));
+  const slow = await tilemirrorRuns(ctx2, stalled, [], () => proxy.kill('SIGUSR1'));
+  proxy.kill('SIGUSR2');
+  return { calm, stalled: slow };
 }
 
 async function run(opts) {
@@ -266,7 +307,8 @@ async function run(opts) {
     const tmBest = parts.includes('best') ? await tilemirrorRuns(ctx, opts.best, opts.best.split(/\s+/).filter(Boolean)) : undefined;
     const mp = parts.includes('mapproxy') ? await mapproxyRun(ctx, opts['mapproxy-concurrency']) : undefined;
     const tl = parts.includes('tilelive') ? await tileliveRun(ctx, opts['tilelive-concurrency']) : undefined;
-    Object.assign(result, { ceiling, tilemirror: tmDefault, best: tmBest, mapproxy: mp, tilelive: tl, loadAtEnd: uptime() });
+    const stalls = parts.includes('stalls') ? await stallRuns(ctx, { config, origin, tmp, nginx, pin, children, opts }) : undefined;
+    Object.assign(result, { ceiling, tilemirror: tmDefault, best: tmBest, mapproxy: mp, tilelive: tl, stalls, loadAtEnd: uptime() });
 
     // ---- report ----
     const rate = (r) => (r?.ok && Number.isFinite(r.tilesPerSec) ? r.tilesPerSec : undefined);
@@ -276,12 +318,19 @@ async function run(opts) {
     const vsMp = ratio(tmDefault, mp);
     const vsTl = ratio(tmDefault, tl);
     const check = (target, value, pass, shown) => ({ target, value, shown, pass: value === undefined || !Number.isFinite(value) ? 'n/a' : pass ? 'pass' : 'FAIL' });
-    const clients = [tmDefault, tmBest, mp, tl].filter((r) => r && r.status !== 'n/a');
-    result.ratios = { ofCeiling64: ofCeiling, vsMapproxy: vsMp, vsTilelive: vsTl };
+    const clients = [tmDefault, tmBest, mp, tl, stalls?.calm, stalls?.stalled].filter((r) => r && r.status !== 'n/a');
+    const stalledOfCalm = ratio(stalls?.stalled, stalls?.calm);
+    result.ratios = { ofCeiling64: ofCeiling, vsMapproxy: vsMp, vsTilelive: vsTl, stalledOfCalm };
     result.checks = [
       check(`tilemirror with no flags >= ${TARGETS.ofCeiling64 * 100} % of the ceiling at 64 connections`, ofCeiling, ofCeiling >= TARGETS.ofCeiling64, ofCeiling && `${fmt(ofCeiling * 100, 0)} %`),
       check(`tilemirror with no flags >= ${TARGETS.vsMapproxy}x mapproxy-seed`, vsMp, vsMp >= TARGETS.vsMapproxy, vsMp && `${fmt(vsMp, 1)}x`),
       check(`tilemirror with no flags >= ${TARGETS.vsTilelive}x tilelive-copy`, vsTl, vsTl >= TARGETS.vsTilelive, vsTl && `${fmt(vsTl, 1)}x`),
+      check(
+        `tilemirror with no flags, ${fmt(opts['stall-share'] * 100, 0)} % of answers stalled ${fmt(opts['stall-ms'] / 1000, 0)} s, >= ${TARGETS.stalledOfCalm * 100} % of its rate without stalls`,
+        stalledOfCalm,
+        stalledOfCalm >= TARGETS.stalledOfCalm,
+        stalledOfCalm && `${fmt(stalledOfCalm * 100, 0)} %`,
+      ),
       check('every store complete and byte-identical to the upstream', clients.length ? 1 : undefined, clients.every((r) => r.ok), clients.every((r) => r.ok) ? 'yes' : 'no'),
     ];
 
