@@ -156,12 +156,14 @@ if [[ ! -d node_modules ]] || [[ ! -e node_modules/.package-lock.json ]]; then
 fi
 
 # The one build of the run: the tests that run the CLI as a child process assume dist/ is current
-# (test/helpers/dist.ts) and never rebuild it themselves (two jest workers would race).
-if newer_than dist/cli.js src tsconfig.json package.json; then
+# (test/helpers/dist.ts) and never rebuild it themselves (two jest workers would race). The console's script is
+# built by the same command (tsconfig.console.json) into dist/console: a `tsc -p tsconfig.json` alone leaves it old.
+if newer_than dist/cli.js src tsconfig.json package.json || newer_than dist/console/console.js src tsconfig.console.json package.json; then
   say "dist/ missing or older than src/: npm run build"
   npm run --silent build </dev/null
 fi
 [[ -f dist/cli.js ]] || die "dist/cli.js is missing after the build"
+[[ -f dist/console/console.js ]] || die "dist/console/console.js is missing after the build"
 
 SAMPLE_STORES=(
   mirror/maps/sample.mbtiles
@@ -201,5 +203,6 @@ npm run --silent indexes </dev/null
 # ts-jest runs with isolatedModules (no type checking): check the tests' types once here.
 say "type-checking src/ and test/"
 npx --no-install tsc -p test/tsconfig.json --noEmit </dev/null
+npx --no-install tsc -p tsconfig.console.json --noEmit </dev/null
 
 exec npx --no-install jest "$@"

@@ -1,7 +1,7 @@
 // Progress of a run as plain numbers, and the text the CLI prints from them: a line on stderr at most once a
 // second when stderr is not a terminal (logs, CI), a cli-progress bar when it is. Formatting is pure.
 
-import { SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import { formatBytes, formatDuration } from '../store/units';
 
 export interface ProgressSnapshot {
@@ -83,7 +83,9 @@ export class ProgressPrinter {
     if (this.out.isTTY) {
       const payload = barPayload(p, this.prefix ? `${this.prefix} ${p.resource}` : p.resource);
       if (!this.bar) {
-        this.bar = new SingleBar({
+        // Required here: only a terminal shows the bar, and a server never does (decision 0021).
+        const { SingleBar: Bar } = require('cli-progress') as typeof import('cli-progress');
+        this.bar = new Bar({
           stream: this.out as NodeJS.WritableStream,
           format: BAR_FORMAT,
           barsize: 24,

@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import type { Sharp } from 'sharp';
+import { sharp } from './sharp';
 import type { Pyramid, TileFormat } from '../store/types';
 import { ByteLru } from '../store/lru';
 import type { TileReader } from '../store/tile-reader';
@@ -78,7 +79,7 @@ export class RasterTiles {
   }
 
   /** Builds the requested tile as a sharp pipeline from whichever stored pyramid serves best. */
-  private async derive(store: TileReader, req: RasterRequest): Promise<sharp.Sharp | undefined> {
+  private async derive(store: TileReader, req: RasterRequest): Promise<Sharp | undefined> {
     const want = req.tileSize * req.scale;
     const raster = store.info.pyramids.filter((p) => p.format !== 'pbf' && p.format !== 'basis');
     const atZoom = raster.filter((p) => covers(p, req.z));
@@ -113,7 +114,7 @@ export class RasterTiles {
   }
 }
 
-function encode(image: sharp.Sharp, format: TileFormat): Promise<Buffer> {
+function encode(image: Sharp, format: TileFormat): Promise<Buffer> {
   if (format === 'jpg') return image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
   if (format === 'webp') return image.webp({ quality: 90 }).toBuffer();
   return image.png().toBuffer();

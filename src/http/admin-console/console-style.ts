@@ -1,7 +1,6 @@
 // The console's style sheet, served as /admin/console.css (the page's CSP allows no inline style).
 
-/** Colours the map draws coverage in; the legend's swatches use the same. */
-export const COVERAGE_COLOURS = { background: '#f4f3ef', mirrored: '#f1a340', tile: '#2166ac' } as const;
+import { COVERAGE_COLOURS } from './coverage-colours';
 
 export const CONSOLE_CSS = `
 :root { color-scheme: light; --tile: ${COVERAGE_COLOURS.tile}; --mirrored: ${COVERAGE_COLOURS.mirrored}; }
@@ -44,6 +43,8 @@ button.cancel { border-color: #c62828; color: #b71c1c; }
 .job .resources, .job .schedule, .job .where { color: #555; font-size: .9em; }
 .job progress { width: 100%; height: 1.1em; }
 .job .state { margin: .4em 0; }
+#request-budget { margin: 0 0 .6em; }
+#request-budget .spent { color: #b71c1c; font-weight: 600; }
 .job .history { font-size: .9em; margin-top: .4em; }
 .job .history td { padding: .15em .5em; }
 .published { color: #1b5e20; }

@@ -1,6 +1,6 @@
 import { escapeHtml as esc } from '../html';
 
-// The operator's console: an HTML shell holding no data. Its script (console-script.ts) asks the admin key, keeps it
+// The operator's console: an HTML shell holding no data. Its script (browser/console.ts) asks the admin key, keeps it
 // in sessionStorage and reads everything from /admin/api/* with it; the map is MapLibre from this server's /assets.
 
 /**
@@ -70,6 +70,7 @@ export function consolePage(prefix: string): string {
 <section id="jobs-panel">
 <h2>Jobs</h2>
 <p id="jobs-summary"></p>
+<div id="request-budget" hidden></div>
 <div id="jobs"></div>
 </section>
 </main>

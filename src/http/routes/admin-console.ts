@@ -3,7 +3,7 @@
 // admin key configured they answer 404 like every /admin path. Never stored by a cache, never indexed.
 
 import { CONSOLE_CSP, consolePage } from '../admin-console/page';
-import { CONSOLE_JS } from '../admin-console/console-script';
+import { consoleScript } from '../admin-console/console-script';
 import { CONSOLE_CSS } from '../admin-console/console-style';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
@@ -22,8 +22,11 @@ export function adminConsole(ctx: RequestContext): Reply {
   return file(ctx, consolePage(prefix), 'text/html; charset=utf-8', { 'Content-Security-Policy': CONSOLE_CSP });
 }
 
+/** The script `npm run build` makes from admin-console/browser/ (read once, its tag with it). */
 export function adminConsoleScript(ctx: RequestContext): Reply {
-  return file(ctx, CONSOLE_JS, 'text/javascript; charset=utf-8');
+  const reply = file(ctx, '', 'text/javascript; charset=utf-8');
+  const { body, etag } = consoleScript();
+  return { ...reply, body, etag };
 }
 
 export function adminConsoleStyle(ctx: RequestContext): Reply {

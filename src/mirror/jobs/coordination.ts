@@ -9,8 +9,13 @@
 // A lock that could not be extended before it expired is lost: the run is interrupted (its progress is kept).
 // Redis unreachable at a firing: the firing is skipped (fail closed) rather than risk running twice.
 
-import { ExecutionError, Redlock, ResourceLockedError, type Lock } from '@sesamecare-oss/redlock';
-import { Redis } from 'ioredis';
+import type { Lock, Redlock } from '@sesamecare-oss/redlock';
+import type { Redis } from 'ioredis';
+
+// Redlock and ioredis are required when a Redis coordinator is made (decision 0021): a server whose schedules
+// share no Redis never loads them (~8 MB resident with their dependencies).
+type RedlockModule = typeof import('@sesamecare-oss/redlock');
+const redlockModule = (): RedlockModule => require('@sesamecare-oss/redlock') as RedlockModule;
 import type { Logger } from 'pino';
 import type { Redactor } from '../upstream/redact';
 
@@ -45,6 +50,7 @@ export function lockKeys(prefix: string, job: string, slot: Date | undefined): {
 
 /** True when Redlock refused because the resource is held (every vote against was a ResourceLockedError). */
 async function heldElsewhere(err: unknown): Promise<boolean> {
+  const { ExecutionError, ResourceLockedError } = redlockModule();
   if (!(err instanceof ExecutionError) || err.attempts.length === 0) return false;
   const stats = await Promise.all(err.attempts);
   return stats.every((s) => s.votesAgainst.size > 0 && [...s.votesAgainst.values()].every((e) => e instanceof ResourceLockedError));
@@ -58,7 +64,8 @@ export class RedisCoordinator implements Coordinator {
   constructor(private readonly opts: RedisCoordinatorOptions) {
     const log = opts.log;
     // Few retries per command: a firing is decided now or skipped, not queued behind a long outage.
-    this.redis = new Redis(opts.url, { maxRetriesPerRequest: 1, connectTimeout: 5000, enableAutoPipelining: false });
+    const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(opts.url, { maxRetriesPerRequest: 1, connectTimeout: 5000, enableAutoPipelining: false });
     this.redis.on('error', (err: Error) => {
       // ioredis reports every failed reconnection: one line per distinct error, redacted.
       const message = opts.redact(err.message);
@@ -71,7 +78,7 @@ export class RedisCoordinator implements Coordinator {
       this.lastError = undefined;
     });
     // retryCount 0: a held lock means another instance has the firing; there is nothing to wait for.
-    this.redlock = new Redlock([this.redis], { retryCount: 0, driftFactor: 0.01 });
+    this.redlock = new (redlockModule().Redlock)([this.redis], { retryCount: 0, driftFactor: 0.01 });
     // Contention is normal (ResourceLockedError); anything else also surfaces through claim/extend.
     this.redlock.on('error', () => undefined);
   }

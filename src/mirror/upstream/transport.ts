@@ -22,7 +22,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 /**
  * undici's Agent alone: its index loads fetch, WebSocket, caches and more (~110 ms at every mirror start, against
  * ~30 ms for the Agent). The package has no `exports` map, so the file is reachable; should a release move it,
- * the index still works (and test/integration/mirror.transport.test.ts runs whichever loaded).
+ * the index still works (and test/integration/mirror.transport.test.ts runs whichever loaded). Loaded with the
+ * first transport, not with this module: a server whose jobs never run keeps it out of memory.
  */
 function loadAgent(): typeof UndiciAgent {
   try {
@@ -31,7 +32,7 @@ function loadAgent(): typeof UndiciAgent {
     return (require('undici') as typeof import('undici')).Agent;
   }
 }
-const Agent = loadAgent();
+let Agent: typeof UndiciAgent | undefined;
 
 /** HTTP/2 receive windows: 32 MB per connection (~650 MB/s at 50 ms), 4 MB per stream (a big tile in one round trip). */
 const H2_CONNECTION_WINDOW = 32 * 1024 * 1024;
@@ -139,6 +140,7 @@ export class Transport {
     // undici's own timeouts are idle timeouts (between body chunks): a backstop behind the sweep's total deadline.
     const backstop = opts.timeoutMs + 5_000;
     // No `pipelining`: HTTP/1.1 connections take one request at a time (undici's default), HTTP/2 ones many.
+    Agent ??= loadAgent();
     this.agent = new Agent({
       connections: opts.connections,
       ...(opts.http2 && { allowH2: true, connectionWindowSize: H2_CONNECTION_WINDOW, initialWindowSize: H2_STREAM_WINDOW }),

@@ -5,10 +5,14 @@
 // "schweiz" or "swiss" finds the CRS whose area is "Liechtenstein; Switzerland." and ranks it by how well it fits.
 
 import type { MultiPolygon, Polygon, Position } from 'geojson';
-import countries from 'i18n-iso-countries';
-import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import type { Box } from './usage-weight';
+
+// The country names of every language (i18n-iso-countries, ~0.6 MB of tables) and topojson-client are needed only
+// to build the index; the server's search reaches this file for `words` alone, so they are required on first use.
+type Countries = typeof import('i18n-iso-countries');
+let countryNames: Countries | undefined;
+const countries = (): Countries => (countryNames ??= require('i18n-iso-countries') as Countries);
 
 /** Letters NFKD does not decompose, as they are written without them ("Gauß" → "gauss", "Łódź" → "lodz"). */
 const PLAIN: Readonly<Record<string, string>> = { ß: 'ss', ø: 'o', ł: 'l', đ: 'd', æ: 'ae', œ: 'oe', ı: 'i', þ: 'th' };
@@ -84,8 +88,8 @@ export function countryVocabulary(): Map<string, Set<string>> {
     set.add(iso);
     vocabulary.set(w, set);
   };
-  for (const lang of countries.langs()) {
-    for (const [iso, names] of Object.entries(countries.getNames(lang, { select: 'all' }))) for (const n of names) add(n, iso);
+  for (const lang of countries().langs()) {
+    for (const [iso, names] of Object.entries(countries().getNames(lang, { select: 'all' }))) for (const n of names) add(n, iso);
   }
   for (const [iso, adjectives] of Object.entries(ADJECTIVES)) for (const a of adjectives.split(' ')) add(a, iso);
   for (const [iso, n] of Object.entries(EPSG_SPELLINGS)) add(n, iso);
@@ -98,7 +102,7 @@ let englishNames: { name: string; iso: string; re: RegExp }[] | undefined;
 export function countriesNamedIn(text: string): string[] {
   if (!englishNames) {
     const list: { name: string; iso: string }[] = [];
-    for (const [iso, names] of Object.entries(countries.getNames('en', { select: 'all' }))) {
+    for (const [iso, names] of Object.entries(countries().getNames('en', { select: 'all' }))) {
       for (const name of names) if (name.length >= 4 && !/[(),]/.test(name)) list.push({ name, iso });
     }
     for (const [iso, name] of Object.entries(EPSG_SPELLINGS)) list.push({ name, iso });
@@ -129,9 +133,10 @@ export function countryBoxes(): Map<string, Box> {
   // Required lazily: only the index build needs the 50m data.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const world = require('world-atlas/countries-50m.json') as Topology<{ countries: GeometryCollection }>;
+  const { feature } = require('topojson-client') as typeof import('topojson-client');
   const polygons = new Map<string, Position[][][]>();
   for (const f of feature(world, world.objects.countries).features) {
-    const iso = f.id === undefined ? undefined : countries.numericToAlpha2(String(f.id));
+    const iso = f.id === undefined ? undefined : countries().numericToAlpha2(String(f.id));
     if (!iso || !f.geometry) continue;
     const g = f.geometry as Polygon | MultiPolygon;
     const list = polygons.get(iso) ?? [];

@@ -8,7 +8,7 @@
 // into heights once and kept in an LRU bounded by `elevation.cacheMb`; decodes of one tile by concurrent
 // requests are shared.
 
-import sharp from 'sharp';
+import { sharp } from '../sharp';
 import { MAX_LAT } from '../../geo/mercator';
 import { ServiceError } from '../../errors';
 import type { Catalog } from '../../store/catalog';

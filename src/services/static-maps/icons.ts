@@ -2,7 +2,8 @@
 // `tilemirror://sprites/{id}/sprite`, or a list of {id, url} where `id:name` picks one), or a mirrored image
 // (an `images` store) drawn at its image.json size from its pyramid.
 
-import sharp from 'sharp';
+import type { OverlayOptions } from 'sharp';
+import { sharp } from '../sharp';
 import type { Catalog } from '../../store/catalog';
 import type { DocumentStore } from '../../store/document-store';
 import { Lru } from '../../store/lru';
@@ -141,7 +142,7 @@ export class MarkerIcons {
         const h = Math.max(1, Math.round(full.height / f));
         const cols = Math.ceil(w / tilePx);
         const rows = Math.ceil(h / tilePx);
-        const parts: sharp.OverlayOptions[] = [];
+        const parts: OverlayOptions[] = [];
         for (let y = 0; y < rows; y++) {
           for (let x = 0; x < cols; x++) {
             const data = store.tile(p.name, z, x, y);

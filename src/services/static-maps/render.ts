@@ -4,7 +4,7 @@
 // are blended over them. The layout (layout.ts) says what to draw; see chooseLevel (view.ts) for how the level
 // is picked.
 
-import sharp from 'sharp';
+import { sharp } from '../sharp';
 import { ByteLru, Lru } from '../../store/lru';
 import type { StaticMapLayout } from './layout';
 import { overlaySvg } from './overlay';

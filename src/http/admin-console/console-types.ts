@@ -1,0 +1,111 @@
+// The admin API's answers as the console's script reads them (/admin/api/stores, /admin/api/jobs, a job, a
+// store's coverage). Types only, and no import: the browser build (tsconfig.console.json) compiles this file with
+// the DOM and without Node's types, so it cannot lean on the server's modules. Fields the console does not read are
+// left out; the optional ones are those an older server, or a state file that never recorded them, may omit.
+
+export type StoreOrigin = { type: 'upstream'; url: string } | { type: 'imported' } | { type: 'sample' };
+
+/** One row of `GET /admin/api/stores`. */
+export interface StoreRow {
+  id: string;
+  kind: string;
+  format: string;
+  storage?: string;
+  tileSize?: number;
+  minzoom?: number;
+  maxzoom?: number;
+  bounds?: number[] | null;
+  tiles: number | null;
+  bytes?: number;
+  publishedAt: string | null;
+  version: string | null;
+  origin?: StoreOrigin;
+  job: string | null;
+}
+
+export interface StoresDoc {
+  stores?: StoreRow[];
+}
+
+/** `GET /admin/api/stores/{id}/coverage`: a GeoJSON FeatureCollection with the counts at its zoom. */
+export interface CoverageDoc {
+  type: 'FeatureCollection';
+  z: number;
+  tiles: number;
+  expected: number;
+  truncated: boolean;
+  features: unknown[];
+}
+
+export interface JobProgress {
+  resource: string;
+  resourceIndex: number;
+  resources: number;
+  done: number;
+  total: number;
+  failed: number;
+  bytes: number;
+  tilesPerSecond: number;
+  etaSeconds?: number;
+}
+
+export interface RunningJob {
+  trigger: string;
+  startedAt: string;
+  pid: number;
+  host?: string;
+  progress?: JobProgress;
+}
+
+/** One finished run: a row of a job's history (and its `lastRun`). */
+export interface RunRow {
+  startedAt: string;
+  endedAt: string;
+  result: string;
+  tiles?: { fetched?: number; stored?: number; failed?: number };
+  /** Requests the run made of its upstream (absent from runs recorded before they were counted). */
+  requests?: number;
+  version?: string;
+  resources?: { version?: string }[];
+}
+
+export interface JobEntry {
+  name: string;
+  resources?: string[];
+  schedule?: string;
+  timezone?: string;
+  nextRun?: string;
+  unconfigured?: boolean;
+  running?: RunningJob;
+  runningOn?: string | null;
+  lastRun?: RunRow;
+}
+
+/** This month's upstream requests of each upstream, against its monthly budget (null: no budget). */
+export interface RequestBudget {
+  /** The month counted, `YYYY-MM`. */
+  month: string;
+  upstreams: { upstream: string; spent: number; perMonth: number | null }[];
+}
+
+/** `GET /admin/api/jobs`. */
+export interface JobsDoc {
+  generatedAt: string;
+  scheduler: boolean;
+  instance?: string;
+  jobs: JobEntry[];
+  /** Absent from a server that does not count its upstream requests. */
+  requestBudget?: RequestBudget;
+}
+
+/** `GET /admin/api/jobs/{name}`. */
+export interface JobDoc {
+  job: JobEntry;
+  history?: RunRow[];
+}
+
+/** The admin API's error body (a problem document or a plain `{ error }`). */
+export interface ErrorBody {
+  error?: string;
+  message?: string;
+}
