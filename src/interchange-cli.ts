@@ -5,7 +5,7 @@
 
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { acquireLock, LockError } from './store/lock';
+import { acquireLock, LockError } from './store/data-dir/lock';
 import { buildTileJson } from './ogc/tilejson';
 import { MbtilesStore } from './store/mbtiles';
 import { importMbtiles, MbtilesImportError } from './store/mbtiles-import';

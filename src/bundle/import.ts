@@ -8,13 +8,13 @@
 // Each store is published by one rename, which a running server's catalog notices (directory watch or its
 // periodic rescan) and serves without a restart. Idempotent and resumable per store: a store already at the
 // bundle's version is skipped; one interrupted mid-way (SIGKILL) was never published and is redone.
-// An import holds each store's writer lock (src/store/lock.ts) from before its version is read until it is
+// An import holds each store's writer lock (src/store/data-dir/lock.ts) from before its version is read until it is
 // published, so a mirror run and an import of the same store never overlap: whichever comes second is refused.
 
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, LockError, type Lock } from '../store/lock';
+import { acquireLock, LockError, type Lock } from '../store/data-dir/lock';
 import { storeName, type StoreRef } from '../store/content';
 import { StoreFileCopy, StoreFileError } from '../store/file-copy';
 import { rememberVersion, storeVersion } from '../store/content-version';

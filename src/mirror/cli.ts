@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../config/basics';
 import type { Config } from '../config/schema';
 import { listStores } from '../store/content';
 import { storeVersions } from '../store/content-version';
-import { JobStateFile } from '../store/job-state';
+import { JobStateFile } from '../store/data-dir/job-state';
 import { formatDuration } from '../store/units';
 import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
 import { parseResource, type ResourceRef } from './resource';

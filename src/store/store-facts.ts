@@ -3,7 +3,7 @@
 
 import Database from 'better-sqlite3';
 import { signatureOf } from './catalog';
-import { fileBytes } from './disk-space';
+import { fileBytes } from './data-dir/disk-space';
 import { digestTag } from './etag';
 import { MAIN_TABLE_KEY, metadataValue, TileTables } from './mbtiles-sql';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { acquireLock } from '../../src/store/lock';
+import { acquireLock } from '../../src/store/data-dir/lock';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import type { MirrorResult } from '../../src/mirror/engine/result';

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'nod
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { GLYPH_STARTS } from '../../src/mirror/discovery/kinds/fonts';
-import { acquireLock } from '../../src/store/lock';
+import { acquireLock } from '../../src/store/data-dir/lock';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import type { MirrorResult } from '../../src/mirror/engine/result';

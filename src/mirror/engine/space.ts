@@ -5,7 +5,7 @@
 // staging file is opened.
 
 import { tileAt, type TileTask } from '../../geo/tile-bands';
-import { bytesPerStoredTile, checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../../store/disk-space';
+import { bytesPerStoredTile, checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../../store/data-dir/disk-space';
 import type { StorePaths } from '../../store/staging';
 import { upstreamTileUrl } from '../discovery/tile-url';
 import type { Planned } from '../plan';

@@ -2,8 +2,8 @@
 // each resource discovered and planned, its size estimated from the tiles already stored or a few probed, the
 // time at the last run's rate, and the whole against the free space of the data volume.
 
-import { checkSpace } from '../../store/disk-space';
-import type { JobPlan, RunRecord } from '../../store/job-state';
+import { checkSpace } from '../../store/data-dir/disk-space';
+import type { JobPlan, RunRecord } from '../../store/data-dir/job-state';
 import { storePaths } from '../../store/staging';
 import { isDocumentKind } from '../../store/types';
 import { formatBytes } from '../../store/units';

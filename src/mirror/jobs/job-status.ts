@@ -3,7 +3,7 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
-import { emptyJobState, HISTORY_RUNS, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/job-state';
+import { emptyJobState, HISTORY_RUNS, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/data-dir/job-state';
 import type { MirrorResult } from '../engine/result';
 import { servedVersionOf } from '../../store/store-facts';
 

@@ -30,7 +30,7 @@ import {
   type RunRecord,
   type RunRequest,
   type Trigger,
-} from '../../store/job-state';
+} from '../../store/data-dir/job-state';
 import { jobHistory, jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 import { planJob } from './job-plan';
 
