@@ -6,7 +6,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StaticMaps } from '../services/static-maps';
 import type { Catalog } from '../store/catalog';
-import type { JobStatusReader, JobView } from '../store/data-dir/job-state';
+import type { JobStatusReader, JobView } from '../job-contracts';
 
 const seconds = (iso: string | undefined): number | undefined => {
   const ms = iso === undefined ? NaN : Date.parse(iso);

@@ -15,7 +15,7 @@ import { GeolocationService, type GeolocationHooks } from '../services/geolocati
 import { RasterTiles } from '../services/raster-tiles';
 import { StaticMaps } from '../services/static-maps';
 import type { Catalog } from '../store/catalog';
-import type { JobControl, JobStatusReader } from '../store/data-dir/job-state';
+import type { JobControl, JobStatusReader } from '../job-contracts';
 import { readiness, type ExtraChecks, type Readiness } from './health';
 import type { ServerMetrics } from './metrics';
 import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-collectors';

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
 import { bandCondition, clearTables, metadataValue, tmsRow, type TileTables } from './mbtiles-sql';
 import { StoreWriter, type StoreHeader } from './writer';
-import type { TileCounts } from './data-dir/job-state';
+import type { TileCounts } from '../job-contracts';
 import type { StoreKind } from './types';
 import { zoomPlanHas, type PyramidPlan, type TileTask } from '../geo/tile-bands';
 

@@ -3,7 +3,7 @@
 // 2 usage error (thrown as UsageError), 3 interrupted (progress checkpointed, resumable).
 
 import type { Bounds } from '../../geo/bounds';
-import type { RunOutcome } from '../../store/data-dir/job-state';
+import type { RunOutcome } from '../../job-contracts';
 import type { StagingOrigin } from '../../store/staging';
 
 export interface MirrorResult {

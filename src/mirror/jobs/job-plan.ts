@@ -3,7 +3,7 @@
 // time at the last run's rate, and the whole against the free space of the data volume.
 
 import { checkSpace } from '../../store/data-dir/disk-space';
-import type { JobPlan, RunRecord } from '../../store/data-dir/job-state';
+import type { JobPlan, RunRecord } from '../../job-contracts';
 import { storePaths } from '../../store/staging';
 import { isDocumentKind } from '../../store/types';
 import { formatBytes } from '../../store/units';

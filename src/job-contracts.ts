@@ -1,0 +1,161 @@
+// What http and the mirror tell each other of the mirror jobs, without importing each other: the records of runs
+// and jobs (as the job state file keeps them and the status shows them), the reader the status pages read the jobs
+// through, and the control the admin API drives them through. The mirror implements the interfaces; `serve.ts`
+// wires them into the server. Like errors.ts, this module imports nothing, so every layer may import it.
+
+export type Trigger = 'schedule' | 'manual';
+/** How a run of one resource, or of a whole job, ended. */
+export type RunOutcome = 'published' | 'failed' | 'interrupted';
+
+export interface TileCounts {
+  planned: number;
+  /** Requested by this run (stored or recorded empty). */
+  fetched: number;
+  stored: number;
+  empty: number;
+  /** Already stored before this run (resumed or unchanged). */
+  skipped: number;
+  failed: number;
+}
+
+/** One resource of a finished run, as the status shows it: its tile counts plus what else happened. */
+export interface ResourceRecord extends TileCounts {
+  resource: string;
+  status: RunOutcome;
+  bytes: number;
+  elapsedMs: number;
+  problems: string[];
+  /** The version the run published, as the server names it (the admin API's store `version`); absent when none. */
+  version?: string;
+}
+
+export interface RunRecord {
+  trigger: Trigger;
+  startedAt: string;
+  endedAt: string;
+  result: RunOutcome;
+  exitCode: number;
+  tiles: TileCounts;
+  bytes: number;
+  /** Failed tiles plus problems that stopped or spoiled a resource. */
+  errors: number;
+  lastError?: string;
+  resources: ResourceRecord[];
+}
+
+/** Live progress of a running job (in memory; also persisted every few seconds for other processes). */
+export interface JobProgress {
+  resource: string;
+  /** 1-based position of the resource in the job, and how many it has. */
+  resourceIndex: number;
+  resources: number;
+  done: number;
+  total: number;
+  fetched: number;
+  failed: number;
+  bytes: number;
+  tilesPerSecond: number;
+  /** Seconds left at the current rate, when known. */
+  etaSeconds?: number;
+  elapsedMs: number;
+}
+
+export interface RunningRecord {
+  trigger: Trigger;
+  startedAt: string;
+  pid: number;
+  /** Host of the running process (several servers may share the data directory). */
+  host?: string;
+  progress?: JobProgress;
+}
+
+export interface JobState {
+  lastRun?: RunRecord;
+  /** End of the last run that published every resource. */
+  lastSuccessAt?: string;
+  running?: RunningRecord;
+  /** Next scheduled firing, as computed by the scheduler of a running server. */
+  nextRun?: string;
+  runs: number;
+  failures: number;
+  /** Runs interrupted (shutdown); absent from a state file that does not count them. */
+  interrupted?: number;
+  /** Firings skipped because the previous run was still going. */
+  skipped: number;
+  lastSkipped?: { at: string; reason: string };
+  /** The last runs (at most HISTORY_RUNS of the job state file), newest first; absent from a state file that does not keep them. */
+  history?: RunRecord[];
+}
+
+/** What the status endpoint and `tilemirror status` show for one configured job (its history is asked for apart). */
+export interface JobView extends Omit<JobState, 'history'> {
+  name: string;
+  resources: string[];
+  schedule?: string;
+  timezone?: string;
+  /** The job is in the state file but no longer in the configuration. */
+  unconfigured?: boolean;
+}
+
+/**
+ * Where the status pages read the mirror jobs from: the scheduler of this process (live progress) or the
+ * persisted state (a cluster worker, a server without schedules). The mirror implements it; `cli` wires it into
+ * the server, so http never imports mirror.
+ */
+export interface JobStatusReader {
+  /** The configured jobs with their state (and, when live, the progress of running ones). */
+  views(): JobView[];
+  /** True when this process runs the schedules. */
+  readonly live: boolean;
+  /** The job's last runs, newest first (empty for an unknown job; absent: the reader keeps none). */
+  history?(name: string): RunRecord[];
+}
+
+/** `host:pid` of a process: how the status names the instance that runs a job. */
+export const instanceName = (host: string, pid: number): string => `${host}:${pid}`;
+
+/** What a job's next run needs, worked out before it starts: tiles, size, time and the room on the data volume. */
+export interface JobPlan {
+  tiles: number;
+  estimatedBytes: number;
+  /** What the estimate rests on: tiles already stored, tiles probed from the upstream, or nothing. */
+  estimateBasis: 'stored' | 'probed' | 'none';
+  /** Seconds at the last run's rate (null: no run to measure). */
+  estimatedSeconds: number | null;
+  freeBytes: number;
+  /** The estimate (less what is already staged) plus the margin. */
+  requiredBytes: number;
+  fits: boolean;
+  /** One line naming both figures. */
+  message: string;
+  /** Per resource of the job. */
+  resources: { resource: string; tiles: number; estimatedBytes: number; estimateBasis: JobPlan['estimateBasis']; requiredBytes: number }[];
+}
+
+/** The answer to a request to run a job now. */
+export type RunRequest =
+  | { accepted: true; instance: string }
+  | { accepted: false; reason: 'unknown' | 'running' | 'no-space' | 'unavailable'; message: string; runningOn?: string; plan?: JobPlan };
+
+/** The answer to a request to cancel a job's run. */
+export type CancelRequest = { cancelling: true; instance: string } | { cancelling: false; reason: 'unknown' | 'not-running'; message: string; runningOn?: string };
+
+/**
+ * What the admin API drives the mirror jobs through: plan, run now, cancel. The mirror implements it (the
+ * scheduler of this process); `serve` wires it into the server, so http never imports mirror.
+ */
+export interface JobControl {
+  /** `host:pid` of this process. */
+  readonly instance: string;
+  plan(name: string, signal?: AbortSignal): Promise<JobPlan | undefined>;
+  /** Starts a run now (through the same lock as a scheduled firing), unless it runs already or does not fit. */
+  runNow(name: string, signal?: AbortSignal): Promise<RunRequest>;
+  /** Stops the job's run in this process as an interrupt does: requests in flight finish, progress is kept. */
+  cancel(name: string): CancelRequest;
+}
+
+/** `host:pid` of the process a view says runs the job, or null. */
+export function runningOn(view: Pick<JobView, 'running'>, localHost: string): string | null {
+  return view.running ? instanceName(view.running.host ?? localHost, view.running.pid) : null;
+}
+
