@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { digestTag } from '../store/etag';
+import { digestTag } from '../store/bytes/etag';
 import { MAX_PLAIN_TILE_BYTES } from '../store/mbtiles';
 import type { Reply } from './reply';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { DocumentStore } from './document-store';
-import { ByteLru } from './lru';
+import { ByteLru } from './bytes/lru';
 import { MbtilesStore } from './mbtiles';
 import type { PmtilesStore } from './pmtiles/store';
 import type { TileStore } from './tile-reader';

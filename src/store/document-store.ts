@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { digestTag } from './etag';
+import { digestTag } from './bytes/etag';
 import { DocumentTable, readMetadata } from './mbtiles-sql';
 import type { DocumentKind } from './types';
 

@@ -10,7 +10,7 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { MAX_ZOOM } from '../geo/mercator';
 import type { Bounds } from '../geo/bounds';
-import { imageWidth, isGzip, sniffImageFormat } from './formats';
+import { imageWidth, isGzip, sniffImageFormat } from './bytes/formats';
 import { foreignFirstTile, foreignTiles, foreignTilesQuery, foreignTileStats, readMetadata, tableNames, tmsRow } from './mbtiles-sql';
 import { fsyncPath } from './publish';
 import { StoreWriter, type StoreHeader } from './writer';

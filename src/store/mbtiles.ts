@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import { MAX_ZOOM } from '../geo/mercator';
 import type { StoredDocument } from './document-store';
-import { digestTag } from './etag';
-import { ByteLru } from './lru';
-import { PlainTiles } from './plain-tiles';
-import { TileCacheKeys } from './tile-cache-key';
+import { digestTag } from './bytes/etag';
+import { ByteLru } from './bytes/lru';
+import { PlainTiles } from './bytes/plain-tiles';
+import { TileCacheKeys } from './bytes/tile-cache-key';
 import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './mbtiles-sql';
 import type { Bounds } from '../geo/bounds';
 import type { ScannedTile, ScanZooms, TileStore } from './tile-reader';
@@ -16,7 +16,7 @@ const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 /** Tiles a scan reads per query (a page ends its statement, so nothing stays open while the caller pauses). */
 const SCAN_PAGE = 64;
-export { DamagedTileError, MAX_PLAIN_TILE_BYTES } from './plain-tiles';
+export { DamagedTileError, MAX_PLAIN_TILE_BYTES } from './bytes/plain-tiles';
 
 export interface MbtilesStoreOptions {
   /** Tile bytes shared by all stores, keyed by the opened file: a replaced store never answers from the old file. */
