@@ -1,14 +1,12 @@
 import Database from 'better-sqlite3';
-import { MAX_ZOOM } from '../geo/mercator';
-import type { StoredDocument } from './document-store';
 import { digestTag } from './bytes/etag';
 import { ByteLru } from './bytes/lru';
 import { PlainTiles } from './bytes/plain-tiles';
 import { TileCacheKeys } from './bytes/tile-cache-key';
 import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './mbtiles-sql';
 import type { Bounds } from '../geo/bounds';
-import type { ScannedTile, ScanZooms, TileStore } from './tile-reader';
-import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
+import type { ScannedTile, ScanZooms, StoredDocument, TileStore } from './tile-reader';
+import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from './types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
@@ -16,7 +14,6 @@ const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 /** Tiles a scan reads per query (a page ends its statement, so nothing stays open while the caller pauses). */
 const SCAN_PAGE = 64;
-export { DamagedTileError, MAX_PLAIN_TILE_BYTES } from './bytes/plain-tiles';
 
 export interface MbtilesStoreOptions {
   /** Tile bytes shared by all stores, keyed by the opened file: a replaced store never answers from the old file. */
@@ -24,8 +21,6 @@ export interface MbtilesStoreOptions {
   /** Told once per tile of this store version whose gzip cannot be decompressed. */
   onDamagedTile?: (tile: string, error: Error) => void;
 }
-
-export type { StoredDocument } from './document-store';
 
 function numberList(value: string | undefined, length: number): number[] | undefined {
   if (!value) return undefined;
@@ -37,20 +32,6 @@ function toFormat(value: string | undefined): TileFormat {
   const v = (value ?? 'png').toLowerCase();
   if (v === 'jpeg') return 'jpg';
   return (FORMATS as readonly string[]).includes(v) ? (v as TileFormat) : 'png';
-}
-
-/**
- * Why a pyramid cannot be served, or undefined: its zoom range must lie in 0..MAX_ZOOM with min <= max (the tile
- * matrix sets and every capabilities document are built from it), its tile size must be a sane positive integer.
- */
-export function pyramidProblem(p: Pyramid): string | undefined {
-  const { minzoom, maxzoom, tileSize, bounds } = p;
-  if (!Number.isInteger(minzoom) || !Number.isInteger(maxzoom) || minzoom < 0 || maxzoom > MAX_ZOOM || minzoom > maxzoom) {
-    return `has the zoom range ${minzoom}-${maxzoom} (need 0 <= minzoom <= maxzoom <= ${MAX_ZOOM})`;
-  }
-  if (!Number.isInteger(tileSize) || tileSize < 1 || tileSize > 4096) return `has the tile size ${tileSize} (need 1..4096)`;
-  if (!Array.isArray(bounds) || bounds.length !== 4 || !bounds.every(Number.isFinite)) return `has no valid bounds (${JSON.stringify(bounds)})`;
-  return undefined;
 }
 
 /**

@@ -6,8 +6,13 @@
 // Reads are synchronous: SQLite answers synchronously, and a PMTiles archive is read with positioned reads
 // (readSync) of a few KB on a local file, so a read never interleaves with a close and no caller changes.
 
-import type { StoredDocument } from './document-store';
 import type { Pyramid, TilesetInfo } from './types';
+
+/** A document kept beside the tiles (or in a document store): its bytes and their media type. */
+export interface StoredDocument {
+  contentType: string;
+  data: Buffer;
+}
 
 /** One tile as a scan hands it over: its XYZ address and its stored bytes (gzip included). */
 export interface ScannedTile {

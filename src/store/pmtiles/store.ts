@@ -7,14 +7,12 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { MAX_ZOOM } from '../../geo/mercator';
 import type { Bounds } from '../../geo/bounds';
-import type { StoredDocument } from '../document-store';
 import { digestTag } from '../bytes/etag';
 import { imageWidth } from '../bytes/formats';
 import { Lru, type ByteLru } from '../bytes/lru';
 import { PlainTiles } from '../bytes/plain-tiles';
-import type { ScannedTile, ScanZooms, TileStore } from '../tile-reader';
-import type { Pyramid, TileFormat, TilesetInfo, VectorLayer } from '../types';
-import { pyramidProblem } from '../mbtiles';
+import type { ScannedTile, ScanZooms, StoredDocument, TileStore } from '../tile-reader';
+import { pyramidProblem, type Pyramid, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 import {
   Compression,
   HEADER_BYTES,
