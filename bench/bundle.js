@@ -38,7 +38,7 @@ function dd(dir, mb) {
 }
 
 function writeStore(dataDir, tiles, tileBytes) {
-  const { StoreWriter } = dist('store/writer.js');
+  const { StoreWriter } = dist('store/mbtiles/writer.js');
   fs.mkdirSync(path.join(dataDir, 'tiles'), { recursive: true });
   const z = Math.ceil(Math.log2(Math.sqrt(tiles)));
   const w = new StoreWriter(path.join(dataDir, 'tiles', 'bench.mbtiles'), {

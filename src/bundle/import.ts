@@ -19,7 +19,7 @@ import { storeName, type StoreRef } from '../store/content';
 import { StoreFileCopy, StoreFileError } from '../store/file-copy';
 import { rememberVersion, storeVersion } from '../store/content-version';
 import { patchPaths, StorePatch } from '../store/patch';
-import { storePaths } from '../store/staging';
+import { storePaths } from '../store/mbtiles/staging';
 import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';

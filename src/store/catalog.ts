@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentStore } from './document-store';
+import { DocumentStore } from './mbtiles/document-store';
 import { ByteLru } from './bytes/lru';
-import { MbtilesStore } from './mbtiles';
+import { MbtilesStore } from './mbtiles/reader';
 import type { PmtilesStore } from './pmtiles/store';
 import type { TileStore } from './tile-reader';
 import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';

@@ -27,7 +27,7 @@ import {
   type StoreHeader,
   type StoreRef,
 } from './content';
-import type { DocumentRow, TileRow } from './mbtiles-sql';
+import type { DocumentRow, TileRow } from './mbtiles/sql';
 
 /** Hidden from the catalog (it only reads the kind folders). */
 export const BUNDLE_STATE_DIR = '.tilemirror-bundles';

@@ -19,7 +19,7 @@ import {
   type ContentTable,
   type DocumentRow,
   type TileRow,
-} from './mbtiles-sql';
+} from './mbtiles/sql';
 import { isStoreId, type StoreKind } from './types';
 
 export interface StoreHeader {

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { signatureOf } from './catalog';
 import { fileBytes } from './data-dir/disk-space';
 import { digestTag } from './bytes/etag';
-import { MAIN_TABLE_KEY, metadataValue, TileTables } from './mbtiles-sql';
+import { MAIN_TABLE_KEY, metadataValue, TileTables } from './mbtiles/sql';
 
 export type StoreOrigin = { type: 'upstream'; url: string } | { type: 'imported' } | { type: 'sample' };
 

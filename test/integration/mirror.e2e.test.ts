@@ -12,7 +12,7 @@ import { acquireLock } from '../../src/store/data-dir/lock';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import type { MirrorResult } from '../../src/mirror/engine/result';
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';

@@ -14,7 +14,7 @@ import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import type { MirrorResult } from '../../src/mirror/engine/result';
 import { planReport } from '../../src/mirror/plan-report';
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import { decodeGlyphs, glyphRangePath } from '../../src/services/fonts/glyphs';
 import { buildKindsUpstream, writeWeatherStore } from '../fixtures/document-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';

@@ -6,7 +6,7 @@ import { renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { storeFacts } from '../../src/store/store-facts';
-import { StoreWriter, type StoreHeader } from '../../src/store/writer';
+import { StoreWriter, type StoreHeader } from '../../src/store/mbtiles/writer';
 import { tempDirs } from '../helpers/temp-dirs';
 
 const { tempDir, removeTempDirs } = tempDirs('tilemirror-facts-');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readHeader } from '../../src/store/content';
 import { StoreFileCopy, StoreFileError } from '../../src/store/file-copy';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { bytesFor, contentRows } from '../fixtures/bundle-stores';
 
 let dir: string;

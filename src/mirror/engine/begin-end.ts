@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { diskFullLine, isDiskFull } from '../../store/data-dir/disk-space';
 import { acquireLock, type Lock } from '../../store/data-dir/lock';
-import { storePaths, type StorePaths } from '../../store/staging';
+import { storePaths, type StorePaths } from '../../store/mbtiles/staging';
 import { sourceBase, sourceOrigins } from '../discovery/sources';
 import { LockError, UpstreamError } from '../errors';
 import type { ProgressSnapshot } from '../progress';

@@ -4,7 +4,7 @@
 
 import type { Bounds } from '../../geo/bounds';
 import type { RunOutcome } from '../../job-contracts';
-import type { StagingOrigin } from '../../store/staging';
+import type { StagingOrigin } from '../../store/mbtiles/staging';
 
 export interface MirrorResult {
   resource: string;

@@ -4,7 +4,7 @@
 
 import { checkSpace } from '../../store/data-dir/disk-space';
 import type { JobPlan, RunRecord } from '../../job-contracts';
-import { storePaths } from '../../store/staging';
+import { storePaths } from '../../store/mbtiles/staging';
 import { isDocumentKind } from '../../store/types';
 import { formatBytes } from '../../store/units';
 import { createClient } from '../engine/begin-end';

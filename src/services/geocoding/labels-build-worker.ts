@@ -4,7 +4,7 @@
 // the answer, or to stop it).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { MbtilesStore } from '../../store/mbtiles';
+import { MbtilesStore } from '../../store/mbtiles/reader';
 import { PmtilesStore } from '../../store/pmtiles/store';
 import type { TileStore } from '../../store/tile-reader';
 import { buildLabelIndex } from './labels-build';

@@ -4,7 +4,7 @@
 
 import sharp from 'sharp';
 import type { Catalog } from '../../store/catalog';
-import type { DocumentStore } from '../../store/document-store';
+import type { DocumentStore } from '../../store/mbtiles/document-store';
 import { Lru } from '../../store/bytes/lru';
 import type { TileReader } from '../../store/tile-reader';
 import { StaticMapError, type IconRef } from './request';

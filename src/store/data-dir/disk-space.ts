@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MAIN_TABLE_KEY, TileTables } from '../mbtiles-sql';
+import { MAIN_TABLE_KEY, TileTables } from '../mbtiles/sql';
 import { formatBytes } from '../units';
 
 /**

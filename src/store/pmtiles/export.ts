@@ -3,7 +3,7 @@
 // writer, so memory holds the ids (8 bytes a tile) and the distinct-content index, never the tiles.
 
 import { isGzip } from '../bytes/formats';
-import type { MbtilesStore } from '../mbtiles';
+import type { MbtilesStore } from '../mbtiles/reader';
 import { Compression, tileIdToZxy, tileTypeOf, zxyToTileId } from './format';
 import { writePmtiles, type IdTile, type WriteStats } from './write';
 

@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { digestTag } from './bytes/etag';
-import { ByteLru } from './bytes/lru';
-import { PlainTiles } from './bytes/plain-tiles';
-import { TileCacheKeys } from './bytes/tile-cache-key';
-import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './mbtiles-sql';
-import type { Bounds } from '../geo/bounds';
-import type { ScannedTile, ScanZooms, StoredDocument, TileStore } from './tile-reader';
-import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from './types';
+import { digestTag } from '../bytes/etag';
+import { ByteLru } from '../bytes/lru';
+import { PlainTiles } from '../bytes/plain-tiles';
+import { TileCacheKeys } from '../bytes/tile-cache-key';
+import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './sql';
+import type { Bounds } from '../../geo/bounds';
+import type { ScannedTile, ScanZooms, StoredDocument, TileStore } from '../tile-reader';
+import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */

@@ -4,7 +4,7 @@
 
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { DocumentTable } from './mbtiles-sql';
+import { DocumentTable } from './sql';
 import { publishFile } from './publish';
 import { MIRROR_SQL, removeStaging, STATE, writeMirrorState, type storePaths } from './staging';
 import { StoreWriter, type StoreHeader } from './writer';

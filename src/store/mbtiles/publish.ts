@@ -5,7 +5,7 @@
 
 import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { PyramidPlan } from '../geo/tile-bands';
+import type { PyramidPlan } from '../../geo/tile-bands';
 import { STATE, type StagingStore } from './staging';
 
 export interface Verification {

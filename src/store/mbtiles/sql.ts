@@ -14,8 +14,8 @@
 // here take and return rows as stored; callers addressing tiles in XYZ flip with tmsRow.
 
 import Database from 'better-sqlite3';
-import type { ZoomPlan } from '../geo/tile-bands';
-import type { Pyramid } from './types';
+import type { ZoomPlan } from '../../geo/tile-bands';
+import type { Pyramid } from '../types';
 
 const MAIN_PYRAMID_SQL = `
 CREATE TABLE IF NOT EXISTS metadata (name TEXT NOT NULL, value TEXT);

@@ -22,11 +22,11 @@ import Database from 'better-sqlite3';
 import { constants, copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
-import { bandCondition, clearTables, metadataValue, tmsRow, type TileTables } from './mbtiles-sql';
+import { bandCondition, clearTables, metadataValue, tmsRow, type TileTables } from './sql';
 import { StoreWriter, type StoreHeader } from './writer';
-import type { TileCounts } from '../job-contracts';
-import type { StoreKind } from './types';
-import { zoomPlanHas, type PyramidPlan, type TileTask } from '../geo/tile-bands';
+import type { TileCounts } from '../../job-contracts';
+import type { StoreKind } from '../types';
+import { zoomPlanHas, type PyramidPlan, type TileTask } from '../../geo/tile-bands';
 
 /** Plans of a zoom with more bands than this are pruned and counted by scanning rows (see pruneByScan). */
 const SQL_BANDS = 64;

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { digestTag } from './bytes/etag';
-import { DocumentTable, readMetadata } from './mbtiles-sql';
-import type { StoredDocument } from './tile-reader';
-import type { DocumentKind } from './types';
+import { digestTag } from '../bytes/etag';
+import { DocumentTable, readMetadata } from './sql';
+import type { StoredDocument } from '../tile-reader';
+import type { DocumentKind } from '../types';
 
 /**
  * A read-only store that holds documents only (a font's glyph ranges, a sprite sheet), in the same file
