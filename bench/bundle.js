@@ -79,8 +79,8 @@ const sizeOf = (p) => (fs.statSync(p).isDirectory() ? fs.readdirSync(p).reduce((
 async function run(opts) {
   const { exportBundle } = dist('bundle/export.js');
   const { importBundle } = dist('bundle/import.js');
-  const { storeVersions } = dist('store/content-version.js');
-  const { listStores } = dist('store/content.js');
+  const { storeVersions } = dist('store/bundle/content-version.js');
+  const { listStores } = dist('store/bundle/content.js');
   const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'tm-bench-bundle-'));
   const src = path.join(dir, 'src');
   const dst = path.join(dir, 'dst');

@@ -18,10 +18,10 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { readHeader, type StoreHeader } from './content';
-import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './mbtiles/flush-behind';
-import { DocumentTable, dropAllButContent, MAIN_TABLE_KEY, schemaProblem, TileTables } from './mbtiles/sql';
-import { publishFile } from './mbtiles/publish';
-import { removeStaging } from './mbtiles/staging';
+import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from '../mbtiles/flush-behind';
+import { DocumentTable, dropAllButContent, MAIN_TABLE_KEY, schemaProblem, TileTables } from '../mbtiles/sql';
+import { publishFile } from '../mbtiles/publish';
+import { removeStaging } from '../mbtiles/staging';
 
 /** A store file that fails the checks: the message says what is wrong with it. */
 export class StoreFileError extends Error {}
