@@ -9,7 +9,7 @@
 
 import { z } from 'zod';
 import { CONTENT_TABLES } from '../store/mbtiles/sql';
-import { KIND_DIRS } from '../store/catalog';
+import { KIND_DIRS } from '../store/catalog/catalog';
 import { isStoreId, type StoreKind } from '../store/types';
 
 export const BUNDLE_FORMAT = 'tilemirror-bundle';

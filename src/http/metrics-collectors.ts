@@ -5,7 +5,7 @@
 
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StaticMaps } from '../services/static-maps';
-import type { Catalog } from '../store/catalog';
+import type { Catalog } from '../store/catalog/catalog';
 import type { JobStatusReader, JobView } from '../job-contracts';
 
 const seconds = (iso: string | undefined): number | undefined => {

@@ -14,7 +14,7 @@ import { GeocodingService } from '../services/geocoding/service';
 import { GeolocationService, type GeolocationHooks } from '../services/geolocation/service';
 import { RasterTiles } from '../services/raster-tiles';
 import { StaticMaps } from '../services/static-maps';
-import type { Catalog } from '../store/catalog';
+import type { Catalog } from '../store/catalog/catalog';
 import type { JobControl, JobStatusReader } from '../job-contracts';
 import { readiness, type ExtraChecks, type Readiness } from './health';
 import type { ServerMetrics } from './metrics';

@@ -2,7 +2,7 @@
 // came from (the upstream a mirror run recorded, an imported MBTiles file, the bundled sample).
 
 import Database from 'better-sqlite3';
-import { signatureOf } from './catalog';
+import { signatureOf } from './catalog/catalog';
 import { fileBytes } from './data-dir/disk-space';
 import { digestTag } from './bytes/etag';
 import { MAIN_TABLE_KEY, metadataValue, TileTables } from './mbtiles/sql';

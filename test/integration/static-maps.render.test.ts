@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { latToPixelY, lonToPixelX, WORLD_BOUNDS } from '../../src/geo/mercator';
 import { parseStaticMapRequest, StaticMaps } from '../../src/services/static-maps';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import type { Pyramid } from '../../src/store/types';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';

@@ -3,7 +3,7 @@
 // (an `images` store) drawn at its image.json size from its pyramid.
 
 import sharp from 'sharp';
-import type { Catalog } from '../../store/catalog';
+import type { Catalog } from '../../store/catalog/catalog';
 import type { DocumentStore } from '../../store/mbtiles/document-store';
 import { Lru } from '../../store/bytes/lru';
 import type { TileReader } from '../../store/tile-reader';

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentStore } from './mbtiles/document-store';
-import { ByteLru } from './bytes/lru';
-import { MbtilesStore } from './mbtiles/reader';
-import type { PmtilesStore } from './pmtiles/store';
-import type { TileStore } from './tile-reader';
-import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
+import { DocumentStore } from '../mbtiles/document-store';
+import { ByteLru } from '../bytes/lru';
+import { MbtilesStore } from '../mbtiles/reader';
+import type { PmtilesStore } from '../pmtiles/store';
+import type { TileStore } from '../tile-reader';
+import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from '../types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
 export const TILE_KINDS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
@@ -333,5 +333,5 @@ export class Catalog {
  * module for its helpers, and would otherwise load the pmtiles package (~20 ms) at every start.
  */
 function pmtilesStore(): typeof PmtilesStore {
-  return (require('./pmtiles/store') as typeof import('./pmtiles/store')).PmtilesStore;
+  return (require('../pmtiles/store') as typeof import('../pmtiles/store')).PmtilesStore;
 }
