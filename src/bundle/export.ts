@@ -5,7 +5,7 @@
 // it at the disk's speed), read in the same state as the rows hashed (store/bundle/snapshot.ts); a file that cannot travel
 // whole (WAL mode) travels as records. The index of the exported version is kept, so the next export can start from it.
 
-import { signatureOf } from '../store/catalog/catalog';
+import { signatureOf } from '../store/open';
 import { StoreSnapshot } from '../store/bundle/snapshot';
 import { listStores, storeName, type StoreRef } from '../store/bundle/content';
 import { loadIndex, rememberVersion, saveIndex, storeVersion, walkStore, INDEX_RECORD, type ContentIndex, type WalkVisitor } from '../store/bundle/content-version';

@@ -7,7 +7,7 @@ import type { JobProgress, JobStatusReader, JobView, ResourceRecord, RunOutcome,
 import { emptyJobState, HISTORY_RUNS, readJobStates, type JobStateFile, type JobStates } from '../../store/data-dir/job-state';
 import { pidAlive } from '../../store/data-dir/pid';
 import type { MirrorResult } from '../engine/result';
-import { servedVersionOf } from '../../store/store-facts';
+import { servedVersionOf } from '../../store/open';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
 export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {

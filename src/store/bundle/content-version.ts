@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { signatureOf } from '../catalog/catalog';
+import { signatureOf } from '../open';
 import {
   documentHash,
   headerHash,

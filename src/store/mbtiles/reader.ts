@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
 import { digestTag } from '../bytes/etag';
-import { ByteLru } from '../bytes/lru';
+import type { ByteLru } from '../bytes/lru';
 import { PlainTiles } from '../bytes/plain-tiles';
 import { TileCacheKeys } from '../bytes/tile-cache-key';
-import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './sql';
+import { DocumentTable, mainZoomRange, META, metadataValue, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './sql';
 import type { Bounds } from '../../geo/bounds';
-import type { ScannedTile, ScanZooms, StoredDocument, TileStore } from '../tile-reader';
+import { fileBytes } from '../data-dir/disk-space';
+import type { ScannedTile, ScanZooms, StoreFacts, StoreOrigin, StoredDocument, TileStore, TileStoreOptions } from '../tile-reader';
+import { mirrorStateValue } from './mirror-sql';
 import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
@@ -15,11 +17,14 @@ const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 /** Tiles a scan reads per query (a page ends its statement, so nothing stays open while the caller pauses). */
 const SCAN_PAGE = 64;
 
-export interface MbtilesStoreOptions {
-  /** Tile bytes shared by all stores, keyed by the opened file: a replaced store never answers from the old file. */
-  cache?: ByteLru;
-  /** Told once per tile of this store version whose gzip cannot be decompressed. */
-  onDamagedTile?: (tile: string, error: Error) => void;
+/** The upstream URL as an operator may see it: no key, no query, no user info. */
+function withoutSecrets(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '';
+  }
 }
 
 function numberList(value: string | undefined, length: number): number[] | undefined {
@@ -53,6 +58,7 @@ export class MbtilesStore implements TileStore {
    */
   private readonly cacheKeys: TileCacheKeys;
   private readonly plainTiles: PlainTiles;
+  private knownFacts?: StoreFacts;
 
   constructor(
     readonly file: string,
@@ -60,7 +66,7 @@ export class MbtilesStore implements TileStore {
     id: string,
     /** Identifies this version of the file (inode, size, mtime): part of every ETag. */
     readonly signature: string,
-    options: MbtilesStoreOptions = {},
+    options: TileStoreOptions = {},
   ) {
     this.cache = options.cache;
     this.plainTiles = new PlainTiles(options.cache, options.onDamagedTile);
@@ -217,6 +223,25 @@ export class MbtilesStore implements TileStore {
 
   document(path: string): StoredDocument | undefined {
     return this.documents.get(path);
+  }
+
+  /** Tile rows of every pyramid, the file's size, and the upstream a mirror run recorded (or the sample's mark). */
+  facts(): StoreFacts {
+    if (this.knownFacts) return this.knownFacts;
+    const bytes = fileBytes(this.file);
+    try {
+      const tiles = this.tiles.count();
+      const upstream = mirrorStateValue(this.db, 'upstream');
+      const origin: StoreOrigin = upstream
+        ? { type: 'upstream', url: withoutSecrets(upstream) }
+        : metadataValue(this.db, 'tilemirror:sample_version') !== undefined
+          ? { type: 'sample' }
+          : { type: 'imported' };
+      this.knownFacts = { tiles, bytes, origin };
+      return this.knownFacts;
+    } catch {
+      return { tiles: null, bytes, origin: { type: 'imported' } };
+    }
   }
 
   close(): void {
