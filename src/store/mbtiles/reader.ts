@@ -7,7 +7,7 @@ import { DocumentTable, mainZoomRange, META, metadataValue, pyramidRows, readMet
 import type { Bounds } from '../../geo/bounds';
 import { fileBytes } from '../data-dir/disk-space';
 import type { ScannedTile, ScanZooms, StoreFacts, StoreOrigin, StoredDocument, TileStore, TileStoreOptions } from '../tile-reader';
-import { mirrorStateValue } from './mirror-sql';
+import { mirrorStateValue, STATE } from './mirror-sql';
 import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
@@ -231,7 +231,7 @@ export class MbtilesStore implements TileStore {
     const bytes = fileBytes(this.file);
     try {
       const tiles = this.tiles.count();
-      const upstream = mirrorStateValue(this.db, 'upstream');
+      const upstream = mirrorStateValue(this.db, STATE.upstream);
       const origin: StoreOrigin = upstream
         ? { type: 'upstream', url: withoutSecrets(upstream) }
         : metadataValue(this.db, 'tilemirror:sample_version') !== undefined
