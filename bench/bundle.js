@@ -38,7 +38,7 @@ function dd(dir, mb) {
 }
 
 function writeStore(dataDir, tiles, tileBytes) {
-  const { StoreWriter } = dist('store/writer.js');
+  const { StoreWriter } = dist('store/mbtiles/writer.js');
   fs.mkdirSync(path.join(dataDir, 'tiles'), { recursive: true });
   const z = Math.ceil(Math.log2(Math.sqrt(tiles)));
   const w = new StoreWriter(path.join(dataDir, 'tiles', 'bench.mbtiles'), {
@@ -79,8 +79,8 @@ const sizeOf = (p) => (fs.statSync(p).isDirectory() ? fs.readdirSync(p).reduce((
 async function run(opts) {
   const { exportBundle } = dist('bundle/export.js');
   const { importBundle } = dist('bundle/import.js');
-  const { storeVersions } = dist('store/content-version.js');
-  const { listStores } = dist('store/content.js');
+  const { storeVersions } = dist('store/bundle/content-version.js');
+  const { listStores } = dist('store/bundle/content.js');
   const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'tm-bench-bundle-'));
   const src = path.join(dir, 'src');
   const dst = path.join(dir, 'dst');

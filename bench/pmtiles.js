@@ -8,8 +8,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
-const { StoreWriter } = require('../dist/store/writer.js');
-const { MbtilesStore } = require('../dist/store/mbtiles.js');
+const { StoreWriter } = require('../dist/store/mbtiles/writer.js');
+const { MbtilesStore } = require('../dist/store/mbtiles/reader.js');
 const { PmtilesStore } = require('../dist/store/pmtiles/store.js');
 const { exportPmtiles } = require('../dist/store/pmtiles/export.js');
 

@@ -5,13 +5,13 @@
 
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { acquireLock, LockError } from './store/lock';
+import { acquireLock, LockError } from './store/data-dir/lock';
 import { buildTileJson } from './ogc/tilejson';
-import { MbtilesStore } from './store/mbtiles';
-import { importMbtiles, MbtilesImportError } from './store/mbtiles-import';
+import { MbtilesStore } from './store/mbtiles/reader';
+import { importMbtiles, MbtilesImportError } from './store/mbtiles/import';
 import { exportPmtiles } from './store/pmtiles/export';
 import { TILE_SIZE_KEY } from './store/pmtiles/store';
-import { storePaths } from './store/staging';
+import { storePaths } from './store/mbtiles/staging';
 import { isStoreId, type ResourceKind } from './store/types';
 
 /** A refusal worth one line on stderr and exit status 1 (no stack: the message says it all). */

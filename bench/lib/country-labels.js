@@ -18,14 +18,8 @@ function arg(name, d) {
 
 /** The store opened as the catalog opens it (same signature, so the same version: `serve` uses the index as is). */
 function openReader(file) {
-  const { signatureOf } = require(path.join(ROOT, 'dist', 'store', 'catalog.js'));
-  const sig = signatureOf(file).signature;
-  if (file.endsWith('.pmtiles')) {
-    const { PmtilesStore } = require(path.join(ROOT, 'dist', 'store', 'pmtiles', 'store.js'));
-    return new PmtilesStore(file, 'country', sig);
-  }
-  const { MbtilesStore } = require(path.join(ROOT, 'dist', 'store', 'mbtiles.js'));
-  return new MbtilesStore(file, 'tiles', 'country', sig);
+  const { openTileStore, signatureOf } = require(path.join(ROOT, 'dist', 'store', 'open.js'));
+  return openTileStore(file, 'tiles', 'country', signatureOf(file).signature);
 }
 
 function rssMb() {

@@ -141,7 +141,7 @@ async function ensureCountry({ scale = 1, buildings = 1100, dir, threads = os.av
   if (fs.existsSync(manifestFile) && fs.existsSync(store)) {
     return { dir: folder, store, manifest: JSON.parse(fs.readFileSync(manifestFile, 'utf8')), cached: true };
   }
-  const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'writer.js'));
+  const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'mbtiles', 'writer.js'));
   const area = content.areaOf(scale);
   fs.mkdirSync(path.dirname(store), { recursive: true });
   const tmp = path.join(folder, `.country.${process.pid}.tmp`);

@@ -16,7 +16,7 @@ const WORLD = [-180, -85.0511287798066, 180, 85.0511287798066];
 
 /** Writes the stand-in: z0-maxzoom of a 512 px png pyramid, each tile `bytes` random bytes behind a PNG signature. */
 function buildStandIn(file = STANDIN, { maxzoom = 5, bytes = 20 * 1024 } = {}) {
-  const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'writer.js'));
+  const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'mbtiles', 'writer.js'));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   fs.rmSync(tmp, { force: true });

@@ -43,7 +43,7 @@ function tileSet({ colours = 64, tileBytes = 0, size = 256 } = {}) {
 
 /** Writes `<dataDir>/tiles/<id>.mbtiles`: the area's tiles at zooms 0..area.z (format png, 256 px). */
 function buildSyntheticStore(dataDir, id, area, tiles) {
-  const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'writer.js'));
+  const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'mbtiles', 'writer.js'));
   const file = path.join(dataDir, 'tiles', `${id}.mbtiles`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.rmSync(file, { force: true });

@@ -2,13 +2,13 @@
 // side has. Every row of each store is hashed (its new version and index). Since a base, the rows new or changed
 // since it are written to the payload as records; deletions come from the base's index: keys it has that the store
 // no longer has. Whole, a store travels as its SQLite file, byte for byte (layout `sqlite`: the other side writes
-// it at the disk's speed), read in the same state as the rows hashed (store/snapshot.ts); a file that cannot travel
+// it at the disk's speed), read in the same state as the rows hashed (store/bundle/snapshot.ts); a file that cannot travel
 // whole (WAL mode) travels as records. The index of the exported version is kept, so the next export can start from it.
 
-import { signatureOf } from '../store/catalog';
-import { StoreSnapshot } from '../store/snapshot';
-import { listStores, storeName, type StoreRef } from '../store/content';
-import { loadIndex, rememberVersion, saveIndex, storeVersion, walkStore, INDEX_RECORD, type ContentIndex, type WalkVisitor } from '../store/content-version';
+import { signatureOf } from '../store/open';
+import { StoreSnapshot } from '../store/bundle/snapshot';
+import { listStores, storeName, type StoreRef } from '../store/bundle/content';
+import { loadIndex, rememberVersion, saveIndex, storeVersion, walkStore, INDEX_RECORD, type ContentIndex, type WalkVisitor } from '../store/bundle/content-version';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, BundleError, encodeManifest, type Manifest, type StoreEntry } from './manifest';
 import { PayloadWriter } from './parts';
 import { encodeDocumentDelete, encodeDocumentPut, encodeTileDelete, encodeTilePut } from './records';

@@ -4,22 +4,22 @@
 // threads check the SHA-256 of every part, and publishes nothing before every hash agrees: a damaged part
 // removes the staging file and leaves the data directory as it was (no file added, changed or left behind).
 // A store carried as records is applied row by row (onto a copy of the present version when incremental); one
-// carried as its SQLite file is copied, then checked (store/file-copy.ts) before it may be published.
+// carried as its SQLite file is copied, then checked (store/bundle/file-copy.ts) before it may be published.
 // Each store is published by one rename, which a running server's catalog notices (directory watch or its
 // periodic rescan) and serves without a restart. Idempotent and resumable per store: a store already at the
 // bundle's version is skipped; one interrupted mid-way (SIGKILL) was never published and is redone.
-// An import holds each store's writer lock (src/store/lock.ts) from before its version is read until it is
+// An import holds each store's writer lock (src/store/data-dir/lock.ts) from before its version is read until it is
 // published, so a mirror run and an import of the same store never overlap: whichever comes second is refused.
 
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, LockError, type Lock } from '../store/lock';
-import { storeName, type StoreRef } from '../store/content';
-import { StoreFileCopy, StoreFileError } from '../store/file-copy';
-import { rememberVersion, storeVersion } from '../store/content-version';
-import { patchPaths, StorePatch } from '../store/patch';
-import { storePaths } from '../store/staging';
+import { acquireLock, LockError, type Lock } from '../store/data-dir/lock';
+import { storeName, type StoreRef } from '../store/bundle/content';
+import { StoreFileCopy, StoreFileError } from '../store/bundle/file-copy';
+import { rememberVersion, storeVersion } from '../store/bundle/content-version';
+import { patchPaths, StorePatch } from '../store/bundle/patch';
+import { storePaths } from '../store/mbtiles/staging';
 import { BundleError, type StoreEntry } from './manifest';
 import { openBundle, PayloadReader, type OpenedBundle } from './parts';
 import { decodeRecord, REC } from './records';
@@ -73,7 +73,7 @@ const COPY_STEP = 2 * 1024 * 1024;
 /**
  * Copies a store carried as its SQLite file into its staging file and checks it; the caller publishes or abandons
  * it. `tick` is called once per COPY_STEP bytes. `vouched`: a trusted key signed the bundle (checked before
- * anything else), so SQLite's quick_check is left out (store/file-copy.ts says why).
+ * anything else), so SQLite's quick_check is left out (store/bundle/file-copy.ts says why).
  */
 function stageStoreFile(dataDir: string, b: OpenedBundle, step: Step, vouched: boolean, tick: () => void): StoreFileCopy {
   const { entry, ref } = step;

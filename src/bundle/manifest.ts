@@ -8,8 +8,8 @@
 // row by row, and checked (quick_check, schema, header, counts) before it is published.
 
 import { z } from 'zod';
-import { CONTENT_TABLES } from '../store/mbtiles-sql';
-import { KIND_DIRS } from '../store/catalog';
+import { CONTENT_TABLES } from '../store/mbtiles/sql';
+import { KIND_DIRS } from '../store/catalog/catalog';
 import { isStoreId, type StoreKind } from '../store/types';
 
 export const BUNDLE_FORMAT = 'tilemirror-bundle';

@@ -2,7 +2,7 @@
 // media: no handshake), or versions typed in as KIND/ID=VERSION. Stores not named are sent whole.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { VERSIONS_FORMAT } from '../store/content-version';
+import { VERSIONS_FORMAT } from '../store/bundle/content-version';
 import { BundleError } from './manifest';
 
 const TYPED = /^([a-z]+\/[^=]+)=([0-9a-f]{8,64})$/;

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
-import type { Catalog } from '../store/catalog';
+import type { Catalog } from '../store/catalog/catalog';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { admit } from './backpressure';
 import { Drain } from './drain';

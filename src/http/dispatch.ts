@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config, Tier } from '../config/schema';
-import type { Catalog } from '../store/catalog';
+import type { Catalog } from '../store/catalog/catalog';
 import { AnswerBudget } from './answer-budget';
 import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';

@@ -4,7 +4,7 @@
 // route's dialect then words the answer (each API family answers errors in its own form).
 
 import { ServiceError, type ErrorKind } from '../errors';
-import { DamagedTileError } from '../store/plain-tiles';
+import { DamagedTileError } from '../store/bytes/plain-tiles';
 import { HttpError, textReply, type Reply } from './reply';
 
 /** An error answer before a dialect words it. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { digestTag } from '../store/etag';
-import { MAX_PLAIN_TILE_BYTES } from '../store/mbtiles';
+import { digestTag } from '../store/bytes/etag';
+import { MAX_PLAIN_TILE_BYTES } from '../store/bytes/plain-tiles';
 import type { Reply } from './reply';
 
 export interface CachePolicy {

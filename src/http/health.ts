@@ -4,7 +4,7 @@
 // Running or failed mirror jobs do not make it unready: the stores already published keep serving.
 // The answer names states only, never paths, messages or keys: it is public.
 
-import type { Catalog } from '../store/catalog';
+import type { Catalog } from '../store/catalog/catalog';
 
 export interface Check {
   ok: boolean;

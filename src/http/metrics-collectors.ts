@@ -5,8 +5,8 @@
 
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StaticMaps } from '../services/static-maps';
-import type { Catalog } from '../store/catalog';
-import type { JobStatusReader, JobView } from '../store/job-state';
+import type { Catalog } from '../store/catalog/catalog';
+import type { JobStatusReader, JobView } from '../job-contracts';
 
 const seconds = (iso: string | undefined): number | undefined => {
   const ms = iso === undefined ? NaN : Date.parse(iso);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config, Tier } from '../config/schema';
-import type { Catalog } from '../store/catalog';
+import type { Catalog } from '../store/catalog/catalog';
 import { cloudErrors, type ErrorDialect } from './error-reply';
 import { compileFastParser, FAIL, IDENTIFIER } from './params';
 import { badRequest, type Reply } from './reply';

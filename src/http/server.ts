@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
-import { Catalog } from '../store/catalog';
+import { Catalog } from '../store/catalog/catalog';
 import type { MirroredLabels } from '../services/geocoding/labels-mirrored';
 import { listen, type RunningServer } from './app';
 import { BatchedDestination } from './log-destination';

@@ -14,8 +14,8 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Another run holds the store's lock (defined with the lock, in src/store/lock.ts). */
-export { LockError } from '../store/lock';
+/** Another run holds the store's lock (defined with the lock, in src/store/data-dir/lock.ts). */
+export { LockError } from '../store/data-dir/lock';
 
 /** A run stops taking new work (interrupted, a fatal answer, the failure budget spent). */
 export class RunStopped extends Error {}

@@ -7,8 +7,8 @@ import { createRedactor } from './upstream/redact';
 import { createClient } from './engine/begin-end';
 import type { MirrorOptions } from './engine/options';
 import { discoverAndPlan } from './engine/plan';
-import { checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../store/disk-space';
-import { storePaths } from '../store/staging';
+import { checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../store/data-dir/disk-space';
+import { storePaths } from '../store/mbtiles/staging';
 import { sampleZooms, storedEstimate } from './engine/space';
 import { refOf } from './resource';
 

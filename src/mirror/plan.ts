@@ -10,7 +10,7 @@ import { bandCount, rangesToBands, type PyramidPlan, type ZoomPlan } from '../ge
 import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
 import type { Pyramid } from '../store/types';
-import type { StoreHeader } from '../store/writer';
+import type { StoreHeader } from '../store/mbtiles/writer';
 import type { Discovered, ZoomLimits } from './discovery/types';
 import type { ResourceRef } from './resource';
 import { UsageError } from './errors';

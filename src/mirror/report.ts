@@ -2,7 +2,7 @@
 
 import { formatBytes, formatDuration } from '../store/units';
 import { isDocumentKind } from '../store/types';
-import type { JobView, RunRecord } from '../store/job-state';
+import type { JobView, RunRecord } from '../job-contracts';
 import type { PlanReport } from './plan-report';
 import { tileRate } from './progress';
 import type { MirrorResult } from './engine/result';

@@ -3,7 +3,7 @@
 // absolute (clients do not resolve relative hrefs: GDAL, tileserver-gl#342) and carries the
 // requester's key, because each URL must work when a client fetches it as-is.
 
-import { mediaType } from '../store/formats';
+import { mediaType } from '../store/bytes/formats';
 import type { Pyramid, ResourceKind, TileFormat, TilesetInfo } from '../store/types';
 
 /** Joins the public base URL (no trailing slash) and a path, and appends ?key=K (or &key=K). */

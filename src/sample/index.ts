@@ -14,7 +14,7 @@
 //                                       (z12, gzip MVT): what the geocoder's label index reads
 
 import path from 'node:path';
-import type { StoreHeader } from '../store/writer';
+import type { StoreHeader } from '../store/mbtiles/writer';
 import type { Pyramid } from '../store/types';
 import { WORLD_BOUNDS } from '../geo/mercator';
 import { renderMapTiles } from './map-raster';

@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { metadataValue } from '../store/mbtiles-sql';
-import { StoreWriter, type StoreHeader } from '../store/writer';
+import { metadataValue } from '../store/mbtiles/sql';
+import { StoreWriter, type StoreHeader } from '../store/mbtiles/writer';
 
 export const SAMPLE_VERSION_KEY = 'tilemirror:sample_version';
 

@@ -1,7 +1,7 @@
 import type { Sharp } from 'sharp';
 import { sharp } from './sharp';
 import type { Pyramid, TileFormat } from '../store/types';
-import { ByteLru } from '../store/lru';
+import { ByteLru } from '../store/bytes/lru';
 import type { TileReader } from '../store/tile-reader';
 
 export interface RasterRequest {

@@ -6,8 +6,14 @@
 // Reads are synchronous: SQLite answers synchronously, and a PMTiles archive is read with positioned reads
 // (readSync) of a few KB on a local file, so a read never interleaves with a close and no caller changes.
 
-import type { StoredDocument } from './document-store';
+import type { ByteLru } from './bytes/lru';
 import type { Pyramid, TilesetInfo } from './types';
+
+/** A document kept beside the tiles (or in a document store): its bytes and their media type. */
+export interface StoredDocument {
+  contentType: string;
+  data: Buffer;
+}
 
 /** One tile as a scan hands it over: its XYZ address and its stored bytes (gzip included). */
 export interface ScannedTile {
@@ -23,6 +29,18 @@ export interface ScanZooms {
   maxzoom?: number;
 }
 
+/** Where a store's content came from: the upstream a mirror run recorded, an imported file, the bundled sample. */
+export type StoreOrigin = { type: 'upstream'; url: string } | { type: 'imported' } | { type: 'sample' };
+
+/** What an operator is told of a store beyond what it serves (its zooms and version are in its `info`). */
+export interface StoreFacts {
+  /** Tiles held (every pyramid); null when the file could not say (it is asked again on the next call). */
+  tiles: number | null;
+  /** The file's bytes on disk. */
+  bytes: number;
+  origin: StoreOrigin;
+}
+
 export interface TileReader {
   readonly info: TilesetInfo;
   /** A tile addressed in XYZ; undefined when the set has none. */
@@ -36,6 +54,11 @@ export interface TileReader {
    * (await between tiles) while the set keeps serving; once the set is closed, the next step throws.
    */
   scan(pyramid: string, zooms?: ScanZooms): Iterable<ScannedTile>;
+  /**
+   * The set's facts, read once per reader (a reader serves one version of its file; counting a country's tiles
+   * reads its whole index) and again only after a read that failed.
+   */
+  facts(): StoreFacts;
 }
 
 /** A tile reader held open by the catalog: one file of the data directory. */
@@ -47,4 +70,12 @@ export interface TileStore extends TileReader {
   /** The tile without its gzip transport encoding; throws DamagedTileError when the stored gzip is broken. */
   plainTile(pyramid: string, z: number, x: number, y: number): Buffer | undefined;
   close(): void;
+}
+
+/** What a tile store shares with the others of a catalog. */
+export interface TileStoreOptions {
+  /** Tile bytes shared by all stores, keyed by the opened file: a replaced store never answers from the old file. */
+  cache?: ByteLru;
+  /** Told once per tile of this store version whose gzip cannot be decompressed. */
+  onDamagedTile?: (tile: string, error: Error) => void;
 }

@@ -34,6 +34,7 @@ export function isStoreId(id: string): boolean {
 }
 
 import type { Bounds } from '../geo/bounds';
+import { MAX_ZOOM } from '../geo/mercator';
 
 /** Bounds are geo's; re-exported for the descriptions below and the builders that read them. */
 export type { Bounds };
@@ -89,4 +90,18 @@ export interface TilesetInfo {
   image?: { width: number; height: number };
   /** A content version for ETags of generated documents: changes whenever the store file changes. */
   version: string;
+}
+
+/**
+ * Why a pyramid cannot be served, or undefined: its zoom range must lie in 0..MAX_ZOOM with min <= max (the tile
+ * matrix sets and every capabilities document are built from it), its tile size must be a sane positive integer.
+ */
+export function pyramidProblem(p: Pyramid): string | undefined {
+  const { minzoom, maxzoom, tileSize, bounds } = p;
+  if (!Number.isInteger(minzoom) || !Number.isInteger(maxzoom) || minzoom < 0 || maxzoom > MAX_ZOOM || minzoom > maxzoom) {
+    return `has the zoom range ${minzoom}-${maxzoom} (need 0 <= minzoom <= maxzoom <= ${MAX_ZOOM})`;
+  }
+  if (!Number.isInteger(tileSize) || tileSize < 1 || tileSize > 4096) return `has the tile size ${tileSize} (need 1..4096)`;
+  if (!Array.isArray(bounds) || bounds.length !== 4 || !bounds.every(Number.isFinite)) return `has no valid bounds (${JSON.stringify(bounds)})`;
+  return undefined;
 }

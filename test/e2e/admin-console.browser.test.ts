@@ -22,7 +22,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { runMirror } from '../../src/mirror/engine/run';
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';

@@ -22,7 +22,7 @@ import { matchRoute, type RequestContext, type Route } from '../../src/http/rout
 import { routes } from '../../src/http/routes';
 import { createServices, type ServiceRoot, type Services } from '../../src/http/service-root';
 import { persistedJobStatus } from '../../src/mirror/jobs/job-status';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { SAMPLE_DIR } from './server';
 
 export { SAMPLE_DIR };

@@ -1,5 +1,5 @@
 // An import and a mirror run of the same store never overlap: the import takes the store's mirror lock
-// (src/store/lock.ts) before it reads the store's version and holds it until the store is published. Real
+// (src/store/data-dir/lock.ts) before it reads the store's version and holds it until the store is published. Real
 // processes on real files: a `tilemirror mirror` run slowed to a crawl (--rate 2) holds tiles/sample-vector while an
 // import of a bundle holding that store is refused (nothing published, no staging file); an import paused by its
 // test hook (TILEMIRROR_IMPORT_PAUSE_AFTER) holds the store while a mirror run of it is refused, naming the import

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { pixelXToLon, pixelYToLat, tileRange } from '../../src/geo/mercator';
 import { ElevationService, NoTerrainError } from '../../src/services/elevation';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { sampleTerrainElevation, TERRAIN_BOUNDS, terrainPixelCenter } from '../../src/sample/terrain';
 import type { Bounds } from '../../src/store/types';
 import { ELEVATION_400S } from '../fixtures/bad-requests';

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildLabelIndex, type LabelIndexStats } from '../../src/services/geocoding/labels-build';
 import { LabelIndex } from '../../src/services/geocoding/labels-index';
-import { MbtilesStore } from '../../src/store/mbtiles';
+import { MbtilesStore } from '../../src/store/mbtiles/reader';
 import { exportPmtiles } from '../../src/store/pmtiles/export';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 

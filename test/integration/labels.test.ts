@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 

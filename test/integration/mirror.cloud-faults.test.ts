@@ -4,7 +4,7 @@
 // The run completes with every tile and document byte-identical to a clean mirror's; so does a run killed three
 // times with SIGKILL and resumed. The time limits here are safety nets; the times are printed, not asserted.
 
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import type { StoreKind } from '../../src/store/types';
 import { snapshot } from '../fixtures/mirror-stores';
 import { CLOUD_FAULTS, startSimulator, chance, type FaultKind, type UpstreamSimulator } from '../fixtures/upstream-simulator';

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, chance, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { startServer, type TestServer } from '../helpers/server';

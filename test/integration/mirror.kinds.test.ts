@@ -9,12 +9,12 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'nod
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { GLYPH_STARTS } from '../../src/mirror/discovery/kinds/fonts';
-import { acquireLock } from '../../src/store/lock';
+import { acquireLock } from '../../src/store/data-dir/lock';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import type { MirrorResult } from '../../src/mirror/engine/result';
 import { planReport } from '../../src/mirror/plan-report';
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import { decodeGlyphs, glyphRangePath } from '../../src/services/fonts/glyphs';
 import { buildKindsUpstream, writeWeatherStore } from '../fixtures/document-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';

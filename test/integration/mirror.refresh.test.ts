@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
-import { storePaths } from '../../src/store/staging';
+import { storePaths } from '../../src/store/mbtiles/staging';
 import { snapshot, type StoreSnapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type Override, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';

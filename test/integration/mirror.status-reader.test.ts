@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
-import { JobStateFile } from '../../src/store/job-state';
+import { JobStateFile } from '../../src/store/data-dir/job-state';
 import { rawGet } from '../helpers/server';
 
 const ADMIN = 'admin-key-9c2d4e6f';

@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror as start, type Tilemirror } from '../../src/serve';
 import { SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
-import { readJobStates } from '../../src/store/job-state';
+import { readJobStates } from '../../src/store/data-dir/job-state';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor } from '../helpers/wait';

@@ -13,7 +13,7 @@ import { lockKeys, RedisCoordinator } from '../../src/mirror/jobs/coordination';
 import { createRedactor } from '../../src/mirror/upstream/redact';
 import { coordinationUrl, Scheduler, SKIPPED_ELSEWHERE, SKIPPED_NO_COORDINATION, type JobRunner } from '../../src/mirror/jobs/schedule';
 import { runRecord } from '../../src/mirror/jobs/job-status';
-import { readJobStates } from '../../src/store/job-state';
+import { readJobStates } from '../../src/store/data-dir/job-state';
 import { gatedTest } from '../helpers/clients';
 import { freePort, REDIS_SERVER, startRedis, type TestRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait';

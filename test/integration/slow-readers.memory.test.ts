@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { WORLD_BOUNDS } from '../../src/geo/mercator';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { GLIBC_MALLOC_ENV, KeptConnection, startChildServer, type ChildServer } from '../helpers/child-server';
 import { INSPECT_ANY_PORT, openInspector, type Inspector } from '../helpers/inspector';
 import { heldClientPorts, rssBytes, serverConnections } from '../helpers/proc';

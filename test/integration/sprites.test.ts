@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import request from 'supertest';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 

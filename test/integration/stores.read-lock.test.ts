@@ -1,4 +1,4 @@
-// A served store keeps the shared lock of its first read (src/store/mbtiles.ts: SQLite no longer locks, checks
+// A served store keeps the shared lock of its first read (src/store/mbtiles/reader.ts: SQLite no longer locks, checks
 // for a hot journal and re-reads the header around every tile). What that must mean from outside: other readers
 // read on, a writer in place is refused while the server has the file open (the bytes clients get cannot change
 // under them), and the lock is the server's, gone with it. The server runs as a child process, so the locks are

@@ -16,7 +16,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
-import { readJobStates } from '../../src/store/job-state';
+import { readJobStates } from '../../src/store/data-dir/job-state';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { gatedTest } from '../helpers/clients';
 import { freePort, REDIS_SERVER, startRedis, tcpOpen, type TestRedis } from '../helpers/redis';

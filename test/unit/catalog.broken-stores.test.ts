@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { GZIP_TILE, PLAIN_TILE, writeBrokenStores, writeDamagedVectorStore, writeGoodVectorStore } from '../fixtures/hand-made-stores';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { writeGoodVectorStore } from '../fixtures/hand-made-stores';
 
 let dir: string;

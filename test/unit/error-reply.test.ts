@@ -2,7 +2,7 @@ import { ServiceError } from '../../src/errors';
 import { errorReply, type ErrorDialect } from '../../src/http/error-reply';
 import { HttpError } from '../../src/http/reply';
 import { RenderQueueFull } from '../../src/services/static-maps';
-import { DamagedTileError } from '../../src/store/plain-tiles';
+import { DamagedTileError } from '../../src/store/bytes/plain-tiles';
 
 // The one mapping of errors to answers: the status of each kind, the body and headers the cloud API's dialect
 // words them in, and the 500 of anything unexpected (told to the caller, who logs it).

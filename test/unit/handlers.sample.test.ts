@@ -7,7 +7,7 @@ import { createServices } from '../../src/http/service-root';
 import { mapTile } from '../../src/http/routes/maps';
 import { ogcLanding } from '../../src/http/routes/ogc';
 import { sprite } from '../../src/http/routes/sprites';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { readStoredTile } from '../interop/helpers';
 import { SAMPLE_DIR } from '../helpers/server';
 

@@ -8,7 +8,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { buildLabelIndex, type LabelIndexStats } from '../../src/services/geocoding/labels-build';
 import { LabelIndex, metersBetween } from '../../src/services/geocoding/labels-index';
 import { cityTileAddresses } from '../../src/sample/city';
-import { MbtilesStore } from '../../src/store/mbtiles';
+import { MbtilesStore } from '../../src/store/mbtiles/reader';
 import { SAMPLE_DIR } from '../helpers/server';
 
 interface RawFeature {

@@ -6,7 +6,7 @@ import { coverRows, coverSet, coverZoom, parseArea, readAreaFile, type PolygonAr
 import { planBounds, planPyramid, planZoom } from '../../src/mirror/plan';
 import { tilesOf, zoomPlanHas } from '../../src/geo/tile-bands';
 import { UsageError } from '../../src/mirror/errors';
-import { StagingStore, storePaths } from '../../src/store/staging';
+import { StagingStore, storePaths } from '../../src/store/mbtiles/staging';
 import type { Bounds } from '../../src/store/types';
 
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { acquireLock } from '../../src/store/lock';
+import { acquireLock } from '../../src/store/data-dir/lock';
 import { LockError } from '../../src/mirror/errors';
 import { built } from '../helpers/dist';
 
@@ -61,7 +61,7 @@ test('processes racing for a lock left by a killed holder: exactly one wins', as
   await new Promise((res) => dead.once('exit', res));
   // The racers run the built module (the CLI's; test/run.sh builds dist/ before jest). A racer that wins holds
   // the lock until every racer has answered (its stdin closes then), so a late starter cannot take it after release.
-  const lockJs = built('store/lock.js');
+  const lockJs = built('store/data-dir/lock.js');
   const script = `
     const { acquireLock } = require(${JSON.stringify(lockJs)});
     const go = Number(process.argv[2]);

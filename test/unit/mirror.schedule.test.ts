@@ -15,7 +15,7 @@ import { DEFAULT_CONCURRENCY } from '../../src/mirror/engine/options';
 import { decideFiring, jobProgress, runJob, Scheduler, SKIPPED_STILL_RUNNING, type JobRun, type JobRunHooks } from '../../src/mirror/jobs/schedule';
 import { nextRunOf } from '../../src/mirror/jobs/job-status';
 import { jobViews, runRecord } from '../../src/mirror/jobs/job-status';
-import { readJobStates, JobStateFile, JOB_STATE_FILE } from '../../src/store/job-state';
+import { readJobStates, JobStateFile, JOB_STATE_FILE } from '../../src/store/data-dir/job-state';
 import { tempDirs } from '../helpers/temp-dirs';
 
 const { tempDir, removeTempDirs } = tempDirs('tm-sched-');

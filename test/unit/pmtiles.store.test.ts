@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { Catalog } from '../../src/store/catalog';
+import { Catalog } from '../../src/store/catalog/catalog';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import { handArchive, type HandArchive, type HandTile } from '../fixtures/pmtiles-hand';
 import { readArchive } from '../helpers/pmtiles';

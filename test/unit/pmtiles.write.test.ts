@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { exportPmtilesCommand } from '../../src/interchange-cli';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { SAMPLE_DIR } from '../helpers/server';
 import { mbtilesRows, readArchive } from '../helpers/pmtiles';
 

@@ -3,7 +3,7 @@ import { errorReply } from '../../src/http/error-reply';
 import { problemErrors } from '../../src/http/problem-errors';
 import { HttpError } from '../../src/http/reply';
 import { RenderQueueFull } from '../../src/services/static-maps';
-import { DamagedTileError } from '../../src/store/plain-tiles';
+import { DamagedTileError } from '../../src/store/bytes/plain-tiles';
 
 // The OGC API routes' dialect: every error answer a problem details document (RFC 9457) in application/problem+json,
 // never cached, with the status of the one error mapping (error-reply.ts) and its message as the detail.

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planPyramid } from '../../src/mirror/plan';
 import { tilesOf } from '../../src/geo/tile-bands';
-import { bootId, StagingStore, STATE, storePaths } from '../../src/store/staging';
+import { bootId, StagingStore, STATE, storePaths } from '../../src/store/mbtiles/staging';
 import type { Bounds } from '../../src/store/types';
 
 const bounds: Bounds = [-180, -85, 180, 85];

@@ -12,15 +12,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { built } from '../helpers/dist';
-import { bootId } from '../../src/store/staging';
+import { bootId } from '../../src/store/mbtiles/staging';
 
 const PROBE = `
 const { readFileSync, mkdirSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const { planPyramid } = require(process.env.DIST + '/mirror/plan.js');
 const { tilesOf } = require(process.env.DIST + '/geo/tile-bands.js');
-const { FLUSH_BEHIND_BYTES } = require(process.env.DIST + '/store/flush-behind.js');
-const { StagingStore, storePaths } = require(process.env.DIST + '/store/staging.js');
+const { FLUSH_BEHIND_BYTES } = require(process.env.DIST + '/store/mbtiles/flush-behind.js');
+const { StagingStore, storePaths } = require(process.env.DIST + '/store/mbtiles/staging.js');
 const threads = () => Number(/^Threads:\\s+(\\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
 const bounds = [-180, -85, 180, 85];
 const header = { kind: 'tiles', name: 't', pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'png', minzoom: 0, maxzoom: 6, bounds }] };
@@ -61,7 +61,7 @@ describe('flushing a staging file behind the commits', () => {
   });
 
   test('below FLUSH_BEHIND_BYTES committed nothing starts; past it a thread flushes the file while the run goes on, until close', () => {
-    const dist = built('store/staging.js').replace(/\/store\/staging\.js$/, '');
+    const dist = built('store/mbtiles/staging.js').replace(/\/store\/mbtiles\/staging\.js$/, '');
     const out = JSON.parse(execFileSync(process.execPath, ['-e', PROBE], { env: { ...process.env, DIST: dist, DIR: dir }, encoding: 'utf8', timeout: 60_000 })) as {
       tiles: number;
       past: number;

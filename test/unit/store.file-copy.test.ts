@@ -1,4 +1,4 @@
-// A store file arriving whole (store/file-copy.ts), on real SQLite files: the bytes of a store made by StoreWriter
+// A store file arriving whole (store/bundle/file-copy.ts), on real SQLite files: the bytes of a store made by StoreWriter
 // are written through StoreFileCopy and checked. A good file keeps every content row and loses everything else;
 // a file that is short, not a database, laid out otherwise (a view for `tiles`, other columns, no unique tile
 // index) or not what the manifest says is refused, and abandon() leaves nothing behind.
@@ -7,9 +7,9 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readHeader } from '../../src/store/content';
-import { StoreFileCopy, StoreFileError } from '../../src/store/file-copy';
-import { StoreWriter } from '../../src/store/writer';
+import { readHeader } from '../../src/store/bundle/content';
+import { StoreFileCopy, StoreFileError } from '../../src/store/bundle/file-copy';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { bytesFor, contentRows } from '../fixtures/bundle-stores';
 
 let dir: string;

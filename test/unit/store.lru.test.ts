@@ -1,4 +1,4 @@
-import { ByteLru, Lru } from '../../src/store/lru';
+import { ByteLru, Lru } from '../../src/store/bytes/lru';
 
 test('a count-bounded LRU keeps the most recently used entries', () => {
   const lru = new Lru<string>(2);

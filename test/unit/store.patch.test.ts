@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { patchPaths, StorePatch } from '../../src/store/patch';
+import { patchPaths, StorePatch } from '../../src/store/bundle/patch';
 import { bytesFor } from '../fixtures/bundle-stores';
 
 let dir: string;

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { exportPmtilesCommand } from '../../src/interchange-cli';
-import { MbtilesStore } from '../../src/store/mbtiles';
+import { MbtilesStore } from '../../src/store/mbtiles/reader';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import type { ScannedTile, TileReader } from '../../src/store/tile-reader';
-import { StoreWriter } from '../../src/store/writer';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { mbtilesRows, readArchive } from '../helpers/pmtiles';
 import { SAMPLE_DIR } from '../helpers/server';
 

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { MbtilesStore } from '../../src/store/mbtiles';
-import { StoreWriter, type StoreHeader } from '../../src/store/writer';
+import { MbtilesStore } from '../../src/store/mbtiles/reader';
+import { StoreWriter, type StoreHeader } from '../../src/store/mbtiles/writer';
 
 let dir: string;
 beforeAll(() => {

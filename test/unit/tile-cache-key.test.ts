@@ -1,4 +1,4 @@
-import { TileCacheKeys } from '../../src/store/tile-cache-key';
+import { TileCacheKeys } from '../../src/store/bytes/tile-cache-key';
 
 test('every tile of zooms 0-6 of two pyramids and two stores gets its own number key', () => {
   const a = new TileCacheKeys(1, ['512', '256']);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { digestTag } from '../../store/etag';
+import { digestTag } from '../../store/bytes/etag';
 import { CONSOLE_SCRIPT_FILE } from './console-bundle';
 
 // The console's script as /admin/console.js serves it: the file `npm run build` makes from browser/console.ts and

@@ -5,7 +5,7 @@
 
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { instanceName, runningOn, type JobView } from '../../store/job-state';
+import { instanceName, runningOn, type JobView } from '../../job-contracts';
 import { HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { adminJson, auditedWrite, checkAdminRead } from './admin-auth';

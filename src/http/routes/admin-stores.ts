@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import type { Bounds } from '../../geo/bounds';
 import { tileBoundsLonLat, tileRange } from '../../geo/mercator';
-import { storeFacts } from '../../store/store-facts';
 import type { TileStore } from '../../store/tile-reader';
 import type { ResourceKind } from '../../store/types';
 import { badRequest, HttpError, type Reply } from '../reply';
@@ -41,7 +40,7 @@ export function adminStores(ctx: RequestContext): Reply {
   const stores = ctx.catalog.list().map((info) => {
     const id = `${info.kind}/${info.id}`;
     const store = ctx.catalog.get(info.kind, info.id);
-    const facts = store ? storeFacts(store.file) : { tiles: null, bytes: 0, origin: { type: 'imported' as const } };
+    const facts = store ? store.facts() : { tiles: null, bytes: 0, origin: { type: 'imported' as const } };
     const version = published.get(id);
     return {
       id,

@@ -2,7 +2,7 @@ import { lonLatToTile } from '../../geo/mercator';
 import { tmsIdFor } from '../../geo/tile-matrix-set';
 import { collectionId, tilesetsPath } from '../../ogc/ogcapi-tiles';
 import { tilePathTemplate, withKey } from '../../ogc/urls';
-import type { Catalog } from '../../store/catalog';
+import type { Catalog } from '../../store/catalog/catalog';
 import type { Pyramid, TilesetInfo } from '../../store/types';
 import { documentReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';

@@ -2,7 +2,7 @@
 // and their tools. Behind the configured admin keys (`admin.keys`, admin-auth.ts): another key gets 403; with no
 // admin key configured it answers 404, as if it did not exist. The upstream key is never part of the state.
 
-import type { JobView } from '../../store/job-state';
+import type { JobView } from '../../job-contracts';
 import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { checkAdminRead as checkAdmin, PRIVATE } from './admin-auth';

@@ -1,5 +1,5 @@
-import { digestTag } from '../../store/etag';
-import { isGzip, mediaType } from '../../store/formats';
+import { digestTag } from '../../store/bytes/etag';
+import { isGzip, mediaType } from '../../store/bytes/formats';
 import { mediaTypeOf } from '../../ogc/urls';
 import type { TileStore } from '../../store/tile-reader';
 import type { TileFormat } from '../../store/types';

@@ -1,6 +1,6 @@
 import { resolveLocalUrls } from '../../ogc/style';
 import { weatherVariables, type WeatherVariable } from '../../ogc/weather-variables';
-import type { DocumentStore } from '../../store/document-store';
+import type { DocumentStore } from '../../store/mbtiles/document-store';
 import type { TileStore } from '../../store/tile-reader';
 import { jsonReply, notFound, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';

@@ -6,7 +6,7 @@ import type { Bounds } from '../../geo/bounds';
 import type { TileRange } from '../../geo/mercator';
 import type { TileTask } from '../../geo/tile-bands';
 import type { Pyramid, StoreKind, TileFormat } from '../../store/types';
-import type { StoreHeader } from '../../store/writer';
+import type { StoreHeader } from '../../store/mbtiles/writer';
 import type { ResourceRef } from '../resource';
 import type { UpstreamClient } from '../upstream/client';
 

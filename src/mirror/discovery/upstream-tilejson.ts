@@ -7,7 +7,7 @@ import { WORLD_BOUNDS } from '../../geo/mercator';
 import { stripKey, type UpstreamClient } from '../upstream/client';
 import { UpstreamError } from '../errors';
 import { rewriteDocument } from '../rewrite';
-import type { StoreHeader } from '../../store/writer';
+import type { StoreHeader } from '../../store/mbtiles/writer';
 import type { DocumentToStore } from './types';
 
 /** The fields of an upstream TileJSON the mirror uses (MapTiler's and tilemirror's have these). */

@@ -3,9 +3,9 @@
 // upstream client. End: the client closed, the lock released, the request counts and the time recorded.
 
 import { mkdirSync } from 'node:fs';
-import { diskFullLine, isDiskFull } from '../../store/disk-space';
-import { acquireLock, type Lock } from '../../store/lock';
-import { storePaths, type StorePaths } from '../../store/staging';
+import { diskFullLine, isDiskFull } from '../../store/data-dir/disk-space';
+import { acquireLock, type Lock } from '../../store/data-dir/lock';
+import { storePaths, type StorePaths } from '../../store/mbtiles/staging';
 import { sourceBase, sourceOrigins } from '../discovery/sources';
 import { LockError, UpstreamError } from '../errors';
 import type { ProgressSnapshot } from '../progress';

@@ -8,8 +8,8 @@
 import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tilesOfAll, type TileTask } from '../../geo/tile-bands';
-import { diskFullLine, isDiskFull } from '../../store/disk-space';
-import { STATE, type KnownTile } from '../../store/staging';
+import { diskFullLine, isDiskFull } from '../../store/data-dir/disk-space';
+import { STATE, type KnownTile } from '../../store/mbtiles/staging';
 import { upstreamTileUrl } from '../discovery/tile-url';
 import type { UpstreamPyramid } from '../discovery/types';
 import { RunStopped, UpstreamError } from '../errors';

@@ -3,7 +3,7 @@
 // discovery describes them. Nothing is written.
 
 import { existsSync } from 'node:fs';
-import { storedFormat, storePaths } from '../../store/staging';
+import { storedFormat, storePaths } from '../../store/mbtiles/staging';
 import { discover } from '../discovery';
 import { discoverKind } from '../discovery/kinds';
 import type { Discovered } from '../discovery/types';

@@ -3,8 +3,8 @@
 // 2 usage error (thrown as UsageError), 3 interrupted (progress checkpointed, resumable).
 
 import type { Bounds } from '../../geo/bounds';
-import type { RunOutcome } from '../../store/job-state';
-import type { StagingOrigin } from '../../store/staging';
+import type { RunOutcome } from '../../job-contracts';
+import type { StagingOrigin } from '../../store/mbtiles/staging';
 
 export interface MirrorResult {
   resource: string;

@@ -2,7 +2,7 @@
 // published store, or a new file), the refresh cutoff fixed, the discovered documents written. The key is
 // checked for first: nothing that holds it is ever written.
 
-import { STATE, StagingStore } from '../../store/staging';
+import { STATE, StagingStore } from '../../store/mbtiles/staging';
 import { fingerprintOf, planSignature, type Planned } from '../plan';
 import { refreshCutoff } from '../refresh';
 import { assertNoSecret } from '../rewrite';

@@ -1,13 +1,13 @@
 // The verify and publish steps: a staged store is published only when it verifies, by one rename onto the
 // published path, so readers never see a half-written store, and a store that fails verification leaves the
 // published one untouched, its problems the run's. A tile store is verified against its plan (SQLite's integrity
-// check, every planned tile stored or recorded empty, nothing else: store/publish.ts); a document store is
-// written fresh, then verified document by document as it reads back (store/document-staging.ts).
+// check, every planned tile stored or recorded empty, nothing else: store/mbtiles/publish.ts); a document store is
+// written fresh, then verified document by document as it reads back (store/mbtiles/document-staging.ts).
 
 import type { PyramidPlan } from '../../geo/tile-bands';
-import { publishDocuments } from '../../store/document-staging';
-import { publishStaging, verifyStaging } from '../../store/publish';
-import type { StagingStore } from '../../store/staging';
+import { publishDocuments } from '../../store/mbtiles/document-staging';
+import { publishStaging, verifyStaging } from '../../store/mbtiles/publish';
+import type { StagingStore } from '../../store/mbtiles/staging';
 import type { Discovered, DocumentToStore } from '../discovery/types';
 import { fingerprint } from '../plan';
 import type { Run } from './begin-end';

@@ -2,9 +2,9 @@
 // each resource discovered and planned, its size estimated from the tiles already stored or a few probed, the
 // time at the last run's rate, and the whole against the free space of the data volume.
 
-import { checkSpace } from '../../store/disk-space';
-import type { JobPlan, RunRecord } from '../../store/job-state';
-import { storePaths } from '../../store/staging';
+import { checkSpace } from '../../store/data-dir/disk-space';
+import type { JobPlan, RunRecord } from '../../job-contracts';
+import { storePaths } from '../../store/mbtiles/staging';
 import { isDocumentKind } from '../../store/types';
 import { formatBytes } from '../../store/units';
 import { createClient } from '../engine/begin-end';

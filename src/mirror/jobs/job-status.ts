@@ -3,9 +3,11 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
-import { emptyJobState, HISTORY_RUNS, pidAlive, readJobStates, type JobProgress, type JobStatusReader, type JobStateFile, type JobView, type ResourceRecord, type RunOutcome, type RunRecord, type JobStates, type TileCounts, type Trigger } from '../../store/job-state';
+import type { JobProgress, JobStatusReader, JobView, ResourceRecord, RunOutcome, RunRecord, TileCounts, Trigger } from '../../job-contracts';
+import { emptyJobState, HISTORY_RUNS, readJobStates, type JobStateFile, type JobStates } from '../../store/data-dir/job-state';
+import { pidAlive } from '../../store/data-dir/pid';
 import type { MirrorResult } from '../engine/result';
-import { servedVersionOf } from '../../store/store-facts';
+import { servedVersionOf } from '../../store/open';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
 export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {

@@ -18,9 +18,7 @@ import { runMirror } from '../engine/run';
 import type { MirrorResult } from '../engine/result';
 import {
   instanceName,
-  pidAlive,
   runningOn,
-  JobStateFile,
   type CancelRequest,
   type JobControl,
   type JobPlan,
@@ -30,7 +28,9 @@ import {
   type RunRecord,
   type RunRequest,
   type Trigger,
-} from '../../store/job-state';
+} from '../../job-contracts';
+import { JobStateFile } from '../../store/data-dir/job-state';
+import { pidAlive } from '../../store/data-dir/pid';
 import { jobHistory, jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
 import { planJob } from './job-plan';
 

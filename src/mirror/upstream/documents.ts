@@ -2,7 +2,7 @@
 // document fetched and checked.
 
 import { gunzipSync } from 'node:zlib';
-import { isGzip } from '../../store/formats';
+import { isGzip } from '../../store/bytes/formats';
 import { decodeBody, type Judgement, type UpstreamClient } from './client';
 import type { RawResponse } from './validate';
 

@@ -4,7 +4,7 @@
 import * as zlib from 'node:zlib';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ogcException } from './ogc-exception';
-import { isGzip, sniffImageFormat } from '../../store/formats';
+import { isGzip, sniffImageFormat } from '../../store/bytes/formats';
 import type { TileFormat } from '../../store/types';
 
 /** A response as the client received it: bytes exactly as sent (no content decoding). */

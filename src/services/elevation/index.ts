@@ -11,8 +11,8 @@
 import { sharp } from '../sharp';
 import { MAX_LAT } from '../../geo/mercator';
 import { ServiceError } from '../../errors';
-import type { Catalog } from '../../store/catalog';
-import { Lru } from '../../store/lru';
+import type { Catalog } from '../../store/catalog/catalog';
+import { Lru } from '../../store/bytes/lru';
 import type { TileStore } from '../../store/tile-reader';
 import { coveringTile, interpolate, taps, type HeightGrid, type Tap } from './bilinear';
 import { decoder, encodingOf, type TerrainEncoding } from './encoding';

@@ -1,8 +1,8 @@
 // Glyph ranges of a fontstack, from the mirrored font stores: one store per font, documents `0-255.pbf` ...
 
-import type { DocumentStore } from '../../store/document-store';
-import { digestTag } from '../../store/etag';
-import { ByteLru } from '../../store/lru';
+import type { DocumentStore } from '../../store/mbtiles/document-store';
+import { digestTag } from '../../store/bytes/etag';
+import { ByteLru } from '../../store/bytes/lru';
 import { combineGlyphs, decodeRawGlyphs, glyphRangePath } from './glyphs';
 
 /** Finds the store of a mirrored font (`catalog.documents('fonts', name)`). */

@@ -4,8 +4,7 @@
 // the answer, or to stop it).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { MbtilesStore } from '../../store/mbtiles';
-import { PmtilesStore } from '../../store/pmtiles/store';
+import { openTileStore } from '../../store/open';
 import type { TileStore } from '../../store/tile-reader';
 import { buildLabelIndex } from './labels-build';
 
@@ -23,7 +22,7 @@ async function run(job: BuildJob): Promise<BuildAnswer> {
   let store: TileStore | undefined;
   try {
     // No tile cache: the build reads every tile once, through the scan, which bypasses any cache.
-    store = job.file.endsWith('.pmtiles') ? new PmtilesStore(job.file, job.id, job.signature) : new MbtilesStore(job.file, 'tiles', job.id, job.signature);
+    store = openTileStore(job.file, 'tiles', job.id, job.signature);
     // This thread serves nothing: long transactions, long slices.
     return { stats: await buildLabelIndex(store, job.target, { alone: true, sliceMs: 1000, tmp: job.tmp }) };
   } catch (err) {

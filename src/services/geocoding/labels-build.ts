@@ -22,7 +22,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { isGzip } from '../../store/formats';
+import { isGzip } from '../../store/bytes/formats';
 import type { ScannedTile, TileReader } from '../../store/tile-reader';
 import { extractLabels, type ExtractedLabel } from './labels-extract';
 import { words } from './labels-text';

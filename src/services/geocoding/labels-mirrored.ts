@@ -11,7 +11,7 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Catalog } from '../../store/catalog';
+import type { Catalog } from '../../store/catalog/catalog';
 import type { TileStore } from '../../store/tile-reader';
 import type { TilesetInfo } from '../../store/types';
 import type { LabelFinder, LabelHit, LabelSearchOptions, LabelType } from './labels';

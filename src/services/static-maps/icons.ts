@@ -4,9 +4,9 @@
 
 import type { OverlayOptions } from 'sharp';
 import { sharp } from '../sharp';
-import type { Catalog } from '../../store/catalog';
-import type { DocumentStore } from '../../store/document-store';
-import { Lru } from '../../store/lru';
+import type { Catalog } from '../../store/catalog/catalog';
+import type { DocumentStore } from '../../store/mbtiles/document-store';
+import { Lru } from '../../store/bytes/lru';
 import type { TileReader } from '../../store/tile-reader';
 import { StaticMapError, type IconRef } from './request';
 

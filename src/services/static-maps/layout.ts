@@ -3,7 +3,7 @@
 // Reads stores and decodes icons; draws nothing (render.ts does).
 
 import { shortestArc } from '../../geo/arc';
-import { digestTag } from '../../store/etag';
+import { digestTag } from '../../store/bytes/etag';
 import type { TileReader } from '../../store/tile-reader';
 import type { Icon, MarkerIcons } from './icons';
 import { attributionText, markerExtents, pathWorld, type Window } from './overlay';

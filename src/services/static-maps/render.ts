@@ -5,7 +5,7 @@
 // is picked.
 
 import { sharp } from '../sharp';
-import { ByteLru, Lru } from '../../store/lru';
+import { ByteLru, Lru } from '../../store/bytes/lru';
 import type { StaticMapLayout } from './layout';
 import { overlaySvg } from './overlay';
 import { RenderAbandoned } from './queue';

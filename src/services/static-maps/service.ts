@@ -2,7 +2,7 @@
 // render queue. It owns what renders share: the queue and its budget of pixels, decoded tiles, attribution
 // badges and marker icons. One per server: the budget stands for the process's memory.
 
-import type { Catalog } from '../../store/catalog';
+import type { Catalog } from '../../store/catalog/catalog';
 import type { TileReader } from '../../store/tile-reader';
 import { MarkerIcons } from './icons';
 import { layoutStaticMap, type StaticMapLayout } from './layout';

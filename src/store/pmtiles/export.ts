@@ -2,8 +2,8 @@
 // turned into PMTiles tile ids and sorted, then each tile is read in that (Hilbert) order and handed to the
 // writer, so memory holds the ids (8 bytes a tile) and the distinct-content index, never the tiles.
 
-import { isGzip } from '../formats';
-import type { MbtilesStore } from '../mbtiles';
+import { isGzip } from '../bytes/formats';
+import type { MbtilesStore } from '../mbtiles/reader';
 import { Compression, tileIdToZxy, tileTypeOf, zxyToTileId } from './format';
 import { writePmtiles, type IdTile, type WriteStats } from './write';
 

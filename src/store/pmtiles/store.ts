@@ -7,14 +7,12 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { MAX_ZOOM } from '../../geo/mercator';
 import type { Bounds } from '../../geo/bounds';
-import type { StoredDocument } from '../document-store';
-import { digestTag } from '../etag';
-import { imageWidth } from '../formats';
-import { Lru, type ByteLru } from '../lru';
-import { PlainTiles } from '../plain-tiles';
-import type { ScannedTile, ScanZooms, TileStore } from '../tile-reader';
-import type { Pyramid, TileFormat, TilesetInfo, VectorLayer } from '../types';
-import { pyramidProblem } from '../mbtiles';
+import { digestTag } from '../bytes/etag';
+import { imageWidth } from '../bytes/formats';
+import { Lru, type ByteLru } from '../bytes/lru';
+import { PlainTiles } from '../bytes/plain-tiles';
+import type { ScannedTile, ScanZooms, StoreFacts, StoredDocument, TileStore, TileStoreOptions } from '../tile-reader';
+import { pyramidProblem, type Pyramid, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 import {
   Compression,
   HEADER_BYTES,
@@ -40,11 +38,6 @@ export const TILE_SIZE_KEY = 'tilemirror:tile_size';
 const LEAF_CACHE_ENTRIES = 64;
 const ABSENT = Buffer.alloc(0);
 const MERCATOR_LAT = 85.0511287798066;
-
-export interface PmtilesStoreOptions {
-  cache?: ByteLru;
-  onDamagedTile?: (tile: string, error: Error) => void;
-}
 
 interface Metadata {
   name?: unknown;
@@ -73,12 +66,13 @@ export class PmtilesStore implements TileStore {
   private readonly cache?: ByteLru;
   private readonly plainTiles: PlainTiles;
   private closed = false;
+  private knownFacts?: StoreFacts;
 
   constructor(
     readonly file: string,
     id: string,
     readonly signature: string,
-    options: PmtilesStoreOptions = {},
+    options: TileStoreOptions = {},
   ) {
     this.cache = options.cache;
     this.plainTiles = new PlainTiles(options.cache, options.onDamagedTile);
@@ -309,6 +303,35 @@ export class PmtilesStore implements TileStore {
 
   plainTile(pyramid: string, z: number, x: number, y: number): Buffer | undefined {
     return this.plainTiles.plain(this.info.version, `${pyramid}/${z}/${x}/${y}`, this.tile(pyramid, z, x, y));
+  }
+
+  /**
+   * The tiles the archive addresses (a run of ids sharing one content counts each id, as a scan yields them): the
+   * header's count when the writer filled it in, else counted by walking the directories. An archive is always
+   * imported (a mirror run writes MBTiles).
+   */
+  facts(): StoreFacts {
+    if (this.knownFacts) return this.knownFacts;
+    try {
+      const tiles = this.header.numAddressedTiles > 0 ? this.header.numAddressedTiles : this.countTiles(this.root, 0);
+      this.knownFacts = { tiles, bytes: this.size, origin: { type: 'imported' } };
+      return this.knownFacts;
+    } catch (err) {
+      // A leaf directory that cannot be read (the file changed under the descriptor): asked again next time.
+      if (!(err instanceof PmtilesFormatError)) throw err;
+      return { tiles: null, bytes: this.size, origin: { type: 'imported' } };
+    }
+  }
+
+  /** Tile ids addressed by a directory and its leaves (leaves read as reached, not kept in the leaf cache). */
+  private countTiles(entries: Entry[], depth: number): number {
+    if (depth >= MAX_DIRECTORY_DEPTH) throw new PmtilesFormatError(`directories nest deeper than ${MAX_DIRECTORY_DEPTH}`);
+    let n = 0;
+    for (const e of entries) {
+      if (e.runLength > 0) n += e.runLength;
+      else n += this.countTiles(this.directory(this.header.leafDirectoryOffset + e.offset, e.length, `leaf directory at ${this.header.leafDirectoryOffset + e.offset}`), depth + 1);
+    }
+    return n;
   }
 
   /** An archive holds tiles and metadata only: no documents. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { isGzip } from '../formats';
+import { isGzip } from '../bytes/formats';
 import {
   Compression,
   HEADER_BYTES,

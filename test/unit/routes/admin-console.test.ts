@@ -4,7 +4,7 @@
 
 import * as adminConsole from '../../../src/http/routes/admin-console';
 import { failure, inProcess, patternsOf, SAMPLE_DIR, tempDir, text } from '../../helpers/in-process';
-import { JobStateFile } from '../../../src/store/job-state';
+import { JobStateFile } from '../../../src/store/data-dir/job-state';
 
 const ADMIN = 'admin-key-5f1e7c3b';
 const PATHS = ['/admin/', '/admin', '/admin/console.js', '/admin/console.css'];

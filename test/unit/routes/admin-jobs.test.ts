@@ -3,7 +3,8 @@
 // no jobs answers the writes and the plan 503. Running, cancelling and planning for real: test/integration/admin.api.test.ts.
 
 import * as adminJobs from '../../../src/http/routes/admin-jobs';
-import { JobStateFile, type RunRecord } from '../../../src/store/job-state';
+import type { RunRecord } from '../../../src/job-contracts';
+import { JobStateFile } from '../../../src/store/data-dir/job-state';
 import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
 
 const ADMIN = 'admin-key-jobs-6b0e1f';

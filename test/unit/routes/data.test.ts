@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as data from '../../../src/http/routes/data';
-import { StoreWriter } from '../../../src/store/writer';
+import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { failure, inProcess, patternsOf, readStoredDocument, storeFile, tempDir } from '../../helpers/in-process';
 
 const app = inProcess();

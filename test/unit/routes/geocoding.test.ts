@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as geocoding from '../../../src/http/routes/geocoding';
-import { StoreWriter } from '../../../src/store/writer';
+import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { GEOCODING_BATCH_AND_ID_400S, GEOCODING_FORWARD_400S, GEOCODING_REVERSE_400S } from '../../fixtures/bad-requests';
 import { km, type Collection } from '../../fixtures/geocoding-answers';
 import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Reply } from '../../../src/http/reply';
 import * as ogc from '../../../src/http/routes/ogc';
-import { StoreWriter } from '../../../src/store/writer';
+import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { SAMPLE_OGC_COLLECTIONS } from '../../fixtures/sample-listings';
 import { BASE_URL, inProcess, json, patternsOf, storeFile, tempDir } from '../../helpers/in-process';
 import { readStoredTile } from '../../interop/helpers';

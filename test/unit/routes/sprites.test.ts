@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as sprites from '../../../src/http/routes/sprites';
-import { StoreWriter } from '../../../src/store/writer';
+import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { BASE_URL, failure, inProcess, patternsOf, readStoredDocument, storeFile, tempDir } from '../../helpers/in-process';
 
 const app = inProcess();

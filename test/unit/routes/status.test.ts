@@ -2,7 +2,8 @@
 // without an admin key), the persisted state of the configured jobs.
 
 import * as status from '../../../src/http/routes/status';
-import { JobStateFile, type RunRecord } from '../../../src/store/job-state';
+import type { RunRecord } from '../../../src/job-contracts';
+import { JobStateFile } from '../../../src/store/data-dir/job-state';
 import { FREE_KEY, failure, inProcess, json, patternsOf, PAID_KEY, SAMPLE_DIR, tempDir } from '../../helpers/in-process';
 
 const ADMIN = 'admin-key-5f1e7c3b';

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import * as documents from '../../../src/http/routes/tileset-documents';
-import { StoreWriter } from '../../../src/store/writer';
+import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, tempDir, text } from '../../helpers/in-process';
 import { readMetadata, readStoredTile } from '../../interop/helpers';
 import { parseExceptionReport } from '../../helpers/ows-exception';

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as weather from '../../../src/http/routes/weather';
-import { StoreWriter } from '../../../src/store/writer';
+import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { weatherCatalog, writeWeatherStore } from '../../fixtures/document-stores';
 import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, tempDir } from '../../helpers/in-process';
 

@@ -3,7 +3,7 @@
 // magic bytes of the top-left tile (always inside the image), which is then stored rather than fetched again.
 
 import { imageBounds } from '../../../geo/mercator';
-import { sniffImageFormat } from '../../../store/formats';
+import { sniffImageFormat } from '../../../store/bytes/formats';
 import type { TileFormat } from '../../../store/types';
 import { UpstreamError } from '../../errors';
 import { rewriteDocument } from '../../rewrite';

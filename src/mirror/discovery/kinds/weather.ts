@@ -6,7 +6,7 @@
 // (a client may still hold an older catalog); they are reported as stale, for the operator to delete.
 
 import { rewriteDocument } from '../../rewrite';
-import { readPublishedDocument } from '../../../store/document-staging';
+import { readPublishedDocument } from '../../../store/mbtiles/document-staging';
 import type { ResourceRef } from '../../resource';
 import { fetchJsonDocument } from '../../upstream/documents';
 import type { DiscoverContext, Discovered } from '../types';

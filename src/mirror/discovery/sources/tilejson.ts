@@ -4,7 +4,7 @@
 // first template is used as it is, so write one without `{s}`.
 
 import { lonLatToTile } from '../../../geo/mercator';
-import { isGzip, sniffImageFormat } from '../../../store/formats';
+import { isGzip, sniffImageFormat } from '../../../store/bytes/formats';
 import type { TileFormat } from '../../../store/types';
 import { stripKey, type UpstreamClient } from '../../upstream/client';
 import { UpstreamError } from '../../errors';

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { KIND_DIRS } from './catalog';
+import { KIND_DIRS } from '../catalog/catalog';
 import {
   CONTENT_TABLES,
   DocumentTable,
@@ -19,8 +19,8 @@ import {
   type ContentTable,
   type DocumentRow,
   type TileRow,
-} from './mbtiles-sql';
-import { isStoreId, type StoreKind } from './types';
+} from '../mbtiles/sql';
+import { isStoreId, type StoreKind } from '../types';
 
 export interface StoreHeader {
   tables: ContentTable[];

@@ -1,11 +1,10 @@
-import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentStore } from './document-store';
-import { ByteLru } from './lru';
-import { MbtilesStore } from './mbtiles';
-import type { PmtilesStore } from './pmtiles/store';
-import type { TileStore } from './tile-reader';
-import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from './types';
+import { ByteLru } from '../bytes/lru';
+import { DocumentStore } from '../mbtiles/document-store';
+import { isPmtilesFile, openTileStore, signatureMtimeMs, signatureOf } from '../open';
+import type { TileStore } from '../tile-reader';
+import { DOCUMENT_KIND_LIST, isDocumentKind, isStoreId, type DocumentKind, type ResourceKind, type StoreKind, type TilesetInfo } from '../types';
 
 /** Sub-folders of the data directory, one per kind; the file name (without .mbtiles) is the id. */
 export const TILE_KINDS: readonly ResourceKind[] = ['tiles', 'maps', 'images'];
@@ -19,7 +18,7 @@ type AnyStore = TileStore | DocumentStore;
 /** The id of a store file of `kind` (`{id}.mbtiles`, or `{id}.pmtiles` where PMTiles are served); undefined for other names. */
 function storeFileId(kind: StoreKind, name: string): { id: string; pmtiles: boolean } | undefined {
   if (name.endsWith('.mbtiles')) return { id: name.slice(0, -'.mbtiles'.length), pmtiles: false };
-  if (PMTILES_KINDS.includes(kind) && name.endsWith('.pmtiles')) return { id: name.slice(0, -'.pmtiles'.length), pmtiles: true };
+  if (PMTILES_KINDS.includes(kind) && isPmtilesFile(name)) return { id: name.slice(0, -'.pmtiles'.length), pmtiles: true };
   return undefined;
 }
 
@@ -52,21 +51,6 @@ export interface TileCacheStats {
   misses: number;
   bytes: number;
   maxBytes: number;
-}
-
-/** The modification time (ms) in a signature made by signatureOf (`ino:size:mtimeNs`). */
-function mtimeMsOf(signature: string): number {
-  return Number(BigInt(signature.slice(signature.lastIndexOf(':') + 1)) / 1_000_000n);
-}
-
-/** Identifies one version of a file (inode, size, mtime); `gone` when it no longer exists, `error` when stat fails otherwise. */
-export function signatureOf(file: string): { signature: string } | { gone: true } | { error: Error } {
-  try {
-    const s = statSync(file, { bigint: true });
-    return { signature: `${s.ino}:${s.size}:${s.mtimeNs}` };
-  } catch (err) {
-    return errorCode(err) === 'ENOENT' ? { gone: true } : { error: err as Error };
-  }
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -238,11 +222,7 @@ export class Catalog {
         cache: this.tileCache,
         onDamagedTile: this.options.onDamagedTile && ((tile: string, err: Error) => this.options.onDamagedTile?.(file, tile, err)),
       };
-      const store = isDocumentKind(kind)
-        ? new DocumentStore(file, kind, id, signature)
-        : file.endsWith('.pmtiles')
-          ? new (pmtilesStore())(file, id, signature, tileOptions)
-          : new MbtilesStore(file, kind, id, signature, tileOptions);
+      const store = isDocumentKind(kind) ? new DocumentStore(file, kind, id, signature) : openTileStore(file, kind, id, signature, tileOptions);
       this.stores.set(key, store);
       this.failed.delete(key);
       current?.close();
@@ -304,7 +284,7 @@ export class Catalog {
       const kind = s instanceof DocumentStore ? s.kind : s.info.kind;
       const id = s instanceof DocumentStore ? s.id : s.info.id;
       const version = s instanceof DocumentStore ? s.version : s.info.version;
-      out.push({ kind, id, version, publishedMs: mtimeMsOf(s.signature) });
+      out.push({ kind, id, version, publishedMs: signatureMtimeMs(s.signature) });
     }
     return out.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind.localeCompare(b.kind)));
   }
@@ -326,12 +306,4 @@ export class Catalog {
     this.stores.clear();
     this.listeners.clear();
   }
-}
-
-/**
- * The PMTiles reader, loaded when the first .pmtiles file opens: the mirror and the bundle commands load this
- * module for its helpers, and would otherwise load the pmtiles package (~20 ms) at every start.
- */
-function pmtilesStore(): typeof PmtilesStore {
-  return (require('./pmtiles/store') as typeof import('./pmtiles/store')).PmtilesStore;
 }

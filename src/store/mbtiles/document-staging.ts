@@ -4,9 +4,10 @@
 
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { DocumentTable } from './mbtiles-sql';
+import { DocumentTable } from './sql';
 import { publishFile } from './publish';
-import { MIRROR_SQL, removeStaging, STATE, writeMirrorState, type storePaths } from './staging';
+import { createMirrorTables, STATE, writeMirrorState } from './mirror-sql';
+import { removeStaging, type storePaths } from './staging';
 import { StoreWriter, type StoreHeader } from './writer';
 
 /**
@@ -23,7 +24,7 @@ export function publishDocuments(
   const writer = new StoreWriter(paths.staging, header);
   let ok = false;
   try {
-    writer.db.exec(MIRROR_SQL);
+    createMirrorTables(writer.db);
     writer.batch(() => {
       writeMirrorState(writer.db, [
         [STATE.fingerprint, provenance.fingerprint],

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { createTables, DocumentTable, META, TileTables, tmsRow, writeMetadata, writePyramids } from './mbtiles-sql';
-import { isDocumentKind, type Pyramid, type StoreKind, type VectorLayer } from './types';
+import { createTables, DocumentTable, META, TileTables, tmsRow, writeMetadata, writePyramids } from './sql';
+import { isDocumentKind, type Pyramid, type StoreKind, type VectorLayer } from '../types';
 
 /** The page size of store files written from scratch (bytes). */
 export const STORE_PAGE_SIZE = 16384;

@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { openReadOnly } from './content';
-import { schemaProblem } from './mbtiles-sql';
+import { schemaProblem } from '../mbtiles/sql';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const CHUNK = 4 * 1024 * 1024;

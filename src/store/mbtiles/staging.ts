@@ -22,25 +22,15 @@ import Database from 'better-sqlite3';
 import { constants, copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
-import { bandCondition, clearTables, metadataValue, tmsRow, type TileTables } from './mbtiles-sql';
+import { MirrorTables, mirrorStateValue, STATE } from './mirror-sql';
+import { clearTables, metadataValue, tmsRow, type TileTables } from './sql';
 import { StoreWriter, type StoreHeader } from './writer';
-import type { TileCounts } from './job-state';
-import type { StoreKind } from './types';
-import { zoomPlanHas, type PyramidPlan, type TileTask } from '../geo/tile-bands';
+import type { TileCounts } from '../../job-contracts';
+import type { StoreKind } from '../types';
+import { zoomPlanHas, type PyramidPlan, type TileTask } from '../../geo/tile-bands';
 
 /** Plans of a zoom with more bands than this are pruned and counted by scanning rows (see pruneByScan). */
 const SQL_BANDS = 64;
-
-export const MIRROR_SQL = `
-CREATE TABLE IF NOT EXISTS tilemirror_mirror_state (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tilemirror_mirror_empty (
-  pyramid TEXT NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, status INTEGER NOT NULL,
-  PRIMARY KEY (pyramid, z, x, y)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tilemirror_mirror_tiles (
-  pyramid TEXT NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
-  etag TEXT, last_modified TEXT, checked_at INTEGER NOT NULL,
-  PRIMARY KEY (pyramid, z, x, y)) WITHOUT ROWID;
-`;
 
 /** What the upstream said about a tile the last time it was asked (XYZ addressing, like the empty table). */
 export interface Validators {
@@ -54,18 +44,7 @@ export interface Validators {
 export type KnownTile = { kind: 'absent' } | ({ kind: 'tile' | 'empty' } & Partial<Validators>);
 const ABSENT_TILE: KnownTile = { kind: 'absent' };
 
-export const STATE = {
-  /** Identifies the upstream resource (base URL without key, pyramids, templates): a staging file of another one is discarded. */
-  fingerprint: 'fingerprint',
-  upstream: 'upstream',
-  plan: 'plan',
-  checkpoint: 'checkpoint',
-  publishedAt: 'published_at',
-  /** The max-age policy of the run that wrote the store and its cutoff: a resumed refresh keeps its cutoff. */
-  refresh: 'refresh',
-  /** The machine's boot id while the file was written without fsync (synchronous = OFF): trusted in that boot only. */
-  unsyncedBoot: 'unsynced_boot',
-} as const;
+export { STATE };
 
 /**
  * This boot of the machine (Linux: a random id per boot), or undefined where the system does not say. A staging
@@ -99,12 +78,6 @@ export function storePaths(dataDir: string, kind: StoreKind, id: string): StoreP
   };
 }
 
-/** Sets rows of the mirror's state table (`tilemirror_mirror_state`, created by MIRROR_SQL). */
-export function writeMirrorState(db: Database.Database, entries: Iterable<readonly [string, string]>): void {
-  const put = db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_state (name, value) VALUES (?, ?)');
-  for (const [name, value] of entries) put.run(name, value);
-}
-
 /** Where a staging store came from: reported so the operator knows a run resumed. */
 export type StagingOrigin = 'resumed' | 'copied-published' | 'new';
 
@@ -113,8 +86,7 @@ function readState(file: string, name: string, readonly = true): string | undefi
   try {
     // A staging file may be in WAL mode: read-write then, so its WAL is recovered (read-only could not).
     db = new Database(file, { readonly, fileMustExist: true });
-    const row = db.prepare('SELECT value FROM tilemirror_mirror_state WHERE name = ?').get(name) as { value: string } | undefined;
-    return row?.value;
+    return mirrorStateValue(db, name);
   } catch {
     return undefined;
   } finally {
@@ -167,11 +139,8 @@ export class StagingStore {
   readonly db: Database.Database;
   /** The store's tile tables (keyed by pyramid name), through the writer. */
   private readonly tiles: TileTables;
-  private readonly hasEmpty: Database.Statement;
-  private readonly putEmpty: Database.Statement;
-  private readonly delEmpty: Database.Statement;
-  private readonly getValidators: Database.Statement;
-  private readonly putValidators: Database.Statement;
+  /** The mirror's own tables: state, empty tiles, validators. */
+  private readonly mirror: MirrorTables;
   private pending: Pending[] = [];
   private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private scheduled?: NodeJS.Immediate;
@@ -214,26 +183,18 @@ export class StagingStore {
       this.db.pragma('journal_mode = PERSIST');
       this.db.pragma('synchronous = OFF');
     }
-    this.db.transaction(() => this.db.exec(MIRROR_SQL))();
+    this.mirror = new MirrorTables(this.db);
     this.batchSize = opts.batchSize ?? 500;
     this.batchMs = opts.batchMs ?? 1000;
-    this.hasEmpty = this.db.prepare('SELECT 1 FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?').pluck();
-    this.putEmpty = this.db.prepare('INSERT OR REPLACE INTO tilemirror_mirror_empty (pyramid, z, x, y, status) VALUES (?, ?, ?, ?, ?)');
-    this.delEmpty = this.db.prepare('DELETE FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
-    this.getValidators = this.db.prepare('SELECT etag, last_modified AS lastModified, checked_at AS checkedAt FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND x = ? AND y = ?');
-    this.putValidators = this.db.prepare(
-      'INSERT OR REPLACE INTO tilemirror_mirror_tiles (pyramid, z, x, y, etag, last_modified, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    const dropState = this.db.prepare('DELETE FROM tilemirror_mirror_state WHERE name = ?');
     this.db.transaction(() => {
-      if (boot !== undefined) writeMirrorState(this.db, [[STATE.unsyncedBoot, boot]]);
-      else dropState.run(STATE.unsyncedBoot);
-      writeMirrorState(this.db, [
+      if (boot !== undefined) this.mirror.setState([[STATE.unsyncedBoot, boot]]);
+      else this.mirror.deleteState(STATE.unsyncedBoot);
+      this.mirror.setState([
         [STATE.fingerprint, opts.fingerprint],
         [STATE.upstream, opts.upstream],
         [STATE.plan, opts.planSignature],
       ]);
-      dropState.run(STATE.publishedAt);
+      this.mirror.deleteState(STATE.publishedAt);
       this.prune(opts.plans);
     })();
   }
@@ -273,24 +234,19 @@ export class StagingStore {
   /** Deletes every tile and empty record that is not in the plan (other pyramids, zooms, areas). */
   private prune(plans: PyramidPlan[]): void {
     const names = plans.map((p) => p.pyramid);
-    const list = names.map((n) => `'${n.replace(/'/g, "''")}'`).join(',');
     this.tiles.deleteOtherPyramids(names);
-    this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE pyramid NOT IN (${list})`);
-    this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE pyramid NOT IN (${list})`);
+    this.mirror.deleteOtherPyramids(names);
     for (const plan of plans) {
       const zooms = plan.zooms.map((z) => z.z);
-      const emp = `pyramid = '${plan.pyramid.replace(/'/g, "''")}' AND `;
       this.tiles.deleteOtherZooms(plan.pyramid, zooms);
-      this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z NOT IN (${zooms.join(',')})`);
-      this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z NOT IN (${zooms.join(',')})`);
+      this.mirror.deleteOtherZooms(plan.pyramid, zooms);
       for (const zp of plan.zooms) {
         if (zp.bands.length > SQL_BANDS) {
           this.pruneByScan(plan.pyramid, zp);
           continue;
         }
         this.tiles.deleteOutside(plan.pyramid, zp);
-        this.db.exec(`DELETE FROM tilemirror_mirror_empty WHERE ${emp}z = ${zp.z} AND NOT (${bandCondition(zp, false, 'y', 'x')})`);
-        this.db.exec(`DELETE FROM tilemirror_mirror_tiles WHERE ${emp}z = ${zp.z} AND NOT (${bandCondition(zp, false, 'y', 'x')})`);
+        this.mirror.deleteOutside(plan.pyramid, zp);
       }
     }
   }
@@ -305,18 +261,12 @@ export class StagingStore {
     const outside: [number, number][] = [];
     for (const [x, r] of this.tiles.columnsRows(pyramid, z)) if (!zoomPlanHas(zp, x, tmsRow(z, r))) outside.push([x, r]);
     for (const [x, r] of outside) this.tiles.delete(pyramid, z, x, r);
-    for (const table of ['tilemirror_mirror_empty', 'tilemirror_mirror_tiles']) {
-      const gone: [number, number][] = [];
-      const rows = this.db.prepare(`SELECT x, y FROM ${table} WHERE pyramid = ? AND z = ?`).raw().iterate(pyramid, z) as Iterable<[number, number]>;
-      for (const [x, y] of rows) if (!zoomPlanHas(zp, x, y)) gone.push([x, y]);
-      const del = this.db.prepare(`DELETE FROM ${table} WHERE pyramid = ? AND z = ? AND x = ? AND y = ?`);
-      for (const [x, y] of gone) del.run(pyramid, z, x, y);
-    }
+    this.mirror.deleteWhere(pyramid, z, (x, y) => zoomPlanHas(zp, x, y));
   }
 
   /** Whether the tile is already stored or known empty (then a resumed run does not fetch it again). */
   has(t: TileTask): boolean {
-    if (this.hasEmpty.get(t.pyramid, t.z, t.x, t.y)) return true;
+    if (this.mirror.isEmpty(t.pyramid, t.z, t.x, t.y)) return true;
     return this.tiles.has(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
   }
 
@@ -325,8 +275,8 @@ export class StagingStore {
     // A file started empty by this run holds only tiles this run wrote, and a run visits each tile once: three
     // queries a tile (~10 µs) spared on a first mirror.
     if (this.origin === 'new') return ABSENT_TILE;
-    const v = this.getValidators.get(t.pyramid, t.z, t.x, t.y) as { etag: string | null; lastModified: string | null; checkedAt: number } | undefined;
-    const empty = !!this.hasEmpty.get(t.pyramid, t.z, t.x, t.y);
+    const v = this.mirror.validators(t.pyramid, t.z, t.x, t.y);
+    const empty = this.mirror.isEmpty(t.pyramid, t.z, t.x, t.y);
     const stored = !empty && this.tiles.has(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
     const kind = empty ? 'empty' : stored ? 'tile' : 'absent';
     if (kind === 'absent') return { kind };
@@ -384,15 +334,15 @@ export class StagingStore {
         for (const { task: t, data, status, v } of batch) {
           if (data) {
             this.writer.putTile(t.pyramid, t.z, t.x, t.y, data);
-            if (this.mayHaveEmpty) this.delEmpty.run(t.pyramid, t.z, t.x, t.y);
+            if (this.mayHaveEmpty) this.mirror.deleteEmptyTile(t.pyramid, t.z, t.x, t.y);
             writes++;
           } else if (status !== undefined) {
             this.mayHaveEmpty = true;
-            this.putEmpty.run(t.pyramid, t.z, t.x, t.y, status);
+            this.mirror.putEmptyTile(t.pyramid, t.z, t.x, t.y, status);
             this.tiles.delete(t.pyramid, t.z, t.x, tmsRow(t.z, t.y));
             writes++;
           }
-          if (v) this.putValidators.run(t.pyramid, t.z, t.x, t.y, v.etag ?? null, v.lastModified ?? null, v.checkedAt);
+          if (v) this.mirror.putTileValidators(t.pyramid, t.z, t.x, t.y, v.etag ?? null, v.lastModified ?? null, v.checkedAt);
         }
       });
     } catch (err) {
@@ -425,11 +375,11 @@ export class StagingStore {
   }
 
   setState(name: string, value: string): void {
-    writeMirrorState(this.db, [[name, value]]);
+    this.mirror.setState([[name, value]]);
   }
 
   getState(name: string): string | undefined {
-    return (this.db.prepare('SELECT value FROM tilemirror_mirror_state WHERE name = ?').pluck().get(name) as string | undefined) ?? undefined;
+    return this.mirror.state(name);
   }
 
   /** Stored and empty tiles inside the plan, counted per planned rectangle (the plan's bands are disjoint). */
@@ -437,21 +387,18 @@ export class StagingStore {
     let stored = 0;
     let empty = 0;
     for (const plan of plans) {
-      const countEmpty = this.db
-        .prepare('SELECT count(*) FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ? AND y BETWEEN ? AND ? AND x BETWEEN ? AND ?')
-        .pluck();
+      const countEmpty = this.mirror.emptyCounter();
       for (const zp of plan.zooms) {
         if (zp.bands.length > SQL_BANDS) {
           // A polygon's cover: count by one pass over the zoom's rows (a query per band would scan columns again and again).
           for (const [x, r] of this.tiles.columnsRows(plan.pyramid, zp.z)) if (zoomPlanHas(zp, x, tmsRow(zp.z, r))) stored++;
-          const empties = this.db.prepare('SELECT x, y FROM tilemirror_mirror_empty WHERE pyramid = ? AND z = ?').raw().iterate(plan.pyramid, zp.z) as Iterable<[number, number]>;
-          for (const [x, y] of empties) if (zoomPlanHas(zp, x, y)) empty++;
+          for (const [x, y] of this.mirror.emptyTiles(plan.pyramid, zp.z)) if (zoomPlanHas(zp, x, y)) empty++;
           continue;
         }
         for (const b of zp.bands) {
           for (const [lo, hi] of b.xs) {
             stored += this.tiles.countIn(plan.pyramid, zp.z, [tmsRow(zp.z, b.y1), tmsRow(zp.z, b.y0)], [lo, hi]);
-            empty += countEmpty.get(plan.pyramid, zp.z, b.y0, b.y1, lo, hi) as number;
+            empty += countEmpty(plan.pyramid, zp.z, b.y0, b.y1, lo, hi);
           }
         }
       }
@@ -461,7 +408,7 @@ export class StagingStore {
 
   /** Every row in the tile and empty tables, planned or not (after pruning they are the same). */
   countAll(): number {
-    return this.tiles.count() + (this.db.prepare('SELECT count(*) FROM tilemirror_mirror_empty').pluck().get() as number);
+    return this.tiles.count() + this.mirror.countEmpty();
   }
 
   integrityOk(): { ok: boolean; detail: string } {

@@ -17,6 +17,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { pidAlive } from './pid';
 
 /** Another run or import holds the store's lock. */
 export class LockError extends Error {}
@@ -39,16 +40,6 @@ function inodeOf(file: string): bigint | undefined {
     return statSync(file, { bigint: true }).ino;
   } catch {
     return undefined;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

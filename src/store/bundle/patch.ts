@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { constants, copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreHeader } from './content';
-import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
+import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from '../mbtiles/flush-behind';
 import {
   clearTables,
   CONTENT_TABLES,
@@ -20,10 +20,10 @@ import {
   TileTables,
   writeMetadata,
   type ContentTable,
-} from './mbtiles-sql';
-import { publishFile } from './publish';
-import { removeStaging } from './staging';
-import type { StoreKind } from './types';
+} from '../mbtiles/sql';
+import { publishFile } from '../mbtiles/publish';
+import { removeStaging } from '../mbtiles/staging';
+import type { StoreKind } from '../types';
 
 export function patchPaths(dataDir: string, kind: StoreKind, id: string): { published: string; staging: string } {
   const dir = join(dataDir, kind);

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { signatureOf } from './catalog';
+import { signatureOf } from '../open';
 import {
   documentHash,
   headerHash,
@@ -27,7 +27,7 @@ import {
   type StoreHeader,
   type StoreRef,
 } from './content';
-import type { DocumentRow, TileRow } from './mbtiles-sql';
+import type { DocumentRow, TileRow } from '../mbtiles/sql';
 
 /** Hidden from the catalog (it only reads the kind folders). */
 export const BUNDLE_STATE_DIR = '.tilemirror-bundles';

@@ -5,8 +5,8 @@
 import Database from 'better-sqlite3';
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MAIN_TABLE_KEY, TileTables } from './mbtiles-sql';
-import { formatBytes } from './units';
+import { MAIN_TABLE_KEY, TileTables } from '../mbtiles/sql';
+import { formatBytes } from '../units';
 
 /**
  * The margin over the estimate: the staging file's rollback journal or WAL and SQLite's page slack, and the

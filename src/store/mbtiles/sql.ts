@@ -1,8 +1,8 @@
 // The MBTiles form of a store file in one place: its schema, the TMS row flip, and every SQL statement on its
 // tables. The writer, the staging store, a bundle's patch and file copy, content hashing, the MBTiles import, the
 // readers (MbtilesStore, DocumentStore) and the sample's builder go through this module and spell no SQL on these
-// tables themselves. SQL on tables private to one module (the mirror's progress tables in staging.ts, a lock
-// file's owner row in lock.ts) stays in that module.
+// tables themselves. The mirror's own tables in the same file (`tilemirror_mirror_*`) have theirs in mirror-sql.ts;
+// a lock file's owner row (data-dir/lock.ts) stays in that module.
 //
 // The schema: MBTiles 1.3 (`metadata`, `tiles`) so GDAL, QGIS, tileserver-gl and @mapbox/mbtiles read the main
 // pyramid as they read any MBTiles file, plus three tables of our own for what MBTiles has no place for. One file
@@ -14,8 +14,8 @@
 // here take and return rows as stored; callers addressing tiles in XYZ flip with tmsRow.
 
 import Database from 'better-sqlite3';
-import type { ZoomPlan } from '../geo/tile-bands';
-import type { Pyramid } from './types';
+import type { ZoomPlan } from '../../geo/tile-bands';
+import type { Pyramid } from '../types';
 
 const MAIN_PYRAMID_SQL = `
 CREATE TABLE IF NOT EXISTS metadata (name TEXT NOT NULL, value TEXT);

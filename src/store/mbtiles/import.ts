@@ -8,13 +8,13 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { MAX_ZOOM } from '../geo/mercator';
-import type { Bounds } from '../geo/bounds';
-import { imageWidth, isGzip, sniffImageFormat } from './formats';
-import { foreignFirstTile, foreignTiles, foreignTilesQuery, foreignTileStats, readMetadata, tableNames, tmsRow } from './mbtiles-sql';
+import { MAX_ZOOM } from '../../geo/mercator';
+import type { Bounds } from '../../geo/bounds';
+import { imageWidth, isGzip, sniffImageFormat } from '../bytes/formats';
+import { foreignFirstTile, foreignTiles, foreignTilesQuery, foreignTileStats, readMetadata, tableNames, tmsRow } from './sql';
 import { fsyncPath } from './publish';
 import { StoreWriter, type StoreHeader } from './writer';
-import type { Pyramid, ResourceKind, TileFormat, VectorLayer } from './types';
+import type { Pyramid, ResourceKind, TileFormat, VectorLayer } from '../types';
 
 /** A file refused for its content: `field` names the metadata field (or `tiles`) at fault. */
 export class MbtilesImportError extends Error {

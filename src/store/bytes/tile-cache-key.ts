@@ -1,4 +1,4 @@
-// Keys of the shared tile cache (a ByteLru, catalog.ts). A served tile looks its key up on every request: a
+// Keys of the shared tile cache (a ByteLru, catalog/catalog.ts). A served tile looks its key up on every request: a
 // string key (`${tag}/${pyramid}/${z}/${x}/${y}`) is built, flattened and hashed each time (~0.7 µs of a
 // ~50 µs tile request in the serve benchmark's profile); a number is a little arithmetic and hashes at once.
 // Tiles of zooms 0-16 of a pyramid with a number prefix get a number, every other tile the string as before.

@@ -1,4 +1,4 @@
-import type { TileFormat } from './types';
+import type { TileFormat } from '../types';
 
 // Media types and magic bytes of tile formats: shared by the server (Content-Type), the document
 // builders (WMTS Format, OGC link types) and later the mirror (checking a fetched tile before storing it).

@@ -6,7 +6,7 @@
 //    manifest is the exporting side's: a store its tilemirror wrote (a mirror publishes only after SQLite's
 //    integrity_check), every row of which the export has just read. Without a trusted signature the bundle could
 //    come from anyone, so the structure is checked: ~0.5 s of CPU a GB;
-//  - the content tables are tables with the columns of our schema (store/mbtiles-sql.ts), and `tiles` has its unique
+//  - the content tables are tables with the columns of our schema (store/mbtiles/sql.ts), and `tiles` has its unique
 //    index (a hand-made file without it would make every tile read a scan); anything else the file holds is
 //    dropped: the exporting side's mirror state (`tilemirror_mirror_*`: validators, empty tiles, the upstream's
 //    address) and whatever a hand-made file could carry (other tables, views, triggers), so the store holds
@@ -18,10 +18,10 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { readHeader, type StoreHeader } from './content';
-import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
-import { DocumentTable, dropAllButContent, MAIN_TABLE_KEY, schemaProblem, TileTables } from './mbtiles-sql';
-import { publishFile } from './publish';
-import { removeStaging } from './staging';
+import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from '../mbtiles/flush-behind';
+import { DocumentTable, dropAllButContent, MAIN_TABLE_KEY, schemaProblem, TileTables } from '../mbtiles/sql';
+import { publishFile } from '../mbtiles/publish';
+import { removeStaging } from '../mbtiles/staging';
 
 /** A store file that fails the checks: the message says what is wrong with it. */
 export class StoreFileError extends Error {}

@@ -5,8 +5,9 @@
 
 import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { PyramidPlan } from '../geo/tile-bands';
-import { STATE, type StagingStore } from './staging';
+import type { PyramidPlan } from '../../geo/tile-bands';
+import { STATE } from './mirror-sql';
+import type { StagingStore } from './staging';
 
 export interface Verification {
   ok: boolean;

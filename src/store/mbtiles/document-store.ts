@@ -1,12 +1,8 @@
 import Database from 'better-sqlite3';
-import { digestTag } from './etag';
-import { DocumentTable, readMetadata } from './mbtiles-sql';
-import type { DocumentKind } from './types';
-
-export interface StoredDocument {
-  contentType: string;
-  data: Buffer;
-}
+import { digestTag } from '../bytes/etag';
+import { DocumentTable, readMetadata } from './sql';
+import type { StoredDocument } from '../tile-reader';
+import type { DocumentKind } from '../types';
 
 /**
  * A read-only store that holds documents only (a font's glyph ranges, a sprite sheet), in the same file

@@ -1,14 +1,14 @@
 import Database from 'better-sqlite3';
-import { MAX_ZOOM } from '../geo/mercator';
-import type { StoredDocument } from './document-store';
-import { digestTag } from './etag';
-import { ByteLru } from './lru';
-import { PlainTiles } from './plain-tiles';
-import { TileCacheKeys } from './tile-cache-key';
-import { DocumentTable, mainZoomRange, META, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './mbtiles-sql';
-import type { Bounds } from '../geo/bounds';
-import type { ScannedTile, ScanZooms, TileStore } from './tile-reader';
-import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from './types';
+import { digestTag } from '../bytes/etag';
+import type { ByteLru } from '../bytes/lru';
+import { PlainTiles } from '../bytes/plain-tiles';
+import { TileCacheKeys } from '../bytes/tile-cache-key';
+import { DocumentTable, mainZoomRange, META, metadataValue, pyramidRows, readMetadata, tableNames, TileTables, tmsRow, type TileKey } from './sql';
+import type { Bounds } from '../../geo/bounds';
+import { fileBytes } from '../data-dir/disk-space';
+import type { ScannedTile, ScanZooms, StoreFacts, StoreOrigin, StoredDocument, TileStore, TileStoreOptions } from '../tile-reader';
+import { mirrorStateValue, STATE } from './mirror-sql';
+import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
@@ -16,16 +16,16 @@ const ABSENT = Buffer.alloc(0);
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 /** Tiles a scan reads per query (a page ends its statement, so nothing stays open while the caller pauses). */
 const SCAN_PAGE = 64;
-export { DamagedTileError, MAX_PLAIN_TILE_BYTES } from './plain-tiles';
 
-export interface MbtilesStoreOptions {
-  /** Tile bytes shared by all stores, keyed by the opened file: a replaced store never answers from the old file. */
-  cache?: ByteLru;
-  /** Told once per tile of this store version whose gzip cannot be decompressed. */
-  onDamagedTile?: (tile: string, error: Error) => void;
+/** The upstream URL as an operator may see it: no key, no query, no user info. */
+function withoutSecrets(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '';
+  }
 }
-
-export type { StoredDocument } from './document-store';
 
 function numberList(value: string | undefined, length: number): number[] | undefined {
   if (!value) return undefined;
@@ -37,20 +37,6 @@ function toFormat(value: string | undefined): TileFormat {
   const v = (value ?? 'png').toLowerCase();
   if (v === 'jpeg') return 'jpg';
   return (FORMATS as readonly string[]).includes(v) ? (v as TileFormat) : 'png';
-}
-
-/**
- * Why a pyramid cannot be served, or undefined: its zoom range must lie in 0..MAX_ZOOM with min <= max (the tile
- * matrix sets and every capabilities document are built from it), its tile size must be a sane positive integer.
- */
-export function pyramidProblem(p: Pyramid): string | undefined {
-  const { minzoom, maxzoom, tileSize, bounds } = p;
-  if (!Number.isInteger(minzoom) || !Number.isInteger(maxzoom) || minzoom < 0 || maxzoom > MAX_ZOOM || minzoom > maxzoom) {
-    return `has the zoom range ${minzoom}-${maxzoom} (need 0 <= minzoom <= maxzoom <= ${MAX_ZOOM})`;
-  }
-  if (!Number.isInteger(tileSize) || tileSize < 1 || tileSize > 4096) return `has the tile size ${tileSize} (need 1..4096)`;
-  if (!Array.isArray(bounds) || bounds.length !== 4 || !bounds.every(Number.isFinite)) return `has no valid bounds (${JSON.stringify(bounds)})`;
-  return undefined;
 }
 
 /**
@@ -72,6 +58,7 @@ export class MbtilesStore implements TileStore {
    */
   private readonly cacheKeys: TileCacheKeys;
   private readonly plainTiles: PlainTiles;
+  private knownFacts?: StoreFacts;
 
   constructor(
     readonly file: string,
@@ -79,7 +66,7 @@ export class MbtilesStore implements TileStore {
     id: string,
     /** Identifies this version of the file (inode, size, mtime): part of every ETag. */
     readonly signature: string,
-    options: MbtilesStoreOptions = {},
+    options: TileStoreOptions = {},
   ) {
     this.cache = options.cache;
     this.plainTiles = new PlainTiles(options.cache, options.onDamagedTile);
@@ -236,6 +223,25 @@ export class MbtilesStore implements TileStore {
 
   document(path: string): StoredDocument | undefined {
     return this.documents.get(path);
+  }
+
+  /** Tile rows of every pyramid, the file's size, and the upstream a mirror run recorded (or the sample's mark). */
+  facts(): StoreFacts {
+    if (this.knownFacts) return this.knownFacts;
+    const bytes = fileBytes(this.file);
+    try {
+      const tiles = this.tiles.count();
+      const upstream = mirrorStateValue(this.db, STATE.upstream);
+      const origin: StoreOrigin = upstream
+        ? { type: 'upstream', url: withoutSecrets(upstream) }
+        : metadataValue(this.db, 'tilemirror:sample_version') !== undefined
+          ? { type: 'sample' }
+          : { type: 'imported' };
+      this.knownFacts = { tiles, bytes, origin };
+      return this.knownFacts;
+    } catch {
+      return { tiles: null, bytes, origin: { type: 'imported' } };
+    }
   }
 
   close(): void {
