@@ -35,6 +35,12 @@ export interface RequestContext {
    * handler about to make a big new body (a static map render) asks first. `too-busy` when too many wait.
    */
   reserveAnswer(): Promise<void>;
+  /**
+   * Calls `listener` once with the status of the answer as it is written (what the edge made of the handler's reply
+   * or error, a 304 included), before the client can read it; or with the `abandoned` status when the connection
+   * closes before any answer was written. One listener per request (the admin API's audit line).
+   */
+  onAnswered(listener: (status: number) => void): void;
   /** Every service the handlers use, built in one place (service-root.ts). */
   services: Services;
   /** The route table this request was matched in (the API describes itself from it: `/openapi.json`). */
@@ -75,6 +81,12 @@ export interface RouteOptions {
   method?: 'POST';
   /** No CORS header on its answers (the admin pages and API: a browser on another site must not read them). */
   noCors?: boolean;
+  /**
+   * Path parameters handed to the schema as sent, not percent-decoded: for a parameter whose verbatim characters
+   * mean something an escaped one does not (batch geocoding's `;` between queries, where `%3B` is part of one).
+   * Its schema decodes it.
+   */
+  rawParams?: readonly string[];
 }
 
 export interface Route extends RouteOptions {
@@ -118,9 +130,9 @@ export function compilePattern(pattern: string): RegExp {
  * The same pattern with numbered groups and their names in order: what matching uses (reading `m[i]` costs less
  * than the `groups` object a named match builds, on every tile request).
  */
-export function compileIndexed(pattern: string): { regex: RegExp; names: string[]; build: (m: RegExpExecArray) => RawParams } {
+export function compileIndexed(pattern: string, rawParams: readonly string[] = []): { regex: RegExp; names: string[]; build: (m: RegExpExecArray) => RawParams } {
   const { source, names } = translate(pattern, false);
-  return { regex: new RegExp(source), names, build: paramsBuilder(names) };
+  return { regex: new RegExp(source), names, build: paramsBuilder(names, rawParams) };
 }
 
 /** A path segment as matched, percent-decoded (throws URIError on bad encoding). */
@@ -134,9 +146,9 @@ function decodeSegment(v: string | undefined): string | undefined {
  * in the serve profile. Names are identifiers by the pattern syntax (translate; checked again here), so the
  * generated code holds nothing else.
  */
-function paramsBuilder(names: readonly string[]): (m: RegExpExecArray) => RawParams {
+function paramsBuilder(names: readonly string[], rawParams: readonly string[]): (m: RegExpExecArray) => RawParams {
   for (const n of names) if (!IDENTIFIER.test(n)) throw new Error(`bad parameter name ${n}`);
-  const literal = names.map((n, i) => `${n}: decode(m[${i + 1}])`).join(', ');
+  const literal = names.map((n, i) => (rawParams.includes(n) ? `${n}: m[${i + 1}]` : `${n}: decode(m[${i + 1}])`)).join(', ');
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from identifiers only (checked above)
   const make = new Function('decode', `return (m) => ({ ${literal} });`) as (decode: typeof decodeSegment) => (m: RegExpExecArray) => RawParams;
   return make(decodeSegment);
@@ -202,7 +214,7 @@ export function route<S extends ParamSchema>(pattern: string, params: S, handler
   return {
     pattern,
     regex: compilePattern(pattern),
-    indexed: compileIndexed(pattern),
+    indexed: compileIndexed(pattern, options.rawParams),
     params,
     pathParams,
     queryParams,

@@ -5,14 +5,15 @@
 import { CONSOLE_CSP, consolePage } from '../admin-console/page';
 import { CONSOLE_JS } from '../admin-console/console-script';
 import { CONSOLE_CSS } from '../admin-console/console-style';
-import { HttpError, type Reply } from '../reply';
+import { ServiceError } from '../../errors';
+import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { PRIVATE } from './admin-auth';
 
 const HEADERS = { ...PRIVATE, 'X-Robots-Tag': 'noindex, nofollow' };
 
 function file(ctx: RequestContext, body: string, type: string, headers: Record<string, string> = {}): Reply {
-  if (ctx.config.admin.keys.length === 0) throw new HttpError(404, 'Not found');
+  if (ctx.config.admin.keys.length === 0) throw new ServiceError('not-found', 'Not found');
   return { status: 200, body: Buffer.from(body), type, compressible: true, cache: 'none', headers: { ...HEADERS, ...headers } };
 }
 

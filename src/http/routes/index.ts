@@ -130,7 +130,7 @@ export const routes: Route[] = [
   route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
   // Geocoding: four overlapping shapes, told apart in this order: a position, a `;` batch, a `type.N` id, a name
   route('/geocoding/:longitude(-?[0-9.]+),:latitude(-?[0-9.]+).json', reverseParams, geocodingReverse, doc('Geocoding', 'Reverse geocoding: what is at a position', JSON_TYPE, GEOCODING)),
-  route('/geocoding/:queries([^/]*;[^/]*).json', batchParams, geocodingBatch, doc('Geocoding', 'Batch geocoding: up to 50 forward, reverse or id queries separated by `;`', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:queries([^/]*;[^/]*).json', batchParams, geocodingBatch, doc('Geocoding', 'Batch geocoding: up to 50 forward, reverse or id queries separated by `;`', JSON_TYPE, GEOCODING), { rawParams: ['queries'] }),
   route('/geocoding/:id([a-z_]+\\.[0-9]+).json', byIdParams, geocodingById, doc('Geocoding', 'A feature by id, with its full geometry', JSON_TYPE, GEOCODING)),
   route('/geocoding/:query.json', forwardParams, geocodingForward, doc('Geocoding', 'Forward geocoding: places by name', JSON_TYPE, GEOCODING)),
   // Weather

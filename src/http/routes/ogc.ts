@@ -178,7 +178,7 @@ function weatherTile(ctx: RequestContext, v: WeatherVariable, p: z.output<typeof
   const keyframe = asked === 'empty' ? undefined : keyframeFor(v, asked);
   const a = { z: p.tileMatrix, x: p.tileCol, y: p.tileRow };
   assertInPyramid(v.pyramid, a);
-  if (!keyframe) return tileReply(undefined, v.pyramid.format);
+  if (!keyframe) return tileReply(ctx, undefined, v.pyramid.format);
   const dated = (r: Reply): Reply => ({
     ...advertisedTile(r),
     // Exposed to scripts of other origins, which read it to label the map.
@@ -248,8 +248,8 @@ export function ogcDatasetTile(ctx: RequestContext, p: z.output<typeof datasetTi
     const store = ctx.catalog.get(info.kind, info.id);
     if (store && (store.tile(pyramid.name, a.z, a.x, a.y)?.length ?? 0) > 0) holding.push({ store, pyramid: pyramid.name });
   }
-  if (holding.length === 0) return tileReply(undefined, 'pbf');
+  if (holding.length === 0) return tileReply(ctx, undefined, 'pbf');
   if (holding.length === 1) return advertisedTile(storedTileReply(ctx, holding[0].store, holding[0].pyramid, a, 'pbf'));
   const joined = combineVectorTiles(holding.map(({ store, pyramid }) => store.plainTile(pyramid, a.z, a.x, a.y) ?? Buffer.alloc(0)));
-  return advertisedTile({ ...tileReply(joined, 'pbf'), compressible: true });
+  return advertisedTile({ ...tileReply(ctx, joined, 'pbf'), compressible: true });
 }

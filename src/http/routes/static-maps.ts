@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { ServiceError } from '../../errors';
 import { parseStaticMapRequest } from '../../services/static-maps';
 import { id, scale2x } from '../params';
-import { HttpError, type Reply } from '../reply';
+import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
@@ -47,7 +48,7 @@ function matches(header: string | undefined, tag: string): boolean {
  * bad part of the request. The ETag is known before rendering, so a revalidation (304) costs no render.
  */
 export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMapParams>): Promise<Reply> {
-  if (ctx.tier !== 'paid') throw new HttpError(403, 'Static maps are not available on the free plan');
+  if (ctx.tier !== 'paid') throw new ServiceError('forbidden', 'Static maps are not available on the free plan');
   const store = requireStore(ctx, 'maps', p.mapId);
   const { staticMaps } = ctx.services;
   const request = parseStaticMapRequest({ area: p.area, size: p.size, scale: p.scale, format: p.format }, ctx.query);

@@ -5,7 +5,7 @@
 import type { JobView } from '../../store/job-state';
 import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
-import { checkAdminRead as checkAdmin, PRIVATE } from './admin-auth';
+import { adminJson, checkAdminRead as checkAdmin } from './admin-auth';
 
 export interface StatusDocument {
   generatedAt: string;
@@ -22,13 +22,6 @@ export function statusDocument(ctx: RequestContext): StatusDocument {
 
 export function adminStatusJson(ctx: RequestContext): Reply {
   checkAdmin(ctx);
-  return {
-    status: 200,
-    body: Buffer.from(JSON.stringify(statusDocument(ctx), null, 1)),
-    type: 'application/json; charset=utf-8',
-    compressible: true,
-    cache: 'none',
-    headers: PRIVATE,
-  };
+  return adminJson(statusDocument(ctx));
 }
 
