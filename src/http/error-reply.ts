@@ -6,7 +6,7 @@
 
 import { ServiceError, type ErrorKind } from '../errors';
 import { DamagedTileError } from '../store/plain-tiles';
-import { HttpError, textReply, type Reply } from './reply';
+import { HttpError, textReply, type Reply, type ReplyParts } from './reply';
 
 /** An error answer before a dialect words it. */
 export interface ErrorAnswer {
@@ -46,6 +46,14 @@ export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
   'too-busy': 503,
   'no-space': 507,
 };
+
+/**
+ * A reply with the status of a kind and a body the route makes itself, for a route whose failure is an answer of
+ * its own form (the readiness report: which checks failed).
+ */
+export function kindReply(kind: ErrorKind, parts: ReplyParts): Reply {
+  return { status: KIND_STATUS[kind], ...parts };
+}
 
 /** What a client is told of damaged data: the error's own message (which tile, zlib's words) is for the log. */
 export const DAMAGED_MESSAGE = 'Damaged tile: the stored tile cannot be decompressed';

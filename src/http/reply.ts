@@ -36,6 +36,28 @@ export class HttpError extends Error {
   }
 }
 
+/** A reply's parts but its status: what a route says of a success, leaving the status to these constructors. */
+export type ReplyParts = Omit<Reply, 'status'>;
+
+/** The statuses of success, by what a route means: as the error kinds' (error-reply.ts), chosen here and not in routes. */
+export const SUCCESS_STATUS = {
+  /** The answer to the request. */
+  answer: 200,
+  /** A write taken on and not yet done (a run started, a cancel asked for). */
+  accepted: 202,
+  /** Nothing to send (an absent tile inside the bounds). */
+  empty: 204,
+} as const;
+
+export type Success = keyof typeof SUCCESS_STATUS;
+
+export const answer = (parts: ReplyParts): Reply => ({ status: SUCCESS_STATUS.answer, ...parts });
+export const accepted = (parts: ReplyParts): Reply => ({ status: SUCCESS_STATUS.accepted, ...parts });
+export const noContent = (parts: ReplyParts): Reply => ({ status: SUCCESS_STATUS.empty, ...parts });
+
+/** Whether a reply is a `noContent` one. */
+export const isNoContent = (reply: Reply): boolean => reply.status === SUCCESS_STATUS.empty;
+
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 export const notFound = (message: string): HttpError => new HttpError(404, message);
 

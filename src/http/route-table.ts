@@ -2,9 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config, Tier } from '../config/schema';
 import type { Catalog } from '../store/catalog';
-import { cloudErrors, type ErrorDialect } from './error-reply';
+import type { ErrorKind } from '../errors';
+import { cloudErrors, KIND_STATUS, type ErrorDialect } from './error-reply';
 import { compileFastParser, FAIL, IDENTIFIER } from './params';
-import { badRequest, type Reply } from './reply';
+import { badRequest, SUCCESS_STATUS, type Reply, type Success } from './reply';
 import type { Services } from './service-root';
 
 /** What a handler knows about the request, after the key was checked. */
@@ -68,6 +69,14 @@ export interface RouteDoc {
   types: readonly string[];
   /** Statuses besides 200, 304, 400 and 414 (which every route can answer): 204, 403, 404, 503. */
   statuses?: readonly number[];
+}
+
+/** What a route may answer besides its answer, as the OpenAPI definition lists it: an error kind, or a success of another status. */
+export type Outcome = ErrorKind | Exclude<Success, 'answer'>;
+
+/** The statuses of outcomes (error-reply.ts's and reply.ts's tables), for a route's documentation. */
+export function outcomeStatuses(outcomes: readonly Outcome[]): number[] {
+  return outcomes.map((o) => (o === 'empty' || o === 'accepted' ? SUCCESS_STATUS[o] : KIND_STATUS[o]));
 }
 
 export interface RouteOptions {

@@ -7,13 +7,13 @@
 import { digestTag } from '../store/etag';
 import { isGzip, mediaType } from '../store/formats';
 import type { TileFormat } from '../store/types';
-import type { Reply } from './reply';
+import { answer, noContent, type Reply } from './reply';
 
 /** The ETag of an absent tile: the same for every empty answer, so a tile that stays absent revalidates as 304. */
 export const EMPTY_TILE_ETAG = 'empty';
 
 /** An absent tile inside the bounds: no content (presumed empty). */
-const EMPTY_TILE: Reply = Object.freeze({ status: 204, cache: 'tile', etag: EMPTY_TILE_ETAG });
+const EMPTY_TILE: Reply = Object.freeze(noContent({ cache: 'tile', etag: EMPTY_TILE_ETAG }));
 
 export class TileReplies {
   private readonly replies = new WeakMap<Buffer, Reply>();
@@ -25,7 +25,7 @@ export class TileReplies {
     let reply = this.replies.get(data);
     // One buffer is one store's tile, of one format; the check keeps it right should a buffer ever be shared.
     if (reply === undefined || reply.type !== type) {
-      reply = { status: 200, body: data, type, gzipped: format === 'pbf' && isGzip(data), cache: 'tile', etag: digestTag(data) };
+      reply = answer({ body: data, type, gzipped: format === 'pbf' && isGzip(data), cache: 'tile', etag: digestTag(data) });
       this.replies.set(data, reply);
     }
     return reply;

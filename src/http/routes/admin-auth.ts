@@ -1,5 +1,5 @@
 // Who may use the admin pages and API, and how their answers look. Behind the configured admin keys
-// (`admin.keys`): with none configured every /admin path answers 404, as if it did not exist. Reads take the key
+// (`admin.keys`): with none configured every /admin path is not found, as if it did not exist. Reads take the key
 // in `Authorization: Bearer <key>` (or, for curl and the old links, `?key=`); writes take it in the header only,
 // refuse a request that also carries a key in its URL (a URL ends up in logs, history and Referer headers), and
 // refuse cross-site requests (Sec-Fetch-Site, Origin): a page on another site cannot make a browser that holds
@@ -9,7 +9,7 @@ import type { Config } from '../../config/schema';
 import { ServiceError } from '../../errors';
 import type { KeyRing } from '../auth';
 import type { ErrorDialect } from '../error-reply';
-import type { Reply } from '../reply';
+import { accepted, answer, type Reply, type ReplyParts } from '../reply';
 import type { RequestContext } from '../route-table';
 
 /** Headers of every admin answer: never stored, never sniffed, never sent on as a Referer. */
@@ -23,16 +23,16 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A JSON answer of the admin API, never cached. */
 export function adminJson(value: unknown): Reply {
-  return privateJson(value, 200);
+  return answer(privateJson(value));
 }
 
-/** A write the admin API has taken on and not finished (a run started, a cancel asked for): 202. */
+/** A write the admin API has taken on and not finished (a run started, a cancel asked for). */
 export function adminAccepted(value: unknown): Reply {
-  return privateJson(value, 202);
+  return accepted(privateJson(value));
 }
 
-function privateJson(value: unknown, status: number): Reply {
-  return { status, body: Buffer.from(JSON.stringify(value, null, 1)), type: JSON_TYPE, compressible: true, cache: 'none', headers: { ...PRIVATE } };
+function privateJson(value: unknown): ReplyParts {
+  return { body: Buffer.from(JSON.stringify(value, null, 1)), type: JSON_TYPE, compressible: true, cache: 'none', headers: { ...PRIVATE } };
 }
 
 /**
@@ -40,8 +40,8 @@ function privateJson(value: unknown, status: number): Reply {
  * instance a conflicting run is on, the plan that does not fit), never cached.
  */
 export const adminErrors: ErrorDialect = ({ status, message, headers, details }) => {
-  const reply = privateJson({ error: message, ...details }, status);
-  return { ...reply, headers: { ...reply.headers, ...headers } };
+  const parts = privateJson({ error: message, ...details });
+  return { status, ...parts, headers: { ...parts.headers, ...headers } };
 };
 
 /** The admin keys (built once in the composition root); a refusal as if /admin did not exist when none is configured. */
@@ -62,7 +62,7 @@ function keyLabel(config: Config, key: string): string {
   return `admin key #${config.admin.keys.indexOf(key) + 1}`;
 }
 
-/** A read: 404 without admin keys, 403 without a valid admin key in the header or the query. Returns who asked. */
+/** A read: not found without admin keys, forbidden without a valid admin key in the header or the query. Returns who asked. */
 export function checkAdminRead(ctx: RequestContext): string {
   const ring = adminRing(ctx);
   const given = bearerKey(ctx) ?? ctx.query.get('key');
@@ -81,7 +81,7 @@ function ownOrigin(ctx: RequestContext): string | undefined {
 }
 
 /**
- * A write: 404 without admin keys; 403 for a key in the URL (even with the right header), a missing or wrong key
+ * A write: not found without admin keys; forbidden for a key in the URL (even with the right header), a missing or wrong key
  * in the header, or a cross-site request. Returns who asked (for the audit line).
  */
 export function checkAdminWrite(ctx: RequestContext): string {

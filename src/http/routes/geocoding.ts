@@ -16,8 +16,8 @@ import type { RequestContext } from '../route-table';
 
 // Geocoding: forward, reverse, by id, batch (the four overlapping path shapes are told apart by the route table's
 // patterns, in this order: `{lon},{lat}`, a `;` list, `{type}.{n}`, anything else). Parameters are validated by
-// the schemas below (a 400 naming the parameter); the service answers from the gazetteer (GeocodingUnavailable, a
-// 503, until it is built).
+// the schemas below (invalid, naming the parameter); the service answers from the gazetteer (`unavailable` until
+// it is built).
 
 /** A comma list of the raw text; `undefined` when the parameter is absent. */
 function commaList(name: string, description: string, check: (item: string) => string | undefined, opts: { max?: number; meta?: Record<string, unknown> } = {}) {

@@ -1,12 +1,12 @@
 // `/metrics`: the Prometheus text format. Not for everyone: from an address in `metrics.allow` (default loopback),
-// or with an admin key from anywhere; 403 otherwise, 404 when `metrics.enabled` is false. The address is the
+// or with an admin key from anywhere; forbidden otherwise, not found when `metrics.enabled` is false. The address is the
 // client a trusted proxy names, else the peer; a request forwarded by a peer that is not a trusted proxy
 // (X-Forwarded-For or Forwarded present) is not let in by address: a reverse proxy on loopback that is not
 // configured as trusted would otherwise publish /metrics to the whole world.
 
 import { cidrContains, parseAddress, parseCidr } from '../../config/cidr';
 import { ServiceError } from '../../errors';
-import type { Reply } from '../reply';
+import { answer, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 /**
@@ -34,11 +34,5 @@ export async function metrics(ctx: RequestContext): Promise<Reply> {
   } catch (err) {
     throw new ServiceError('unavailable', `Metrics unavailable: ${(err as Error).message}`);
   }
-  return {
-    status: 200,
-    body: Buffer.from(text),
-    type: registry.contentType,
-    cache: 'none',
-    headers: { 'Cache-Control': 'no-store' },
-  };
+  return answer({ body: Buffer.from(text), type: registry.contentType, cache: 'none', headers: { 'Cache-Control': 'no-store' } });
 }

@@ -1,6 +1,6 @@
 // `/admin/status.json`: the mirror jobs (schedule, live progress, last result, errors, next run) for operators
-// and their tools. Behind the configured admin keys (`admin.keys`, admin-auth.ts): another key gets 403; with no
-// admin key configured it answers 404, as if it did not exist. The upstream key is never part of the state.
+// and their tools. Behind the configured admin keys (`admin.keys`, admin-auth.ts): another key is forbidden; with no
+// admin key configured it is not found, as if it did not exist. The upstream key is never part of the state.
 
 import type { JobView } from '../../store/job-state';
 import type { Reply } from '../reply';

@@ -19,7 +19,7 @@ import { acceptsAny } from '../accept';
 import { ServiceError } from '../../errors';
 import type { OwsException } from '../../ogc/ows-exception';
 import { owsError, owsRestError } from '../ows-errors';
-import { documentReply, notFound, type HttpError, type Reply } from '../reply';
+import { answer, documentReply, isNoContent, noContent, notFound, type HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { serveMapTile } from './maps';
 import { advertisedTile } from './tile-reply';
@@ -86,8 +86,8 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
     const store = source ?? { kind: layer.kind as 'tiles' | 'images', id: layer.id };
     reply = serveStoredTile(ctx, store.kind, store.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
   }
-  const answer = (r: Reply): Reply | Promise<Reply> => (r.status === 204 ? emptyTile(ctx, t) : advertisedTile(r));
-  return reply instanceof Promise ? reply.then(answer) : answer(reply);
+  const advertised = (r: Reply): Reply | Promise<Reply> => (isNoContent(r) ? emptyTile(ctx, t) : advertisedTile(r));
+  return reply instanceof Promise ? reply.then(advertised) : advertised(reply);
 }
 
 /**
@@ -106,17 +106,17 @@ function weatherTile(ctx: RequestContext, t: WmtsTile & { layer: WeatherWmtsLaye
 
 /**
  * WMTS 1.0 has no empty answer: a GetTile inside the TileMatrixSetLimits gets a tile of the requested Format
- * (07-057r7 §7.2.2.2), and clients that read every tile as an image (ArcGIS, the OGC's test suite) fail on a 204.
+ * (07-057r7 §7.2.2.2), and clients that read every tile as an image (ArcGIS, the OGC's test suite) fail on an empty answer.
  * An absent tile is therefore a vector tile without layers (zero bytes, a valid MVT) or a blank raster tile of the
- * matrix's size. The cloud API's own routes keep answering 204.
+ * matrix's size. The cloud API's own routes keep answering empty (no content).
  */
 async function emptyTile(ctx: RequestContext, t: WmtsTile): Promise<Reply> {
   const etag = `empty-${t.format}-${t.layer.tileSize}`;
-  if (t.format === 'pbf') return { status: 200, body: Buffer.alloc(0), type: mediaTypeOf('pbf'), cache: 'tile', etag };
-  // A blank Basis Universal texture is not worth a texture encoder: such a layer keeps the 204.
-  if (t.format === 'basis') return { status: 204, cache: 'tile', etag };
+  if (t.format === 'pbf') return answer({ body: Buffer.alloc(0), type: mediaTypeOf('pbf'), cache: 'tile', etag });
+  // A blank Basis Universal texture is not worth a texture encoder: such a layer keeps the empty answer.
+  if (t.format === 'basis') return noContent({ cache: 'tile', etag });
   const body = await ctx.services.rasterTiles.blank(t.format, t.layer.tileSize);
-  return { status: 200, body, type: mediaTypeOf(t.format), cache: 'tile', etag };
+  return answer({ body, type: mediaTypeOf(t.format), cache: 'tile', etag });
 }
 
 /** How an exception of a request's binding is thrown: KVP's status of its code, or RESTful's `not-found`. */
@@ -145,7 +145,7 @@ function getTile(ctx: RequestContext, request: WmtsTileRequest, refuse: Refuse =
  */
 export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>, values?: DimensionValues) => Reply, restful: boolean): Reply | Promise<Reply> {
   const params = kvpParams(ctx.query.entries());
-  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise),
+  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for `not-acceptable` otherwise),
   // so what it answers depends on Accept, and caches must know (Vary).
   const resource = restful && !params.has('request');
   if (resource && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
@@ -198,7 +198,7 @@ export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Re
 
 const WEATHER_CAPABILITIES_PATH = '/weather/WMTSCapabilities.xml';
 
-/** `/weather/WMTSCapabilities.xml`: the weather variables only (404 when no catalog is mirrored or none can be offered). */
+/** `/weather/WMTSCapabilities.xml`: the weather variables only (not found when no catalog is mirrored or none can be offered). */
 export function wmtsWeatherCapabilities(ctx: RequestContext): Reply | Promise<Reply> {
   const layers = weatherLayers(ctx);
   if (!layers.length) throw notFound('No weather catalog is mirrored');
