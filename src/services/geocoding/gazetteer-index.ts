@@ -272,10 +272,10 @@ function writeGazetteer(file: string, version: string, log: (m: string) => void)
       const id = i + 1;
       const [w, s, e, n] = f.bbox;
       insert.feature.run({
-        id, type: f.type, name: f.name, names: JSON.stringify(f.names), countryCode: f.countryCode,
-        countryId: f.countryId === null ? null : f.countryId + 1, regionId: f.regionId === null ? null : f.regionId + 1,
+        id, type: f.type, name: f.name, names: JSON.stringify(f.names), country_code: f.countryCode,
+        country_id: f.countryId === null ? null : f.countryId + 1, region_id: f.regionId === null ? null : f.regionId + 1,
         lon: f.lon, lat: f.lat, w, s, e, n, population: f.population, importance: f.importance, ref: f.ref,
-        wikidata: f.wikidata, designation: f.designation, regionCode: f.regionCode,
+        wikidata: f.wikidata, designation: f.designation, region_code: f.regionCode,
       });
       for (const part of f.parts) {
         const { rings, coords } = encodePolygon(part);

@@ -17,6 +17,29 @@ import type { GazetteerType } from './types';
 
 export const GAZETTEER_FILE = 'gazetteer.sqlite';
 
+/** A feature as stored (its names as JSON; country and region as feature ids, or null). */
+export interface FeatureRecord {
+  id: number;
+  type: GazetteerType;
+  name: string;
+  names: string;
+  country_code: string;
+  country_id: number | null;
+  region_id: number | null;
+  lon: number;
+  lat: number;
+  w: number;
+  s: number;
+  e: number;
+  n: number;
+  population: number;
+  importance: number;
+  ref: string;
+  wikidata: string | null;
+  designation: string;
+  region_code: string | null;
+}
+
 // ---- the builder's side ----
 
 const SCHEMA = `
@@ -34,35 +57,12 @@ CREATE VIRTUAL TABLE names_fts USING fts5(norm, content='', prefix='2 3', tokeni
 CREATE VIRTUAL TABLE names_tri USING fts5(norm, content='', tokenize='trigram');
 `;
 
-/** A feature as written (its names as JSON; country and region as feature ids, or null). */
-export interface FeatureInsert {
-  id: number;
-  type: string;
-  name: string;
-  names: string;
-  countryCode: string;
-  countryId: number | null;
-  regionId: number | null;
-  lon: number;
-  lat: number;
-  w: number;
-  s: number;
-  e: number;
-  n: number;
-  population: number;
-  importance: number;
-  ref: string;
-  wikidata: string | null;
-  designation: string;
-  regionCode: string | null;
-}
-
 /** Creates the tables in a new file and prepares the builder's statements. */
 export function gazetteerWriter(db: Database.Database) {
   db.exec(SCHEMA);
   return {
-    feature: db.prepare<[FeatureInsert]>(`INSERT INTO features VALUES (@id, @type, @name, @names, @countryCode, @countryId, @regionId, @lon, @lat,
-      @w, @s, @e, @n, @population, @importance, @ref, @wikidata, @designation, @regionCode)`),
+    feature: db.prepare<[FeatureRecord]>(`INSERT INTO features VALUES (@id, @type, @name, @names, @country_code, @country_id, @region_id, @lon, @lat,
+      @w, @s, @e, @n, @population, @importance, @ref, @wikidata, @designation, @region_code)`),
     /** id, feature id, rings, coordinates */
     polygon: db.prepare<[number, number, string, Buffer]>('INSERT INTO polygons VALUES (?, ?, ?, ?)'),
     /** polygon id, minX, maxX, minY, maxY */
@@ -85,29 +85,6 @@ export function optimizeGazetteer(db: Database.Database): void {
 }
 
 // ---- the reader's side ----
-
-/** A feature as stored. */
-export interface FeatureRecord {
-  id: number;
-  type: GazetteerType;
-  name: string;
-  names: string;
-  country_code: string;
-  country_id: number | null;
-  region_id: number | null;
-  lon: number;
-  lat: number;
-  w: number;
-  s: number;
-  e: number;
-  n: number;
-  population: number;
-  importance: number;
-  ref: string;
-  wikidata: string | null;
-  designation: string;
-  region_code: string | null;
-}
 
 /** A name matched: its feature, the name and its normalised form. */
 export interface NameHit {
