@@ -1,6 +1,6 @@
 // The one place an error becomes an answer, for every route. Handlers let errors through, or throw a kind
 // themselves (errors.ts): an error with a kind gets the status of its kind (KIND_STATUS, the one table); an
-// HttpError (made by http's own modules: a bad parameter, an unknown id, an OWS exception) keeps its status;
+// HttpError (an OWS exception, whose status its standard gives: ows-errors.ts) keeps its status;
 // anything else is a bug, logged by the caller and answered 500 without details. The route's dialect then words
 // the answer (each API family answers errors in its own form).
 
