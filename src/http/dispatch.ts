@@ -5,7 +5,7 @@ import type { Catalog } from '../store/catalog/catalog';
 import { AnswerBudget } from './answer-budget';
 import { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
-import { cloudErrors, errorReply, type ErrorDialect } from './error-reply';
+import { cloudErrors, errorReply, KIND_STATUS, type ErrorDialect } from './error-reply';
 import { sendReply, type CachePolicy } from './headers';
 import { NO_ROUTE } from './metrics';
 import { ReplyBatch } from './reply-batch';
@@ -102,6 +102,8 @@ export class Dispatcher {
     if (res.headersSent || res.destroyed) return;
     const sent = sendReply(req, res, reply, this.policy, extra);
     const failed = typeof sent === 'number' ? undefined : sent;
+    // The status as written, to whoever asked for it (an audit line), before the client can read the answer.
+    if (res.headersSent) (res as AnsweredResponse).answered?.(res.statusCode);
     this.answers.written(res, failed ? 0 : (sent as number));
     // sendReply answered 500 (or dropped the connection) itself; say why once, for this request.
     if (failed) {
@@ -187,7 +189,23 @@ class Context implements RequestContext {
   reserveAnswer(): Promise<void> {
     return this.dispatcher.answers.reserve(this.res, this.signal);
   }
+
+  onAnswered(listener: (status: number) => void): void {
+    const res = this.res as AnsweredResponse;
+    let told = false;
+    const tell = (status: number): void => {
+      if (told) return;
+      told = true;
+      listener(status);
+    };
+    res.answered = tell;
+    // Nothing written by the time the connection closes: the client went away first.
+    res.once('close', () => tell(res.headersSent ? res.statusCode : KIND_STATUS.abandoned));
+  }
 }
+
+/** A response whose written status someone waits for (Context.onAnswered); the dispatcher tells it once it writes the answer. */
+type AnsweredResponse = ServerResponse & { answered?: (status: number) => void };
 
 /** A signal aborted when the response closes (the client went away) before it finished. */
 function closedBeforeFinish(res: ServerResponse): AbortSignal {

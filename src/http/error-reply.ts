@@ -1,11 +1,12 @@
-// The one place an error becomes an answer, for every route. Handlers let errors through: an HttpError (bad
-// parameters, an unknown id, a refused key: http's own) keeps its status; an error with a kind (errors.ts) gets
-// the status of its kind; anything else is a bug, logged by the caller and answered 500 without details. The
-// route's dialect then words the answer (each API family answers errors in its own form).
+// The one place an error becomes an answer, for every route. Handlers let errors through, or throw a kind
+// themselves (errors.ts): an error with a kind gets the status of its kind (KIND_STATUS, the one table); an
+// HttpError (an OWS exception, whose status its standard gives: ows-errors.ts) keeps its status;
+// anything else is a bug, logged by the caller and answered 500 without details. The route's dialect then words
+// the answer (each API family answers errors in its own form).
 
 import { ServiceError, type ErrorKind } from '../errors';
 import { DamagedTileError } from '../store/bytes/plain-tiles';
-import { HttpError, textReply, type Reply } from './reply';
+import { HttpError, textReply, type Reply, type ReplyParts } from './reply';
 
 /** An error answer before a dialect words it. */
 export interface ErrorAnswer {
@@ -15,6 +16,8 @@ export interface ErrorAnswer {
   headers?: Record<string, string>;
   /** The kind, when the error had one. */
   kind?: ErrorKind;
+  /** Facts beside the message (ServiceError's `details`), for a dialect that carries them (the admin API's JSON). */
+  details?: Readonly<Record<string, unknown>>;
   /** A code of the route's standard and the parameter it concerns, when the handler named them (OWS exceptionCode and locator). */
   code?: string;
   locator?: string;
@@ -26,15 +29,31 @@ export type ErrorDialect = (answer: ErrorAnswer) => Reply;
 /** The cloud API's errors: the status, and the message as one line of plain text, never cached. */
 export const cloudErrors: ErrorDialect = ({ status, message, headers }) => textReply(status, message, headers);
 
-/** The status of each kind. `abandoned` is nginx's 499 "client closed request": nobody reads it, and it is no server error. */
+/**
+ * The status of each kind: the one table of statuses for errors, so no route names one. `abandoned` is nginx's 499
+ * "client closed request": nobody reads it, and it is no server error. `no-space` is WebDAV's 507 "Insufficient
+ * Storage" (RFC 4918 §11.5), the status the admin API's Run now has answered a plan that does not fit.
+ */
 export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
+  forbidden: 403,
   'not-found': 404,
+  'not-acceptable': 406,
+  conflict: 409,
   abandoned: 499,
   damaged: 500,
   unavailable: 503,
   'too-busy': 503,
+  'no-space': 507,
 };
+
+/**
+ * A reply with the status of a kind and a body the route makes itself, for a route whose failure is an answer of
+ * its own form (the readiness report: which checks failed).
+ */
+export function kindReply(kind: ErrorKind, parts: ReplyParts): Reply {
+  return { status: KIND_STATUS[kind], ...parts };
+}
 
 /** What a client is told of damaged data: the error's own message (which tile, zlib's words) is for the log. */
 export const DAMAGED_MESSAGE = 'Damaged tile: the stored tile cannot be decompressed';
@@ -63,9 +82,16 @@ export function errorAnswer(err: unknown): ErrorAnswer | undefined {
   if (kind === undefined) return undefined;
   const status = KIND_STATUS[kind];
   if (kind === 'damaged') return { status, message: DAMAGED_MESSAGE, kind };
+  const answer: ErrorAnswer = { status, message: (err as Error).message, headers: headersOf(err, kind), kind };
+  if (err instanceof ServiceError && err.details) answer.details = err.details;
+  return answer;
+}
+
+/** What the kind adds to the answer's headers: when to retry (`too-busy`), that it depends on Accept (`not-acceptable`). */
+function headersOf(err: unknown, kind: ErrorKind): Record<string, string> | undefined {
+  if (kind === 'not-acceptable') return { Vary: 'Accept' };
   const retryAfter = err instanceof ServiceError ? err.retryAfterSeconds : undefined;
-  const headers = kind === 'too-busy' && retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
-  return { status, message: (err as Error).message, headers, kind };
+  return kind === 'too-busy' && retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
 // (06-121r3 Table 28).
 
 import { buildOwsExceptionReport, OWS_EXCEPTION_STATUS, type OwsException, type OwsExceptionCode } from '../ogc/ows-exception';
-import type { ErrorDialect } from './error-reply';
+import { KIND_STATUS, type ErrorDialect } from './error-reply';
 import { HttpError } from './reply';
 
 /** application/xml, as the OWS Common examples answer their exception reports. */
@@ -28,4 +28,12 @@ export const owsErrors: ErrorDialect = ({ status, message, headers, code, locato
  */
 export function owsError(exception: OwsException, status: number = OWS_EXCEPTION_STATUS[exception.code]): HttpError {
   return new HttpError(status, exception.text, undefined, exception.locator === undefined ? { code: exception.code } : { code: exception.code, locator: exception.locator });
+}
+
+/**
+ * The error that answers an exception in a RESTful request: `not-found` whatever its code, as a URL that names no
+ * tile names no resource (the HTTP semantics 07-057r7 §7.1.3 and §7.2 point RESTful errors at).
+ */
+export function owsRestError(exception: OwsException): HttpError {
+  return owsError(exception, KIND_STATUS['not-found']);
 }

@@ -1,6 +1,8 @@
 // A handler's answer, described as data so handlers can be tested without a socket and so the
 // route table and Express's 404 and errors send it through the same code (headers.ts).
 
+import { ServiceError } from '../errors';
+
 /** How long a client may cache the answer: tiles long, documents briefly, errors not at all. */
 export type CacheClass = 'tile' | 'document' | 'none';
 
@@ -29,15 +31,42 @@ export interface ErrorDetail {
   locator?: string;
 }
 
-/** An error a handler throws to answer with a status and a short plain-text message. */
+/**
+ * An error with a status of its own and a short plain-text message: an OWS exception, whose status the standard
+ * gives its code (ows-errors.ts). Everything else says what happened as a kind (errors.ts).
+ */
 export class HttpError extends Error {
   constructor(readonly status: number, message: string, readonly headers?: Record<string, string>, readonly detail?: ErrorDetail) {
     super(message);
   }
 }
 
-export const badRequest = (message: string): HttpError => new HttpError(400, message);
-export const notFound = (message: string): HttpError => new HttpError(404, message);
+/** A reply's parts but its status: what a route says of a success, leaving the status to these constructors. */
+export type ReplyParts = Omit<Reply, 'status'>;
+
+/** The statuses of success, by what a route means: as the error kinds' (error-reply.ts), chosen here and not in routes. */
+export const SUCCESS_STATUS = {
+  /** The answer to the request. */
+  answer: 200,
+  /** A write taken on and not yet done (a run started, a cancel asked for). */
+  accepted: 202,
+  /** Nothing to send (an absent tile inside the bounds). */
+  empty: 204,
+} as const;
+
+export type Success = keyof typeof SUCCESS_STATUS;
+
+export const answer = (parts: ReplyParts): Reply => ({ status: SUCCESS_STATUS.answer, ...parts });
+export const accepted = (parts: ReplyParts): Reply => ({ status: SUCCESS_STATUS.accepted, ...parts });
+export const noContent = (parts: ReplyParts): Reply => ({ status: SUCCESS_STATUS.empty, ...parts });
+
+/** Whether a reply is a `noContent` one. */
+export const isNoContent = (reply: Reply): boolean => reply.status === SUCCESS_STATUS.empty;
+
+/** Bad input (a parameter, an address outside the pyramid, a format not held): the `invalid` kind. */
+export const badRequest = (message: string): ServiceError => new ServiceError('invalid', message);
+/** What the request names is not here (a store, a document, a tile set): the `not-found` kind. */
+export const notFound = (message: string): ServiceError => new ServiceError('not-found', message);
 
 export function textReply(status: number, message: string, headers?: Record<string, string>): Reply {
   return { status, body: Buffer.from(`${message}\n`), type: 'text/plain; charset=utf-8', cache: 'none', headers };

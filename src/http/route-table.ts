@@ -2,9 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Config, Tier } from '../config/schema';
 import type { Catalog } from '../store/catalog/catalog';
-import { cloudErrors, type ErrorDialect } from './error-reply';
+import type { ErrorKind } from '../errors';
+import { cloudErrors, KIND_STATUS, type ErrorDialect } from './error-reply';
 import { compileFastParser, FAIL, IDENTIFIER } from './params';
-import { badRequest, type Reply } from './reply';
+import { badRequest, SUCCESS_STATUS, type Reply, type Success } from './reply';
 import type { Services } from './service-root';
 
 /** What a handler knows about the request, after the key was checked. */
@@ -35,6 +36,12 @@ export interface RequestContext {
    * handler about to make a big new body (a static map render) asks first. `too-busy` when too many wait.
    */
   reserveAnswer(): Promise<void>;
+  /**
+   * Calls `listener` once with the status of the answer as it is written (what the edge made of the handler's reply
+   * or error, a 304 included), before the client can read it; or with the `abandoned` status when the connection
+   * closes before any answer was written. One listener per request (the admin API's audit line).
+   */
+  onAnswered(listener: (status: number) => void): void;
   /** Every service the handlers use, built in one place (service-root.ts). */
   services: Services;
   /** The route table this request was matched in (the API describes itself from it: `/openapi.json`). */
@@ -64,6 +71,14 @@ export interface RouteDoc {
   statuses?: readonly number[];
 }
 
+/** What a route may answer besides its answer, as the OpenAPI definition lists it: an error kind, or a success of another status. */
+export type Outcome = ErrorKind | Exclude<Success, 'answer'>;
+
+/** The statuses of outcomes (error-reply.ts's and reply.ts's tables), for a route's documentation. */
+export function outcomeStatuses(outcomes: readonly Outcome[]): number[] {
+  return outcomes.map((o) => (o === 'empty' || o === 'accepted' ? SUCCESS_STATUS[o] : KIND_STATUS[o]));
+}
+
 export interface RouteOptions {
   /** Served without a key (static library files of the viewer, health). */
   public?: boolean;
@@ -75,6 +90,12 @@ export interface RouteOptions {
   method?: 'POST';
   /** No CORS header on its answers (the admin pages and API: a browser on another site must not read them). */
   noCors?: boolean;
+  /**
+   * Path parameters handed to the schema as sent, not percent-decoded: for a parameter whose verbatim characters
+   * mean something an escaped one does not (batch geocoding's `;` between queries, where `%3B` is part of one).
+   * Its schema decodes it.
+   */
+  rawParams?: readonly string[];
 }
 
 export interface Route extends RouteOptions {
@@ -118,9 +139,9 @@ export function compilePattern(pattern: string): RegExp {
  * The same pattern with numbered groups and their names in order: what matching uses (reading `m[i]` costs less
  * than the `groups` object a named match builds, on every tile request).
  */
-export function compileIndexed(pattern: string): { regex: RegExp; names: string[]; build: (m: RegExpExecArray) => RawParams } {
+export function compileIndexed(pattern: string, rawParams: readonly string[] = []): { regex: RegExp; names: string[]; build: (m: RegExpExecArray) => RawParams } {
   const { source, names } = translate(pattern, false);
-  return { regex: new RegExp(source), names, build: paramsBuilder(names) };
+  return { regex: new RegExp(source), names, build: paramsBuilder(names, rawParams) };
 }
 
 /** A path segment as matched, percent-decoded (throws URIError on bad encoding). */
@@ -134,9 +155,9 @@ function decodeSegment(v: string | undefined): string | undefined {
  * in the serve profile. Names are identifiers by the pattern syntax (translate; checked again here), so the
  * generated code holds nothing else.
  */
-function paramsBuilder(names: readonly string[]): (m: RegExpExecArray) => RawParams {
+function paramsBuilder(names: readonly string[], rawParams: readonly string[]): (m: RegExpExecArray) => RawParams {
   for (const n of names) if (!IDENTIFIER.test(n)) throw new Error(`bad parameter name ${n}`);
-  const literal = names.map((n, i) => `${n}: decode(m[${i + 1}])`).join(', ');
+  const literal = names.map((n, i) => (rawParams.includes(n) ? `${n}: m[${i + 1}]` : `${n}: decode(m[${i + 1}])`)).join(', ');
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from identifiers only (checked above)
   const make = new Function('decode', `return (m) => ({ ${literal} });`) as (decode: typeof decodeSegment) => (m: RegExpExecArray) => RawParams;
   return make(decodeSegment);
@@ -202,7 +223,7 @@ export function route<S extends ParamSchema>(pattern: string, params: S, handler
   return {
     pattern,
     regex: compilePattern(pattern),
-    indexed: compileIndexed(pattern),
+    indexed: compileIndexed(pattern, options.rawParams),
     params,
     pathParams,
     queryParams,

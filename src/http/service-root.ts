@@ -12,22 +12,34 @@ import { GlyphComposer } from '../services/fonts/compose';
 import { MirroredLabels } from '../services/geocoding/labels-mirrored';
 import { GeocodingService } from '../services/geocoding/service';
 import { GeolocationService, type GeolocationHooks } from '../services/geolocation/service';
+import { MapSprites } from '../services/map-sprites';
 import { RasterTiles } from '../services/raster-tiles';
 import { StaticMaps } from '../services/static-maps';
+import { WeatherCatalog } from '../services/weather';
 import type { Catalog } from '../store/catalog/catalog';
 import type { JobControl, JobStatusReader } from '../job-contracts';
+import { KeyRing } from './auth';
 import { readiness, type ExtraChecks, type Readiness } from './health';
 import type { ServerMetrics } from './metrics';
 import { registerMirrorMetrics, registerStaticMapMetrics, registerStoreMetrics } from './metrics-collectors';
+import { TileReplies } from './tile-replies';
 
 /** The services handlers reach through `ctx.services`. The optional ones answer 503 (or 404, metrics) when absent. */
 export interface Services {
+  /** The replies of tile buffers, each built once (tile-replies.ts). */
+  readonly tileReplies: TileReplies;
   /** Raster tiles in another size, scale or format than stored, with their cache. */
   readonly rasterTiles: RasterTiles;
   /** Glyph ranges of font stacks combined from several fonts, with their cache. */
   readonly glyphs: GlyphComposer;
   /** Static map images: layout, the render queue, decoded tiles and icons. */
   readonly staticMaps: StaticMaps;
+  /** The mirrored weather catalog and its variables, worked out once per catalog version. */
+  readonly weather: WeatherCatalog;
+  /** The sprite each map's stored style names, read once per store version. */
+  readonly mapSprites: MapSprites;
+  /** The admin keys (`admin.keys`; absent: none configured, and every /admin path answers as if it did not exist). */
+  readonly adminKeys?: KeyRing;
   /** The mirror jobs' status, wired by `serve` (absent: the server knows of no jobs). */
   readonly jobStatus?: JobStatusReader;
   /** Plan, run now and cancel of the mirror jobs, wired by `serve` (absent: this process runs no jobs; the admin API's writes answer 503). */
@@ -122,6 +134,10 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     if (jobStatus) registerMirrorMetrics(metrics.registry, jobStatus);
   }
   const services: Services = {
+    tileReplies: new TileReplies(),
+    weather: new WeatherCatalog(catalog),
+    mapSprites: new MapSprites(),
+    adminKeys: config.admin.keys.length > 0 ? new KeyRing(config.admin.keys.map((key) => ({ key, allowedOrigins: [], plan: 'free' as const }))) : undefined,
     rasterTiles: new RasterTiles(),
     glyphs: new GlyphComposer(),
     staticMaps,

@@ -129,12 +129,17 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
       tier = auth.key.plan;
     }
     if ('badEncoding' in found) return withRouteHeaders(route, route.dialect({ status: 400, message: 'Invalid percent-encoding in the path' }));
-    const ctx = context(built, { catalog, config, key: query.get('key') ?? '', tier, path, query, headers, opts });
+    const answered: ((status: number) => void)[] = [];
+    const ctx = context(built, { catalog, config, key: query.get('key') ?? '', tier, path, query, headers, opts, answered });
+    let reply: Reply;
     try {
-      return withRouteHeaders(route, await route.invoke(ctx, found.params));
+      reply = withRouteHeaders(route, await route.invoke(ctx, found.params));
     } catch (err) {
-      return withRouteHeaders(route, errorReply(err, route.dialect, (unexpected) => failures.push(unexpected)));
+      reply = withRouteHeaders(route, errorReply(err, route.dialect, (unexpected) => failures.push(unexpected)));
     }
+    // As the dispatcher once it writes the answer: its status to whoever asked (no socket here, so no 304).
+    for (const listener of answered) listener(reply.status);
+    return reply;
   }
 
   return {
@@ -175,7 +180,17 @@ function buildServices(config: Config, catalog: Catalog, labelsDir: string, with
 /** The context the dispatcher hands a handler (src/http/dispatch.ts, class Context). */
 function context(
   built: Built,
-  r: { catalog: Catalog; config: Config; key: string; tier: RequestContext['tier']; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; opts: GetOptions },
+  r: {
+    catalog: Catalog;
+    config: Config;
+    key: string;
+    tier: RequestContext['tier'];
+    path: string;
+    query: URLSearchParams;
+    headers: IncomingHttpHeaders;
+    opts: GetOptions;
+    answered: ((status: number) => void)[];
+  },
 ): RequestContext {
   return {
     catalog: r.catalog,
@@ -193,6 +208,7 @@ function context(
     routes,
     // No socket here, so no answer bodies held: room at once.
     reserveAnswer: () => Promise.resolve(),
+    onAnswered: (listener) => void r.answered.push(listener),
   };
 }
 

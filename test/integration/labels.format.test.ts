@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LABEL_INDEX_FORMAT } from '../../src/services/geocoding/labels-build';
+import { LABEL_INDEX_FORMAT } from '../../src/services/geocoding/labels-sql';
 import { SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 

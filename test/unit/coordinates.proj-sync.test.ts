@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { Proj, ProjStopped, type ProjHandle } from '../../src/services/coordinates/proj';
-import { COORDINATES_INDEX } from '../../src/services/coordinates/registry-index';
+import { COORDINATES_INDEX } from '../../src/services/coordinates/registry-sql';
 import { RegistrySearch } from '../../src/services/coordinates/search';
 import { parsePoints, TransformError, Transformer } from '../../src/services/coordinates/transform';
 

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 function context(path: string, query = 'key=demo'): RequestContext {
-  return { catalog, config, key: 'demo', tier: 'paid', baseUrl: 'https://maps.example.org', query: new URLSearchParams(query), headers: {}, path, signal: new AbortController().signal, clientAddress: '203.0.113.9', trustedProxy: false, services: root.services, routes, reserveAnswer: () => Promise.resolve() };
+  return { catalog, config, key: 'demo', tier: 'paid', baseUrl: 'https://maps.example.org', query: new URLSearchParams(query), headers: {}, path, signal: new AbortController().signal, clientAddress: '203.0.113.9', trustedProxy: false, services: root.services, routes, reserveAnswer: () => Promise.resolve(), onAnswered: () => undefined };
 }
 
 /** What the dispatcher does after the key check: match the route, validate its parameters, run its handler. */

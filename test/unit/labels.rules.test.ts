@@ -1,7 +1,8 @@
 // The pure rules of the label index not exercised through the sample city: street pieces merged into streets,
 // place classes → Carmen place types, tile pixels → lon/lat, the typo budget, the category column, and which
 // tile sets are worth indexing. Expected values are literal (Web Mercator corners, hand-made pieces).
-import { categoryColumn, MERGE_METERS, mergePieces } from '../../src/services/geocoding/labels-build';
+import { MERGE_METERS, mergePieces } from '../../src/services/geocoding/labels-build';
+import { categoryColumn } from '../../src/services/geocoding/labels-sql';
 import { LABEL_LAYERS, placeTypeOf, tilePointToLonLat } from '../../src/services/geocoding/labels-extract';
 import { mayHoldLabels } from '../../src/services/geocoding/labels-mirrored';
 import { typoBudget } from '../../src/services/geocoding/labels-text';

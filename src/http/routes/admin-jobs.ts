@@ -5,10 +5,11 @@
 
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { instanceName, runningOn, type JobView } from '../../job-contracts';
-import { HttpError, type Reply } from '../reply';
+import { ServiceError } from '../../errors';
+import { instanceName, runningOn, type CancelRequest, type JobView, type RunRequest } from '../../job-contracts';
+import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
-import { adminJson, auditedWrite, checkAdminRead } from './admin-auth';
+import { adminAccepted, adminJson, auditedWrite, checkAdminRead } from './admin-auth';
 import { statusDocument } from './status';
 
 export const jobParams = z.object({ name: z.string().min(1).max(200).meta({ description: 'The job name (mirror.jobs[].name)' }) });
@@ -25,14 +26,14 @@ const withInstance = (v: JobView): JobView & { runningOn: string | null } => ({ 
 
 function findJob(ctx: RequestContext, name: string): JobView {
   const job = ctx.services.jobStatus?.views().find((v) => v.name === name);
-  if (!job) throw new HttpError(404, `No job ${name}`);
+  if (!job) throw new ServiceError('not-found', `No job ${name}`);
   return job;
 }
 
-/** The job control, or 503 when this process runs no jobs (a cluster worker, a server started without them). */
+/** The job control, or `unavailable` when this process runs no jobs (a cluster worker, a server started without them). */
 function control(ctx: RequestContext): NonNullable<RequestContext['services']['jobControl']> {
   const c = ctx.services.jobControl;
-  if (!c) throw new HttpError(503, 'This server process runs no mirror jobs (a cluster worker, or no job could be set up): run them from the instance that does');
+  if (!c) throw new ServiceError('unavailable', 'This server process runs no mirror jobs (a cluster worker, or no job could be set up): run them from the instance that does');
   return c;
 }
 
@@ -56,22 +57,38 @@ export async function adminJobPlan(ctx: RequestContext, { name }: JobParams): Pr
   try {
     plan = await control(ctx).plan(name, ctx.signal);
   } catch (err) {
-    if (err instanceof HttpError) throw err;
-    throw new HttpError(503, `Cannot plan job ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof ServiceError) throw err;
+    throw new ServiceError('unavailable', `Cannot plan job ${name}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (!plan) throw new HttpError(404, `No job ${name}`);
+  if (!plan) throw new ServiceError('not-found', `No job ${name}`);
   return adminJson(plan);
+}
+
+/** What a refused write means, as a kind: the job control's reason, and the facts the answer gives beside it. */
+const REFUSED = {
+  unknown: 'not-found',
+  running: 'conflict',
+  'not-running': 'conflict',
+  'no-space': 'no-space',
+  unavailable: 'unavailable',
+} as const;
+
+type Refused = Extract<RunRequest, { accepted: false }> | Extract<CancelRequest, { cancelling: false }>;
+
+function refusal(r: Refused): ServiceError {
+  const kind = REFUSED[r.reason];
+  if (kind === 'conflict') return new ServiceError(kind, r.message, undefined, { runningOn: r.runningOn ?? null });
+  // The console reads the message, and the plan that does not fit, from the answer.
+  if (kind === 'no-space') return new ServiceError(kind, r.message, undefined, { message: r.message, plan: 'plan' in r ? r.plan : undefined });
+  return new ServiceError(kind, r.message);
 }
 
 export function adminJobRun(ctx: RequestContext, { name }: JobParams): Promise<Reply> {
   return auditedWrite(ctx, `run job ${name}`, async () => {
     findJob(ctx, name);
     const r = await control(ctx).runNow(name);
-    if (r.accepted) return adminJson({ accepted: true, instance: r.instance }, 202);
-    if (r.reason === 'unknown') throw new HttpError(404, r.message);
-    if (r.reason === 'running') return adminJson({ error: r.message, runningOn: r.runningOn ?? null }, 409);
-    if (r.reason === 'no-space') return adminJson({ error: r.message, message: r.message, plan: r.plan }, 507);
-    throw new HttpError(503, r.message);
+    if (r.accepted) return adminAccepted({ accepted: true, instance: r.instance });
+    throw refusal(r);
   });
 }
 
@@ -79,8 +96,7 @@ export function adminJobCancel(ctx: RequestContext, { name }: JobParams): Promis
   return auditedWrite(ctx, `cancel job ${name}`, () => {
     findJob(ctx, name);
     const r = control(ctx).cancel(name);
-    if (r.cancelling) return adminJson({ cancelling: true, instance: r.instance }, 202);
-    if (r.reason === 'unknown') throw new HttpError(404, r.message);
-    return adminJson({ error: r.message, runningOn: r.runningOn ?? null }, 409);
+    if (r.cancelling) return adminAccepted({ cancelling: true, instance: r.instance });
+    throw refusal(r);
   });
 }

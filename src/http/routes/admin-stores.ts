@@ -8,7 +8,8 @@ import type { Bounds } from '../../geo/bounds';
 import { tileBoundsLonLat, tileRange } from '../../geo/mercator';
 import type { TileStore } from '../../store/tile-reader';
 import type { ResourceKind } from '../../store/types';
-import { badRequest, HttpError, type Reply } from '../reply';
+import { ServiceError } from '../../errors';
+import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { adminJson, checkAdminRead } from './admin-auth';
 
@@ -67,7 +68,7 @@ export function adminStores(ctx: RequestContext): Reply {
 function findStore(ctx: RequestContext, id: string): TileStore {
   const slash = id.indexOf('/');
   const store = slash > 0 ? ctx.catalog.get(id.slice(0, slash) as ResourceKind, id.slice(slash + 1)) : undefined;
-  if (!store) throw new HttpError(404, `No store ${id}`);
+  if (!store) throw new ServiceError('not-found', `No store ${id}`);
   return store;
 }
 

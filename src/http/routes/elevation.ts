@@ -5,7 +5,7 @@ import { badRequest, jsonReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 
 // `/elevation/{locations}.json`: heights from the mirrored terrain (services/elevation). The schema parses and
-// bounds the positions (400 naming the position); the handler asks the service and shapes the answer.
+// bounds the positions (invalid, naming the position); the handler asks the service and shapes the answer.
 
 /** Most positions in one request (the spec's limit). */
 export const MAX_POSITIONS = 50;
@@ -52,7 +52,7 @@ export const elevationParams = z.object({
 });
 
 /**
- * `/elevation/{locations}.json`: `[[lng, lat, elevation], …]` in the order asked; 400 for a position no terrain
+ * `/elevation/{locations}.json`: `[[lng, lat, elevation], …]` in the order asked; invalid for a position no terrain
  * covers (the service's NoTerrainError, no terrain at all, is `unavailable`).
  */
 export async function elevation(ctx: RequestContext, p: z.output<typeof elevationParams>): Promise<Reply> {

@@ -25,7 +25,7 @@ export const fontGlyphsParams = z.object({
 
 /**
  * `/fonts/{fontstack}/{start}-{end}.pbf`: the glyphs of a range, each from the first font of the stack that has it,
- * then from the configured fallback fonts (`fonts.fallback`); 404 only when none of those fonts is mirrored.
+ * then from the configured fallback fonts (`fonts.fallback`); not found only when none of those fonts is mirrored.
  */
 export function fontGlyphs(ctx: RequestContext, p: z.output<typeof fontGlyphsParams>): Reply {
   const { fontstack: stack, range } = p;

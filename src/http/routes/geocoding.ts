@@ -16,8 +16,8 @@ import type { RequestContext } from '../route-table';
 
 // Geocoding: forward, reverse, by id, batch (the four overlapping path shapes are told apart by the route table's
 // patterns, in this order: `{lon},{lat}`, a `;` list, `{type}.{n}`, anything else). Parameters are validated by
-// the schemas below (a 400 naming the parameter); the service answers from the gazetteer (GeocodingUnavailable, a
-// 503, until it is built).
+// the schemas below (invalid, naming the parameter); the service answers from the gazetteer (`unavailable` until
+// it is built).
 
 /** A comma list of the raw text; `undefined` when the parameter is absent. */
 function commaList(name: string, description: string, check: (item: string) => string | undefined, opts: { max?: number; meta?: Record<string, unknown> } = {}) {
@@ -168,7 +168,35 @@ export const byIdParams = z.object({
   language,
   worldview,
 });
-export const batchParams = z.object({ queries: z.string().describe(`up to ${MAX_BATCH} queries (forward, reverse or id) separated by a verbatim \`;\``), ...forwardQuery });
+/**
+ * The queries of a batch: the path segment as sent (the route keeps it raw), split on its verbatim `;`, each query
+ * then percent-decoded, so an escaped `%3B` stays inside its query.
+ */
+const batchQueries = z
+  .string()
+  .transform((raw, ctx) => {
+    const fail = (message: string): never => {
+      ctx.addIssue({ code: 'custom', message: `Invalid queries: ${message}`, input: raw });
+      return z.NEVER;
+    };
+    const items: string[] = [];
+    for (const item of raw.split(';')) {
+      try {
+        items.push(decodeURIComponent(item));
+      } catch {
+        return fail('bad percent-encoding');
+      }
+    }
+    if (items.length > MAX_BATCH) return fail(`at most ${MAX_BATCH} queries per batch, got ${items.length}`);
+    for (const [i, q] of items.entries()) {
+      if (!q.trim()) return fail(`query ${i + 1} is empty`);
+      if (q.length > MAX_QUERY_LENGTH) return fail(`query ${i + 1} is longer than ${MAX_QUERY_LENGTH} characters`);
+    }
+    return items;
+  })
+  .meta({ type: 'string', description: `up to ${MAX_BATCH} queries (forward, reverse or id) separated by a verbatim \`;\`` });
+
+export const batchParams = z.object({ queries: batchQueries, ...forwardQuery });
 
 type Common = { language?: string[]; types?: string[]; excludeTypes?: boolean; limit?: number };
 
@@ -229,24 +257,11 @@ export function geocodingById(ctx: RequestContext, p: z.output<typeof byIdParams
   return jsonReply(geo.byId(p.id, { language: languages(ctx, p) }));
 }
 
-/** `/geocoding/{q1;q2;...}.json`: each item split on the verbatim `;` of the raw path, then decoded. */
+/** `/geocoding/{q1;q2;...}.json`: the queries as the schema read them (split on the verbatim `;`, then decoded). */
 export function geocodingBatch(ctx: RequestContext, p: z.output<typeof batchParams>): Reply {
   const geo = service(ctx);
-  const raw = /^\/geocoding\/(.*)\.json$/.exec(ctx.path)?.[1] ?? '';
-  const items = raw.split(';').map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      throw badRequest('Invalid queries: bad percent-encoding');
-    }
-  });
-  if (items.length > MAX_BATCH) throw badRequest(`Invalid queries: at most ${MAX_BATCH} queries per batch, got ${items.length}`);
-  items.forEach((q, i) => {
-    if (!q.trim()) throw badRequest(`Invalid queries: query ${i + 1} is empty`);
-    if (q.length > MAX_QUERY_LENGTH) throw badRequest(`Invalid queries: query ${i + 1} is longer than ${MAX_QUERY_LENGTH} characters`);
-  });
   const opts = forwardOptions(ctx, p);
-  const parsed = items.map((q, i) => {
+  const parsed = p.queries.map((q, i) => {
     const item = classifyQuery(q, geo.isLabelId);
     if (item.kind === 'reverse') {
       if (!(item.lon >= -180 && item.lon <= 180 && item.lat >= -90 && item.lat <= 90)) throw badRequest(`Invalid queries: query ${i + 1} is outside -180..180, -90..90`);

@@ -4,7 +4,7 @@ import { collectionId, tilesetsPath } from '../../ogc/ogcapi-tiles';
 import { tilePathTemplate, withKey } from '../../ogc/urls';
 import type { Catalog } from '../../store/catalog/catalog';
 import type { Pyramid, TilesetInfo } from '../../store/types';
-import { documentReply, type Reply } from '../reply';
+import { answer, documentReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { escapeHtml as esc } from '../html';
 
@@ -157,4 +157,4 @@ ${res.join('\n')}
   return documentReply(html, 'text/html; charset=utf-8');
 }
 
-export const health = (): Reply => ({ status: 200, body: Buffer.from('ok\n'), type: 'text/plain; charset=utf-8', cache: 'none' });
+export const health = (): Reply => answer({ body: Buffer.from('ok\n'), type: 'text/plain; charset=utf-8', cache: 'none' });

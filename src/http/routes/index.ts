@@ -1,6 +1,6 @@
 import { owsErrors } from '../ows-errors';
 import { problemErrors } from '../problem-errors';
-import { NO_PARAMS, route, type Route, type RouteDoc, type RouteOptions } from '../route-table';
+import { NO_PARAMS, outcomeStatuses, route, type Outcome, type Route, type RouteDoc, type RouteOptions } from '../route-table';
 import { coordinatesSearch, coordinatesSearchParams, coordinatesTransform, coordinatesTransformParams } from './coordinates';
 import { dataFeatures, dataParams } from './data';
 import {
@@ -77,9 +77,9 @@ import {
 // Every path of the API, in the order of the spec's endpoint tables, then what tilemirror adds (service-wide WMTS,
 // OGC API Tiles, the API's own description). Each row: pattern, parameter schema (validated before the handler
 // runs; the OpenAPI definition is built from it), handler, and what the definition says (tag, summary, media types
-// of a 200, statuses besides 200/304/400/403/414). The listener matches them before Express, which only serves the
-// viewer's library files and the 404. z/x/y segments match anything here: the schemas validate them (400 naming the
-// parameter, not 404).
+// of the answer, the outcomes besides it and those every route has). The listener matches them before Express, which only serves the
+// viewer's library files and answers what no route matches. z/x/y segments match anything here: the schemas
+// validate them (a bad parameter is named, not taken for an unknown path).
 
 const XYZ = ':z/:x/:y([^/.@]+)';
 const JSON_TYPE = ['application/json'];
@@ -88,15 +88,15 @@ const XML = ['text/xml'];
 const RASTER = ['image/png', 'image/jpeg', 'image/webp'];
 const ANY_TILE = [...RASTER, 'application/x-protobuf', 'application/octet-stream'];
 const SPRITE = ['image/png', 'application/json'];
-const FOUND = [404];
-const TILE = [204, 404];
-const GEOCODING = [503];
+const FOUND: Outcome[] = ['not-found'];
+const TILE: Outcome[] = ['empty', 'not-found'];
+const GEOCODING: Outcome[] = ['unavailable'];
 const VECTOR_TILE = ['application/vnd.mapbox-vector-tile'];
 /** OGC API routes answer errors as problem details (application/problem+json). */
 const OGC: RouteOptions = { dialect: problemErrors };
 /** WMTS answers its errors as OWS ExceptionReports (ows-errors.ts). */
 const OWS: RouteOptions = { dialect: owsErrors };
-const doc = (tag: string, summary: string, types: readonly string[], statuses?: readonly number[]): RouteDoc => ({ tag, summary, types, statuses });
+const doc = (tag: string, summary: string, types: readonly string[], outcomes?: readonly Outcome[]): RouteDoc => ({ tag, summary, types, statuses: outcomes && outcomeStatuses(outcomes) });
 /** The admin API: its keys checked by the handlers (admin-auth.ts), JSON errors, no CORS. */
 const ADMIN: RouteOptions = { public: true, noCors: true, dialect: adminErrors };
 const ADMIN_WRITE: RouteOptions = { ...ADMIN, method: 'POST' };
@@ -126,21 +126,21 @@ export const routes: Route[] = [
   route('/images/:imageId/image.json', imageParams, imageJson, doc('Images', 'ImageJSON of the image', JSON_TYPE, FOUND)),
   route(`/images/:imageId/${XYZ}[.:ext]`, imageTileParams, imageTile, doc('Images', 'Tile of the image pyramid', ANY_TILE, TILE)),
   route('/images/:imageId/WMTSCapabilities.xml', imageParams, imageWmts, doc('Images', 'WMTS capabilities of the image', XML, FOUND), OWS),
-  // Elevation (503 when no terrain is mirrored)
-  route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, [503])),
+  // Elevation (unavailable when no terrain is mirrored)
+  route('/elevation/:locations.json', elevationParams, elevation, doc('Elevation', 'Heights at up to 50 positions, from the mirrored terrain', JSON_TYPE, ['unavailable'])),
   // Geocoding: four overlapping shapes, told apart in this order: a position, a `;` batch, a `type.N` id, a name
   route('/geocoding/:longitude(-?[0-9.]+),:latitude(-?[0-9.]+).json', reverseParams, geocodingReverse, doc('Geocoding', 'Reverse geocoding: what is at a position', JSON_TYPE, GEOCODING)),
-  route('/geocoding/:queries([^/]*;[^/]*).json', batchParams, geocodingBatch, doc('Geocoding', 'Batch geocoding: up to 50 forward, reverse or id queries separated by `;`', JSON_TYPE, GEOCODING)),
+  route('/geocoding/:queries([^/]*;[^/]*).json', batchParams, geocodingBatch, doc('Geocoding', 'Batch geocoding: up to 50 forward, reverse or id queries separated by `;`', JSON_TYPE, GEOCODING), { rawParams: ['queries'] }),
   route('/geocoding/:id([a-z_]+\\.[0-9]+).json', byIdParams, geocodingById, doc('Geocoding', 'A feature by id, with its full geometry', JSON_TYPE, GEOCODING)),
   route('/geocoding/:query.json', forwardParams, geocodingForward, doc('Geocoding', 'Forward geocoding: places by name', JSON_TYPE, GEOCODING)),
   // Weather
   route('/weather/latest.json', NO_PARAMS, weatherLatest, doc('Weather', 'Weather catalog: variables and keyframe tile sets', JSON_TYPE, FOUND)),
   route('/weather/WMTSCapabilities.xml', NO_PARAMS, wmtsWeatherCapabilities, doc('Weather', 'WMTS capabilities of the weather variables: one layer each, with a Time dimension', XML, FOUND), OWS),
-  // Coordinates (503 when the registry index is not built)
-  route('/coordinates/search/:query.json', coordinatesSearchParams, coordinatesSearch, doc('Coordinates', 'Search the EPSG registry', JSON_TYPE, [503])),
-  route('/coordinates/transform/:coordinates.json', coordinatesTransformParams, coordinatesTransform, doc('Coordinates', 'Transform coordinates between reference systems', JSON_TYPE, [503])),
+  // Coordinates (unavailable when the registry index is not built)
+  route('/coordinates/search/:query.json', coordinatesSearchParams, coordinatesSearch, doc('Coordinates', 'Search the EPSG registry', JSON_TYPE, ['unavailable'])),
+  route('/coordinates/transform/:coordinates.json', coordinatesTransformParams, coordinatesTransform, doc('Coordinates', 'Transform coordinates between reference systems', JSON_TYPE, ['unavailable'])),
   // Geolocation
-  route('/geolocation/ip.json', geolocationParams, geolocationIp, doc('Geolocation', "Where the requester is, from its IP address: configured sites of local networks, then DB-IP Lite City (CC BY 4.0, https://db-ip.com)", JSON_TYPE, [503])),
+  route('/geolocation/ip.json', geolocationParams, geolocationIp, doc('Geolocation', "Where the requester is, from its IP address: configured sites of local networks, then DB-IP Lite City (CC BY 4.0, https://db-ip.com)", JSON_TYPE, ['unavailable'])),
   // Sprites, fonts
   route('/sprites/:spriteId/sprite[:scale(@\\d+x)].:format', spriteParams, sprite, doc('Sprites', 'Sprite sheet (png) or index (json)', SPRITE, FOUND)),
   route('/fonts/:fontstack/:range.pbf', fontGlyphsParams, fontGlyphs, doc('Fonts', 'Glyphs of 256 code points of a font stack', ['application/x-protobuf'], FOUND)),
@@ -180,27 +180,27 @@ export const routes: Route[] = [
     doc('WMTS', 'WMTS RESTful tile (the ResourceURL template of the layer)', [...RASTER, ...VECTOR_TILE], TILE),
     OWS,
   ),
-  // For operators, 404 when no admin key is configured: the console (a page with no data in it, its script and
+  // For operators, not found when no admin key is configured: the console (a page with no data in it, its script and
   // style; its script reads the admin API with the key typed in) and the jobs' status (admin key, checked by the handler)
   route('/admin[/]', NO_PARAMS, adminConsole, doc('Admin', "The operator's console: stores on a map, jobs to run and cancel (reads the admin API)", HTML, FOUND), { public: true, noCors: true }),
   route('/admin/console.js', NO_PARAMS, adminConsoleScript, doc('Admin', "The console's script", ['text/javascript'], FOUND), { public: true, noCors: true }),
   route('/admin/console.css', NO_PARAMS, adminConsoleStyle, doc('Admin', "The console's style sheet", ['text/css'], FOUND), { public: true, noCors: true }),
-  route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, [403, 404]), { public: true, noCors: true }),
+  route('/admin/status.json', NO_PARAMS, adminStatusJson, doc('Admin', 'Mirror jobs: schedule, progress, last run, errors (admin key)', JSON_TYPE, ['forbidden', 'not-found']), { public: true, noCors: true }),
   // The admin API (admin key in `Authorization: Bearer`; reads also take `?key=`); its writes are the only POST routes
-  route('/admin/api/stores', NO_PARAMS, adminStores, doc('Admin', 'Every store: kind, format, zooms, bounds, tiles, bytes, publication, origin, job (admin key)', JSON_TYPE, [403, 404]), ADMIN),
-  route('/admin/api/stores/:id(.+?)/coverage', coverageParams, adminStoreCoverage, doc('Admin', "A store's mirrored area and the tiles present at one zoom, as GeoJSON (admin key)", JSON_TYPE, [403, 404]), ADMIN),
-  route('/admin/api/jobs', NO_PARAMS, adminJobs, doc('Admin', 'Every job with its schedule, live progress and the instance running it (admin key)', JSON_TYPE, [403, 404]), ADMIN),
-  route('/admin/api/jobs/:name([^/]+)', jobParams, adminJob, doc('Admin', 'One job and its last runs (admin key)', JSON_TYPE, [403, 404]), ADMIN),
-  route('/admin/api/jobs/:name([^/]+)/plan', jobParams, adminJobPlan, doc('Admin', "A job's next run: tiles, estimated size and time, free space on the data volume (admin key)", JSON_TYPE, [403, 404, 503]), ADMIN),
-  route('/admin/api/jobs/:name([^/]+)/run', jobParams, adminJobRun, doc('Admin', 'Run the job now, through the same lock as a scheduled firing (admin key in Authorization; same origin)', JSON_TYPE, [403, 404, 409, 503, 507]), ADMIN_WRITE),
-  route('/admin/api/jobs/:name([^/]+)/cancel', jobParams, adminJobCancel, doc('Admin', "Cancel the job's run on this instance: progress is kept (admin key in Authorization; same origin)", JSON_TYPE, [403, 404, 409, 503]), ADMIN_WRITE),
+  route('/admin/api/stores', NO_PARAMS, adminStores, doc('Admin', 'Every store: kind, format, zooms, bounds, tiles, bytes, publication, origin, job (admin key)', JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
+  route('/admin/api/stores/:id(.+?)/coverage', coverageParams, adminStoreCoverage, doc('Admin', "A store's mirrored area and the tiles present at one zoom, as GeoJSON (admin key)", JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
+  route('/admin/api/jobs', NO_PARAMS, adminJobs, doc('Admin', 'Every job with its schedule, live progress and the instance running it (admin key)', JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)', jobParams, adminJob, doc('Admin', 'One job and its last runs (admin key)', JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)/plan', jobParams, adminJobPlan, doc('Admin', "A job's next run: tiles, estimated size and time, free space on the data volume (admin key)", JSON_TYPE, ['forbidden', 'not-found', 'unavailable']), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)/run', jobParams, adminJobRun, doc('Admin', 'Run the job now, through the same lock as a scheduled firing (admin key in Authorization; same origin)', JSON_TYPE, ['forbidden', 'not-found', 'conflict', 'unavailable', 'no-space']), ADMIN_WRITE),
+  route('/admin/api/jobs/:name([^/]+)/cancel', jobParams, adminJobCancel, doc('Admin', "Cancel the job's run on this instance: progress is kept (admin key in Authorization; same origin)", JSON_TYPE, ['forbidden', 'not-found', 'conflict', 'unavailable']), ADMIN_WRITE),
   // This server: index, health, and the API's own description (public: it names no data, and a client following
   // the landing page's service-desc may not have a key to hand)
   route('/', NO_PARAMS, home, doc('Server', 'Index of everything served', HTML)),
   route('/health', NO_PARAMS, health, doc('Server', 'Liveness (the same as /health/live)', ['text/plain']), { public: true }),
   route('/health/live', NO_PARAMS, health, doc('Server', 'Liveness: the process answers (no I/O)', ['text/plain']), { public: true }),
-  route('/health/ready', NO_PARAMS, healthReady, doc('Server', 'Readiness: stores open, scheduler started, not shutting down (503 with the failed checks)', JSON_TYPE, [503]), { public: true }),
-  route('/metrics', NO_PARAMS, metrics, doc('Server', 'Prometheus metrics (from metrics.allow addresses, default loopback, or with an admin key)', ['text/plain'], [403, 404, 503]), { public: true }),
+  route('/health/ready', NO_PARAMS, healthReady, doc('Server', 'Readiness: stores open, scheduler started, not shutting down (when not ready: the failed checks, as Service Unavailable)', JSON_TYPE, ['unavailable']), { public: true }),
+  route('/metrics', NO_PARAMS, metrics, doc('Server', 'Prometheus metrics (from metrics.allow addresses, default loopback, or with an admin key)', ['text/plain'], ['forbidden', 'not-found', 'unavailable']), { public: true }),
   route('/openapi.json', NO_PARAMS, openApiDocument, doc('Server', 'This OpenAPI 3.1 definition', ['application/vnd.oai.openapi+json;version=3.1']), { public: true }),
   route('/docs', NO_PARAMS, apiDocs, doc('Server', 'The API documentation, rendered from the OpenAPI definition', HTML), { public: true }),
 ];

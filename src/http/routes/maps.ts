@@ -40,7 +40,7 @@ export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileReque
   const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
   if (exact) return storedTileReply(ctx, store, exact.name, a, format);
   if (format === 'basis') throw badRequest('Invalid format: basis tiles are not mirrored for this map');
-  return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((r) => tileReply(r?.data, format));
+  return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((r) => tileReply(ctx, r?.data, format));
 }
 
 /** `/maps/{mapId}/[256/]{z}/{x}/{y}[@2x].{format}` */

@@ -19,7 +19,7 @@ import {
 } from '../../ogc/ogcapi-tiles';
 import type { TileStore } from '../../store/tile-reader';
 import { assertInPyramid, checkTileAddress, id, nonNegativeInteger } from '../params';
-import { badRequest, jsonReply, notFound, type Reply } from '../reply';
+import { badRequest, isNoContent, jsonReply, notFound, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { serveMapTile } from './maps';
 import { advertisedTile, storedTileReply, tileReply } from './tile-reply';
@@ -47,7 +47,7 @@ const temporalParams = {
     .optional()
     .meta({
       description:
-        'an instant (RFC 3339, e.g. `2024-01-01T06:00:00Z`) or an interval `start/end` (either end open: `..` or empty). Tiles of a weather collection: the latest keyframe the value holds, 204 when it holds none; the latest keyframe without it. Collections: those whose temporal extent meets it, and every collection without one. Ignored by collections without a temporal extent.',
+        'an instant (RFC 3339, e.g. `2024-01-01T06:00:00Z`) or an interval `start/end` (either end open: `..` or empty). Tiles of a weather collection: the latest keyframe the value holds, No Content when it holds none; the latest keyframe without it. Collections: those whose temporal extent meets it, and every collection without one. Ignored by collections without a temporal extent.',
     }),
   subset: z
     .array(z.string())
@@ -81,7 +81,7 @@ const TILE_MATRIX_IDS = Array.from({ length: DEFAULT_MAX_ZOOM + 1 }, (_, z) => S
 
 /**
  * `{tileMatrix}`: a string, the identifier of one of the tile matrix set's matrices (/req/core/tc-tilematrix-definition),
- * handed to the handler as its zoom. Anything else (`05`, `25`, `x`) is a 400 naming the parameter.
+ * handed to the handler as its zoom. Anything else (`05`, `25`, `x`) is invalid, naming the parameter.
  */
 const tileMatrix = z
   .enum(TILE_MATRIX_IDS, { error: `Invalid tileMatrix: expected the identifier of a tile matrix of the set, 0 to ${DEFAULT_MAX_ZOOM}` })
@@ -92,7 +92,7 @@ const tileMatrix = z
 const tileRow = nonNegativeInteger('tileRow', 'row index of the tile in the selected tile matrix, from the top');
 const tileCol = nonNegativeInteger('tileCol', 'column index of the tile in the selected tile matrix, from the left');
 
-/** The address exists in its tile matrix (a 400 naming it when not). */
+/** The address exists in its tile matrix (invalid, naming it, when not). */
 function refineAddress(v: { tileMatrix: number; tileRow: number; tileCol: number }, ctx: z.RefinementCtx): void {
   const message = checkTileAddress({ z: v.tileMatrix, x: v.tileCol, y: v.tileRow });
   if (message) ctx.addIssue({ code: 'custom', message, path: ['tileMatrix'] });
@@ -120,7 +120,7 @@ function collectionStore(ctx: RequestContext, cid: string, dataType?: 'map' | 'v
 }
 
 /**
- * The weather variable of a collection id (`weather.{name}`), undefined for another kind of collection; 404 when
+ * The weather variable of a collection id (`weather.{name}`), undefined for another kind of collection; not found when
  * there is no such variable, or (`dataType` vector) when the path asks for vector tilesets, which it has none of.
  */
 function weatherVariable(ctx: RequestContext, cid: string, dataType?: 'map' | 'vector'): WeatherVariable | undefined {
@@ -168,7 +168,7 @@ const ACTUAL_DATETIME = 'OGCAPI-datetime';
 
 /**
  * A weather collection's tile: the keyframe's tile at the time asked for (keyframeFor), with the instant it shows
- * in `OGCAPI-datetime`; 204 when the request asks for times no keyframe has (no content: /req/core/tc-error B, and
+ * in `OGCAPI-datetime`; empty when the request asks for times no keyframe has (no content: /req/core/tc-error B, and
  * /req/collections/rc-subset-definition C for a subset outside the extent). A tile at the latest keyframe because
  * the request named no time changes when a newer catalog is mirrored: cached as a document (revalidated).
  */
@@ -178,11 +178,11 @@ function weatherTile(ctx: RequestContext, v: WeatherVariable, p: z.output<typeof
   const keyframe = asked === 'empty' ? undefined : keyframeFor(v, asked);
   const a = { z: p.tileMatrix, x: p.tileCol, y: p.tileRow };
   assertInPyramid(v.pyramid, a);
-  if (!keyframe) return tileReply(undefined, v.pyramid.format);
+  if (!keyframe) return tileReply(ctx, undefined, v.pyramid.format);
   const dated = (r: Reply): Reply => ({
     ...advertisedTile(r),
     // Exposed to scripts of other origins, which read it to label the map.
-    ...(r.status === 200 && { headers: { ...r.headers, [ACTUAL_DATETIME]: keyframe.time, 'Access-Control-Expose-Headers': ACTUAL_DATETIME } }),
+    ...(!isNoContent(r) && { headers: { ...r.headers, [ACTUAL_DATETIME]: keyframe.time, 'Access-Control-Expose-Headers': ACTUAL_DATETIME } }),
     ...(asked === undefined && r.cache === 'tile' && { cache: 'document' as const }),
   });
   const reply = serveStoredTile(ctx, 'tiles', keyframe.tilesetId, a);
@@ -194,7 +194,7 @@ function ogcTile(dataType: 'map' | 'vector') {
   return (ctx: RequestContext, p: z.output<typeof ogcTileParams>): Reply | Promise<Reply> => {
     const weather = weatherVariable(ctx, p.collectionId, dataType);
     if (weather) return weatherTile(ctx, weather, p);
-    // Time is no axis of these collections' tiles; a malformed datetime or subset is still one (400).
+    // Time is no axis of these collections' tiles; a malformed datetime or subset is still one (invalid).
     askedTime(p);
     const { info } = collectionStore(ctx, p.collectionId, dataType);
     const pyramid = pyramidForTmsId(info, p.tmsId);
@@ -216,7 +216,7 @@ export const ogcVectorTile = ogcTile('vector');
 
 // The dataset's vector tiles (ogc/dataset-tilesets.ts says what the dataset is).
 
-/** `/ogc/tiles`: the dataset's vector tilesets; 404 when the dataset has none (no vector tile set to combine). */
+/** `/ogc/tiles`: the dataset's vector tilesets; not found when the dataset has none (no vector tile set to combine). */
 export function ogcDatasetTilesets(ctx: RequestContext): Reply {
   const list = datasetTilesetList(ctx.catalog.list(), ctx.baseUrl, ctx.key);
   if (list.tilesets.length === 0) throw notFound('The dataset has no vector tilesets');
@@ -234,7 +234,7 @@ export function ogcDatasetTileset(ctx: RequestContext, p: z.output<typeof tmsPar
  * `/ogc/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}`: the layers of every collection of the dataset holding
  * this tile, in one vector tile. A tile only one collection holds is its stored tile as it is (gzip kept); one
  * held by several is their tiles joined (compressed on the way when the client accepts gzip); one none holds
- * inside the dataset's limits is empty (204); outside them, 400.
+ * inside the dataset's limits is empty; outside them, invalid.
  */
 export function ogcDatasetTile(ctx: RequestContext, p: z.output<typeof datasetTileParams>): Reply {
   const parts = datasetParts(ctx.catalog.list(), p.tmsId);
@@ -248,8 +248,8 @@ export function ogcDatasetTile(ctx: RequestContext, p: z.output<typeof datasetTi
     const store = ctx.catalog.get(info.kind, info.id);
     if (store && (store.tile(pyramid.name, a.z, a.x, a.y)?.length ?? 0) > 0) holding.push({ store, pyramid: pyramid.name });
   }
-  if (holding.length === 0) return tileReply(undefined, 'pbf');
+  if (holding.length === 0) return tileReply(ctx, undefined, 'pbf');
   if (holding.length === 1) return advertisedTile(storedTileReply(ctx, holding[0].store, holding[0].pyramid, a, 'pbf'));
   const joined = combineVectorTiles(holding.map(({ store, pyramid }) => store.plainTile(pyramid, a.z, a.x, a.y) ?? Buffer.alloc(0)));
-  return advertisedTile({ ...tileReply(joined, 'pbf'), compressible: true });
+  return advertisedTile({ ...tileReply(ctx, joined, 'pbf'), compressible: true });
 }

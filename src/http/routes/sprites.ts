@@ -1,6 +1,4 @@
-import { localSpriteId } from '../../ogc/style';
 import { withKey } from '../../ogc/urls';
-import type { TileStore } from '../../store/tile-reader';
 import { z } from 'zod';
 import { id } from '../params';
 import { documentReply, notFound, type Reply } from '../reply';
@@ -44,26 +42,6 @@ export function sprite(ctx: RequestContext, p: z.output<typeof spriteParams>): R
   return spriteReply(ctx, p.spriteId, spriteFile(p));
 }
 
-/** The sprite id of a map's stored style, read once per store version. */
-const styleSprites = new WeakMap<TileStore, string | null>();
-
-function mapSpriteId(store: TileStore): string | undefined {
-  let id = styleSprites.get(store);
-  if (id === undefined) {
-    id = null;
-    const doc = store.document('style.json');
-    if (doc) {
-      try {
-        id = localSpriteId(JSON.parse(doc.data.toString('utf8'))) ?? null;
-      } catch {
-        id = null;
-      }
-    }
-    styleSprites.set(store, id);
-  }
-  return id ?? undefined;
-}
-
 /**
  * `/maps/{mapId}/sprite[@2x].{png,json}` (deprecated: the dispatcher adds `Deprecation: true`): the same bytes as
  * the sprites endpoint for the sprite of the map's style, with a `Link` to that successor.
@@ -71,7 +49,7 @@ function mapSpriteId(store: TileStore): string | undefined {
 export function mapSprite(ctx: RequestContext, p: z.output<typeof mapSpriteParams>): Reply {
   const file = spriteFile(p);
   const store = requireStore(ctx, 'maps', p.mapId);
-  const id = mapSpriteId(store);
+  const id = ctx.services.mapSprites.of(store);
   if (id === undefined) throw notFound('This map has no sprite');
   const reply = spriteReply(ctx, id, file);
   const successor = withKey(ctx.baseUrl, `/sprites/${encodeURIComponent(id)}/${file.name}`, ctx.key);

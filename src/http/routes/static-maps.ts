@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { ServiceError } from '../../errors';
 import { parseStaticMapRequest } from '../../services/static-maps';
 import { id, scale2x } from '../params';
-import { HttpError, type Reply } from '../reply';
+import { answer, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { requireStore } from './stores';
 
@@ -43,18 +44,19 @@ function matches(header: string | undefined, tag: string): boolean {
 
 /**
  * `/maps/{mapId}/static/{area}/{width}x{height}[@2x].{format}`: center-based (`lon,lat,zoom`), bounds-based
- * (`minx,miny,maxx,maxy`) or `auto`; the paid tier only (403 on free keys), 404 for an unknown map, 400 naming the
- * bad part of the request. The ETag is known before rendering, so a revalidation (304) costs no render.
+ * (`minx,miny,maxx,maxy`) or `auto`; the paid tier only (`forbidden` on free keys), not found for an unknown map,
+ * invalid naming the bad part of the request. The ETag is known before rendering, so a revalidation (answered not
+ * modified by the edge, headers.ts) costs no render.
  */
 export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMapParams>): Promise<Reply> {
-  if (ctx.tier !== 'paid') throw new HttpError(403, 'Static maps are not available on the free plan');
+  if (ctx.tier !== 'paid') throw new ServiceError('forbidden', 'Static maps are not available on the free plan');
   const store = requireStore(ctx, 'maps', p.mapId);
   const { staticMaps } = ctx.services;
   const request = parseStaticMapRequest({ area: p.area, size: p.size, scale: p.scale, format: p.format }, ctx.query);
   const layout = await staticMaps.layout(store, request);
-  const reply: Reply = { status: 200, type: layout.mediaType, cache: 'tile', etag: layout.etag };
+  const reply = answer({ type: layout.mediaType, cache: 'tile', etag: layout.etag });
   const inm = ctx.headers['if-none-match'];
-  if (matches(Array.isArray(inm) ? inm.join(',') : inm, layout.etag)) return reply; // answered 304, no body needed
+  if (matches(Array.isArray(inm) ? inm.join(',') : inm, layout.etag)) return reply; // not modified: no body needed
   // The body is new and big (over a megabyte at 4096 px), and a slow reader keeps it: rendered only with room for it.
   await ctx.reserveAnswer();
   return { ...reply, body: await staticMaps.render(layout, ctx.signal) };

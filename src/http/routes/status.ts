@@ -1,11 +1,11 @@
 // `/admin/status.json`: the mirror jobs (schedule, live progress, last result, errors, next run) for operators
-// and their tools. Behind the configured admin keys (`admin.keys`, admin-auth.ts): another key gets 403; with no
-// admin key configured it answers 404, as if it did not exist. The upstream key is never part of the state.
+// and their tools. Behind the configured admin keys (`admin.keys`, admin-auth.ts): another key is forbidden; with no
+// admin key configured it is not found, as if it did not exist. The upstream key is never part of the state.
 
 import type { JobView } from '../../job-contracts';
 import type { Reply } from '../reply';
 import type { RequestContext } from '../route-table';
-import { checkAdminRead as checkAdmin, PRIVATE } from './admin-auth';
+import { adminJson, checkAdminRead as checkAdmin } from './admin-auth';
 
 export interface StatusDocument {
   generatedAt: string;
@@ -22,13 +22,6 @@ export function statusDocument(ctx: RequestContext): StatusDocument {
 
 export function adminStatusJson(ctx: RequestContext): Reply {
   checkAdmin(ctx);
-  return {
-    status: 200,
-    body: Buffer.from(JSON.stringify(statusDocument(ctx), null, 1)),
-    type: 'application/json; charset=utf-8',
-    compressible: true,
-    cache: 'none',
-    headers: PRIVATE,
-  };
+  return adminJson(statusDocument(ctx));
 }
 

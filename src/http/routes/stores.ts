@@ -5,7 +5,7 @@ import type { RequestContext } from '../route-table';
 
 const NOUN: Record<ResourceKind, string> = { tiles: 'tileset', maps: 'map', images: 'image' };
 
-/** The store behind a path id, or a 404 naming what was not found. */
+/** The store behind a path id, or not found, naming what was not found. */
 export function requireStore(ctx: RequestContext, kind: ResourceKind, id: string | undefined): TileStore {
   const store = id === undefined ? undefined : ctx.catalog.get(kind, id);
   if (!store) throw notFound(`Unknown ${NOUN[kind]}: ${id ?? ''}`);

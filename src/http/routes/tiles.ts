@@ -34,7 +34,7 @@ export function serveStoredTile(ctx: RequestContext, kind: 'tiles' | 'images', s
   if (format === main.format) return storedTileReply(ctx, store, main.name, a, format);
   return ctx.services.rasterTiles
     .get(store, { tileSize: main.tileSize, scale: 1, ...a, format })
-    .then((t) => tileReply(t?.data, format));
+    .then((t) => tileReply(ctx, t?.data, format));
 }
 
 /** `/tiles/{tilesId}/{z}/{x}/{y}[.ext]` (and the same under `/images/{imageId}/`): the stored tile as it is (any media type), or a raster tile in another raster format. */

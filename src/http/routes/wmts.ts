@@ -16,8 +16,10 @@ import {
 import { mediaTypeOf, withKey } from '../../ogc/urls';
 import type { TilesetInfo } from '../../store/types';
 import { acceptsAny } from '../accept';
-import { owsError } from '../ows-errors';
-import { documentReply, HttpError, notFound, type Reply } from '../reply';
+import { ServiceError } from '../../errors';
+import type { OwsException } from '../../ogc/ows-exception';
+import { owsError, owsRestError } from '../ows-errors';
+import { answer, documentReply, isNoContent, noContent, notFound, type HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { serveMapTile } from './maps';
 import { advertisedTile } from './tile-reply';
@@ -26,14 +28,12 @@ import { weatherVariablesOf } from './weather';
 
 // WMTS 1.0.0: KVP GetCapabilities and GetTile (`/wmts?…`, also sent to every WMTSCapabilities.xml URL), the RESTful
 // capabilities and tiles (`/wmts/1.0.0/…`, 07-057r7 §10). Every error is an OWS ExceptionReport (the routes'
-// dialect, ../ows-errors.ts): in KVP with the status the standard gives its code, in RESTful 404 — a URL that
-// names no tile names no resource, the HTTP semantics 07-057r7 §7.1.3 and §7.2 point RESTful errors at.
+// dialect, ../ows-errors.ts): in KVP with the status the standard gives its code, in RESTful as `not-found` — a URL
+// that names no tile names no resource, the HTTP semantics 07-057r7 §7.1.3 and §7.2 point RESTful errors at.
 
 // text/xml is what the spec names for WMTSCapabilities.xml.
 const XML = 'text/xml; charset=utf-8';
 const XML_TYPES = ['application/xml', 'text/xml'];
-/** The status of a client error in a RESTful request. */
-const REST_ERROR_STATUS = 404;
 const SERVICE_CAPABILITIES_PATH = '/wmts/1.0.0/WMTSCapabilities.xml';
 
 /** The service metadata of the configuration (`service`); the provider's site is this server unless configured. */
@@ -86,8 +86,8 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
     const store = source ?? { kind: layer.kind as 'tiles' | 'images', id: layer.id };
     reply = serveStoredTile(ctx, store.kind, store.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
   }
-  const answer = (r: Reply): Reply | Promise<Reply> => (r.status === 204 ? emptyTile(ctx, t) : advertisedTile(r));
-  return reply instanceof Promise ? reply.then(answer) : answer(reply);
+  const advertised = (r: Reply): Reply | Promise<Reply> => (isNoContent(r) ? emptyTile(ctx, t) : advertisedTile(r));
+  return reply instanceof Promise ? reply.then(advertised) : advertised(reply);
 }
 
 /**
@@ -106,31 +106,35 @@ function weatherTile(ctx: RequestContext, t: WmtsTile & { layer: WeatherWmtsLaye
 
 /**
  * WMTS 1.0 has no empty answer: a GetTile inside the TileMatrixSetLimits gets a tile of the requested Format
- * (07-057r7 §7.2.2.2), and clients that read every tile as an image (ArcGIS, the OGC's test suite) fail on a 204.
+ * (07-057r7 §7.2.2.2), and clients that read every tile as an image (ArcGIS, the OGC's test suite) fail on an empty answer.
  * An absent tile is therefore a vector tile without layers (zero bytes, a valid MVT) or a blank raster tile of the
- * matrix's size. The cloud API's own routes keep answering 204.
+ * matrix's size. The cloud API's own routes keep answering empty (no content).
  */
 async function emptyTile(ctx: RequestContext, t: WmtsTile): Promise<Reply> {
   const etag = `empty-${t.format}-${t.layer.tileSize}`;
-  if (t.format === 'pbf') return { status: 200, body: Buffer.alloc(0), type: mediaTypeOf('pbf'), cache: 'tile', etag };
-  // A blank Basis Universal texture is not worth a texture encoder: such a layer keeps the 204.
-  if (t.format === 'basis') return { status: 204, cache: 'tile', etag };
+  if (t.format === 'pbf') return answer({ body: Buffer.alloc(0), type: mediaTypeOf('pbf'), cache: 'tile', etag });
+  // A blank Basis Universal texture is not worth a texture encoder: such a layer keeps the empty answer.
+  if (t.format === 'basis') return noContent({ cache: 'tile', etag });
   const body = await ctx.services.rasterTiles.blank(t.format, t.layer.tileSize);
-  return { status: 200, body, type: mediaTypeOf(t.format), cache: 'tile', etag };
+  return answer({ body, type: mediaTypeOf(t.format), cache: 'tile', etag });
 }
 
+/** How an exception of a request's binding is thrown: KVP's status of its code, or RESTful's `not-found`. */
+type Refuse = (exception: OwsException) => HttpError;
+const kvpError: Refuse = (exception) => owsError(exception);
+
 /** A GetTile (KVP or RESTful): its layer looked up, the request checked against it, the tile served. */
-function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: number): Reply | Promise<Reply> {
+function getTile(ctx: RequestContext, request: WmtsTileRequest, refuse: Refuse = kvpError): Reply | Promise<Reply> {
   if (request.layer.startsWith(WEATHER_LAYER_PREFIX)) {
     const layer = weatherLayers(ctx).find((l) => l.identifier === request.layer);
     const checked = checkWmtsTile(layer, request);
-    if (!checked.ok) throw owsError(checked.exception, errorStatus);
+    if (!checked.ok) throw refuse(checked.exception);
     return weatherTile(ctx, { ...checked.value, layer: checked.value.layer as WeatherWmtsLayer });
   }
   const resolved = resolveWmtsLayer(request.layer);
   const store = resolved && ctx.catalog.get(resolved.kind, resolved.id);
   const checked = checkWmtsTile(store ? findWmtsLayer(store.info, request.layer) : undefined, request);
-  if (!checked.ok) throw owsError(checked.exception, errorStatus);
+  if (!checked.ok) throw refuse(checked.exception);
   return serveTile(ctx, checked.value);
 }
 
@@ -141,11 +145,11 @@ function getTile(ctx: RequestContext, request: WmtsTileRequest, errorStatus?: nu
  */
 export function wmtsKvp(ctx: RequestContext, capabilities: (sections?: ReadonlySet<WmtsSection>, values?: DimensionValues) => Reply, restful: boolean): Reply | Promise<Reply> {
   const params = kvpParams(ctx.query.entries());
-  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for 406 otherwise),
+  // The RESTful resource itself (07-057r7 §10.1): its one representation is XML (the OGC suite asks for `not-acceptable` otherwise),
   // so what it answers depends on Accept, and caches must know (Vary).
   const resource = restful && !params.has('request');
   if (resource && !acceptsAny(ctx.headers.accept, XML_TYPES)) {
-    throw new HttpError(406, `Not acceptable: the capabilities are ${XML_TYPES.join(' or ')}`, { Vary: 'Accept' });
+    throw new ServiceError('not-acceptable', `Not acceptable: the capabilities are ${XML_TYPES.join(' or ')}`);
   }
   const parsed = parseWmtsKvp(params, restful ? { service: 'WMTS', request: 'GetCapabilities' } : {});
   if (!parsed.ok) throw owsError(parsed.exception);
@@ -194,7 +198,7 @@ export const wmtsServiceCapabilities = (ctx: RequestContext): Reply | Promise<Re
 
 const WEATHER_CAPABILITIES_PATH = '/weather/WMTSCapabilities.xml';
 
-/** `/weather/WMTSCapabilities.xml`: the weather variables only (404 when no catalog is mirrored or none can be offered). */
+/** `/weather/WMTSCapabilities.xml`: the weather variables only (not found when no catalog is mirrored or none can be offered). */
 export function wmtsWeatherCapabilities(ctx: RequestContext): Reply | Promise<Reply> {
   const layers = weatherLayers(ctx);
   if (!layers.length) throw notFound('No weather catalog is mirrored');
@@ -220,8 +224,8 @@ export const wmtsRestTileParams = z.object({
 /** `/wmts/1.0.0/{layer}/{style}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}` */
 export function wmtsRestTile(ctx: RequestContext, p: z.output<typeof wmtsRestTileParams>): Reply | Promise<Reply> {
   const parsed = parseWmtsRestTile({ ...p, ext: p.format });
-  if (!parsed.ok) throw owsError(parsed.exception, REST_ERROR_STATUS);
-  return getTile(ctx, parsed.value, REST_ERROR_STATUS);
+  if (!parsed.ok) throw owsRestError(parsed.exception);
+  return getTile(ctx, parsed.value, owsRestError);
 }
 
 /** The path segments of a weather layer's RESTful tile: its variable name and the `{Time}` after the style. */
@@ -233,6 +237,6 @@ export const wmtsWeatherTileParams = wmtsRestTileParams.omit({ layer: true }).ex
 /** `/wmts/1.0.0/weather/{name}/{style}/{Time}/{tileMatrixSet}/{tileMatrix}/{tileRow}/{tileCol}.{format}` */
 export function wmtsWeatherTile(ctx: RequestContext, p: z.output<typeof wmtsWeatherTileParams>): Reply | Promise<Reply> {
   const parsed = parseWmtsRestTile({ ...p, layer: `${WEATHER_LAYER_PREFIX}${p.name}`, ext: p.format, dimensions: { [TIME_DIMENSION]: p.time } });
-  if (!parsed.ok) throw owsError(parsed.exception, REST_ERROR_STATUS);
-  return getTile(ctx, parsed.value, REST_ERROR_STATUS);
+  if (!parsed.ok) throw owsRestError(parsed.exception);
+  return getTile(ctx, parsed.value, owsRestError);
 }

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readGridDirectory, type GridDirectory } from './grids';
 import { Proj, type ProjHandle } from './proj';
-import { COORDINATES_INDEX, projDbPath } from './registry-index';
+import { projDbPath } from './registry-index';
+import { COORDINATES_INDEX } from './registry-sql';
 import { parseQuery, QueryError, RegistrySearch, resultOf, transformationOf, type SearchResult } from './search';
 import { parsePoints, TransformError, Transformer, type TransformAnswer } from './transform';
 

@@ -8,9 +8,9 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { buildIndexFile, type IndexBuildResult } from '../index-file';
 import { Proj } from './proj';
+import { COORDINATES_INDEX, crsBoundToWgs84, defaultOpWriter, finishRegistry, registryWriter } from './registry-sql';
 import { writeSearchTables } from './search-tables';
 
-export const COORDINATES_INDEX = 'coordinates.sqlite';
 /** Bumped when the layout or the content rules of the index change (a rebuild follows). */
 const INDEX_VERSION = '3';
 
@@ -133,18 +133,7 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
   try {
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
-    out.exec(`
-      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE obj (
-        id INTEGER PRIMARY KEY, code INTEGER NOT NULL, kind TEXT NOT NULL, tbl TEXT NOT NULL, name TEXT NOT NULL,
-        aliases TEXT NOT NULL, deprecated INTEGER NOT NULL, area TEXT, west REAL, south REAL, east REAL, north REAL,
-        accuracy REAL, unit TEXT, base INTEGER, src INTEGER, tgt INTEGER, grids TEXT, method TEXT,
-        default_op INTEGER, weight REAL NOT NULL DEFAULT 0, words TEXT NOT NULL DEFAULT '', extents TEXT NOT NULL DEFAULT '',
-        spread REAL NOT NULL DEFAULT 1);
-      CREATE INDEX obj_code ON obj(code);
-      CREATE INDEX obj_kind ON obj(kind);
-      CREATE INDEX obj_src ON obj(src, tgt);
-    `);
+    const insert = registryWriter(out);
     const aliases = new Map<string, string[]>();
     for (const a of src.prepare("SELECT table_name t, code, alt_name FROM alias_name WHERE auth_name='EPSG'").all() as { t: string; code: string; alt_name: string }[]) {
       const k = `${a.t}:${a.code}`;
@@ -157,8 +146,6 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
     const ownExtent = src.prepare(`SELECT name, west_lon w, south_lat s, east_lon e, north_lat n FROM extent WHERE auth_name='EPSG' AND code=?`);
     const csUnit = src.prepare(`SELECT u.name FROM axis a JOIN unit_of_measure u ON u.auth_name=a.uom_auth_name AND u.code=a.uom_code WHERE a.coordinate_system_auth_name='EPSG' AND a.coordinate_system_code=? ORDER BY a.coordinate_system_order LIMIT 1`);
     const gridsOf = src.prepare(`SELECT grid_name, grid2_name FROM grid_transformation WHERE auth_name='EPSG' AND code=?`);
-    const insert = out.prepare(`INSERT INTO obj (code, kind, tbl, name, aliases, deprecated, area, west, south, east, north, accuracy, unit, base, src, tgt, grids, method)
-      VALUES (@code, @kind, @tbl, @name, @aliases, @deprecated, @area, @west, @south, @east, @north, @accuracy, @unit, @base, @src, @tgt, @grids, @method)`);
     const insertAll = out.transaction(() => {
       for (const { kind, sql } of SOURCES) {
         for (const r of src.prepare(sql).all() as (Row & { cs?: number | null })[]) {
@@ -197,8 +184,7 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
     insertAll();
     writeSearchTables(src, out);
     await fillDefaultTransformations(out, log);
-    out.prepare('INSERT INTO meta VALUES (?, ?)').run('version', version);
-    out.exec('ANALYZE');
+    finishRegistry(out, version);
     return rows;
   } finally {
     out.close();
@@ -213,13 +199,8 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
  * filter on the registry's rows finds them all.
  */
 async function fillDefaultTransformations(db: Database.Database, log?: (m: string) => void): Promise<void> {
-  const candidates = db
-    .prepare(
-      `SELECT o.id, o.code, o.base FROM obj o WHERE o.kind IN ('CRS-PROJCRS','CRS-GEOGCRS','CRS-GEOG3DCRS','CRS-GCENCRS','CRS-COMPOUNDCRS')
-       AND o.base IS NOT NULL AND o.base NOT IN (4326, 4979, 4978)`,
-    )
-    .all() as { id: number; code: number; base: number }[];
-  const update = db.prepare('UPDATE obj SET default_op=? WHERE id=?');
+  const candidates = crsBoundToWgs84(db);
+  const update = defaultOpWriter(db);
   const proj = new Proj();
   const started = performance.now();
   try {

@@ -6,30 +6,13 @@
 
 import type Database from 'better-sqlite3';
 import { countriesNamedIn, countryBoxes, countryVocabulary, words } from './place-words';
+import { searchTablesWriter, type ObjRef } from './registry-sql';
 import { boxArea, countryFit, datumReferences, usageWeight, type Box, type DatumRefs } from './usage-weight';
-
-/** Tables the search reads besides `obj` (whose `weight`, `words`, `extents` and `spread` columns this fills). */
-export const SEARCH_TABLES_SQL = `
-  CREATE TABLE area_words (code INTEGER PRIMARY KEY, words TEXT NOT NULL);
-  CREATE TABLE obj_country (id INTEGER NOT NULL, iso TEXT NOT NULL, fit REAL NOT NULL, PRIMARY KEY (iso, id)) WITHOUT ROWID;
-  CREATE TABLE country_word (word TEXT PRIMARY KEY, isos TEXT NOT NULL) WITHOUT ROWID;
-`;
 
 interface Usage extends Box {
   extent: number;
   scope: string;
   countries: string[];
-}
-
-interface ObjRef {
-  id: number;
-  code: number;
-  kind: string;
-  tbl: string;
-  deprecated: number;
-  base: number | null;
-  name: string;
-  aliases: string;
 }
 
 /** Tables whose objects have usage records (the others: ellipsoids, units, axes … have none). */
@@ -40,7 +23,7 @@ const USAGE_TABLES = new Set([
 
 /** Fills the search tables of `out` (obj already written) from the registry `src`. */
 export function writeSearchTables(src: Database.Database, out: Database.Database): void {
-  out.exec(SEARCH_TABLES_SQL);
+  const write = searchTablesWriter(out);
   const boxes = countryBoxes();
 
   // Usage records of every EPSG object, with the countries each extent's text names.
@@ -117,7 +100,7 @@ export function writeSearchTables(src: Database.Database, out: Database.Database
   const used = referenceCounts(src);
   const variants = axisOrderVariants(src);
 
-  const objs = out.prepare('SELECT id, code, kind, tbl, deprecated, base, name, aliases FROM obj').all() as ObjRef[];
+  const objs = write.objects;
   const kindOf = new Map<number, string>();
   for (const o of objs) if (o.kind.startsWith('CRS-')) kindOf.set(o.code, o.kind);
   const usageKey = (o: ObjRef): string => (o.tbl === 'extent' ? `extent:${o.code}` : `${o.tbl}:${o.code}`);
@@ -129,9 +112,6 @@ export function writeSearchTables(src: Database.Database, out: Database.Database
     return kind === 'CRS-PROJCRS' ? datumReferences(r) / Math.sqrt(Math.max(1, r.projected)) : datumReferences(r);
   };
 
-  const update = out.prepare('UPDATE obj SET weight = ?, words = ?, extents = ?, spread = ? WHERE id = ?');
-  const fitInsert = out.prepare('INSERT INTO obj_country (id, iso, fit) VALUES (?, ?, ?)');
-  const textInsert = out.prepare('INSERT INTO area_words (code, words) VALUES (?, ?)');
   out.transaction(() => {
     const usedExtents = new Set<number>();
     for (const o of objs) {
@@ -159,7 +139,7 @@ export function writeSearchTables(src: Database.Database, out: Database.Database
       const named = new Set(own.flatMap((u) => u.countries));
       // Name words, then each alias's words, separated by " | ".
       const nameAndAliases = [o.name, ...(o.aliases ? o.aliases.split(' | ') : [])].map((n) => words(n).join(' ')).join(' | ');
-      update.run(weight, nameAndAliases, [...new Set(own.map((u) => u.extent))].join(' '), 1 / Math.sqrt(Math.max(1, named.size)), o.id);
+      write.setSearchColumns.run(weight, nameAndAliases, [...new Set(own.map((u) => u.extent))].join(' '), 1 / Math.sqrt(Math.max(1, named.size)), o.id);
       for (const u of own) usedExtents.add(u.extent);
 
       // How well the object fits each country its areas name; a projected CRS also through the compound CRS that
@@ -170,11 +150,10 @@ export function writeSearchTables(src: Database.Database, out: Database.Database
         const named = u.countries.map((iso) => boxes.get(iso));
         for (const iso of u.countries) fits.set(iso, Math.max(fits.get(iso) ?? 0, countryFit(u, boxes.get(iso), named)));
       }
-      for (const [iso, fit] of fits) if (fit > 1e-6) fitInsert.run(o.id, iso, fit);
+      for (const [iso, fit] of fits) if (fit > 1e-6) write.countryFit.run(o.id, iso, fit);
     }
-    for (const code of usedExtents) textInsert.run(code, [...new Set(words(extents.get(code)?.text ?? ''))].join(' '));
-    const wordInsert = out.prepare('INSERT INTO country_word (word, isos) VALUES (?, ?)');
-    for (const [word, isos] of countryVocabulary()) wordInsert.run(word, [...isos].join(' '));
+    for (const code of usedExtents) write.areaWords.run(code, [...new Set(words(extents.get(code)?.text ?? ''))].join(' '));
+    for (const [word, isos] of countryVocabulary()) write.countryWord.run(word, [...isos].join(' '));
   })();
 }
 

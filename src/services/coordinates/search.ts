@@ -3,7 +3,9 @@
 
 import type Database from 'better-sqlite3';
 import { ServiceError } from '../../errors';
+import { registryStatements, rowsByIds, type ObjRow } from './registry-sql';
 import { TermIndex } from './term-index';
+
 
 /** Every kind of the spec's `kind` filter: a family (`CRS`) matches its sub-kinds (`CRS-PROJCRS`, …). */
 export const KINDS = [
@@ -68,33 +70,6 @@ export function parseQuery(text: string): ParsedQuery {
     }
   }
   return q;
-}
-
-export interface ObjRow {
-  id: number;
-  code: number;
-  kind: string;
-  tbl: string;
-  name: string;
-  aliases: string;
-  deprecated: number;
-  area: string | null;
-  west: number | null;
-  south: number | null;
-  east: number | null;
-  north: number | null;
-  accuracy: number | null;
-  unit: string | null;
-  base: number | null;
-  src: number | null;
-  tgt: number | null;
-  grids: string | null;
-  method: string | null;
-  default_op: number | null;
-  weight: number;
-  words: string;
-  extents: string;
-  spread: number;
 }
 
 export interface Id {
@@ -174,28 +149,24 @@ export function transformationOf(r: ObjRow, available: ReadonlySet<string>): Tra
 }
 
 export class RegistrySearch {
-  private readonly byCode: Database.Statement;
-  private readonly transOf: Database.Statement;
+  private readonly statements: ReturnType<typeof registryStatements>;
 
   constructor(private readonly db: Database.Database) {
-    this.byCode = db.prepare('SELECT * FROM obj WHERE code = ?');
-    this.transOf = db.prepare(
-      `SELECT * FROM obj WHERE kind = 'COORDOP-COPTRAN' AND src = ? AND tgt = 4326 ORDER BY deprecated, accuracy IS NULL, accuracy, code`,
-    );
+    this.statements = registryStatements(db);
   }
 
   /** The CRS of a code (not deprecated-only checks: the caller decides), or undefined. */
   crs(code: number): ObjRow | undefined {
-    return (this.byCode.all(code) as ObjRow[]).find((r) => r.kind.startsWith('CRS-'));
+    return this.statements.byCode.all(code).find((r) => r.kind.startsWith('CRS-'));
   }
 
   operation(code: number): ObjRow | undefined {
-    return (this.byCode.all(code) as ObjRow[]).find((r) => r.kind.startsWith('COORDOP-'));
+    return this.statements.byCode.all(code).find((r) => r.kind.startsWith('COORDOP-'));
   }
 
   /** Transformations from a CRS's base geographic CRS to WGS 84. */
   transformations(r: ObjRow): ObjRow[] {
-    return r.base === null || r.base === 4326 ? [] : (this.transOf.all(r.base) as ObjRow[]);
+    return r.base === null || r.base === 4326 ? [] : this.statements.transformationsToWgs84.all(r.base);
   }
 
   private terms: TermIndex | undefined;
@@ -274,14 +245,14 @@ export class RegistrySearch {
   }
 
   /** Statements reading a page of n rows, by n (at most 50). */
-  private readonly pageStatements = new Map<number, Database.Statement>();
+  private readonly pageStatements = new Map<number, Database.Statement<number[], ObjRow>>();
 
   /** Whole rows of the page, in the page's order. */
   private rowsOf(ids: number[]): ObjRow[] {
     if (!ids.length) return [];
     let st = this.pageStatements.get(ids.length);
-    if (!st) this.pageStatements.set(ids.length, (st = this.db.prepare(`SELECT * FROM obj WHERE id IN (${ids.map(() => '?').join(',')})`)));
-    const rows = new Map((st.all(...ids) as ObjRow[]).map((r) => [r.id, r]));
+    if (!st) this.pageStatements.set(ids.length, (st = rowsByIds(this.db, ids.length)));
+    const rows = new Map(st.all(...ids).map((r) => [r.id, r]));
     return ids.map((id) => rows.get(id) as ObjRow);
   }
 }

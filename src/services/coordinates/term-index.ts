@@ -6,6 +6,7 @@
 
 import type Database from 'better-sqlite3';
 import { words } from './place-words';
+import { searchTables } from './registry-sql';
 
 /** Field weights: a term found in the name counts fully, in an alias a little less, in the area of use less again. */
 const NAME = 1;
@@ -94,8 +95,8 @@ export class TermIndex {
   private readonly countryWords = new Map<string, string[]>();
 
   constructor(db: Database.Database) {
-    type Row = [id: number, code: number, kind: string, deprecated: number, base: number | null, src: number | null, weight: number, words: string, extents: string, spread: number];
-    const rows = db.prepare('SELECT id, code, kind, deprecated, base, src, weight, words, extents, spread FROM obj ORDER BY id').raw().all() as Row[];
+    const tables = searchTables(db);
+    const rows = tables.objects;
     const n = rows.length;
     this.id = new Int32Array(n);
     this.code = new Int32Array(n);
@@ -133,15 +134,15 @@ export class TermIndex {
         }
       }
     }
-    for (const [code, ws] of db.prepare('SELECT code, words FROM area_words').raw().all() as [number, string][]) {
+    for (const [code, ws] of tables.areaWords) {
       for (const w of ws.split(' ')) if (w) this.areas.add(w, code);
     }
-    for (const [id, iso, fit] of db.prepare('SELECT id, iso, fit FROM obj_country').raw().all() as [number, string, number][]) {
+    for (const [id, iso, fit] of tables.countryFits) {
       let m = this.fits.get(iso);
       if (!m) this.fits.set(iso, (m = new Map()));
       m.set(posOfId.get(id) as number, fit);
     }
-    for (const [word, isos] of db.prepare('SELECT word, isos FROM country_word').raw().all() as [string, string][]) this.countryWords.set(word, isos.split(' '));
+    for (const [word, isos] of tables.countryWords) this.countryWords.set(word, isos.split(' '));
     this.names.seal();
     this.aliases.seal();
     this.areas.seal();

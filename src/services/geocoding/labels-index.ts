@@ -1,23 +1,21 @@
-// Reads one tile set's label index (built by labels-build.ts), read-only: full-text search with prefix and typo
+// Reads one tile set's label index (built by labels-build.ts; its tables and statements: labels-sql.ts), read-only: full-text search with prefix and typo
 // candidates, nearest labels by position, a label by its number. Synchronous (better-sqlite3), prepared once.
 
 import Database from 'better-sqlite3';
 import type { LabelHit, LabelSearchOptions, LabelType } from './labels';
-import { categoryColumn, positionCell, positionColumn, positionRow } from './labels-build';
+import {
+  filteredByNameSql,
+  inBoxSql,
+  labelFilters,
+  labelReadStatements,
+  matchingSql,
+  positionCell,
+  positionColumn,
+  positionRow,
+  readLabelMeta,
+  type LabelRow as Row,
+} from './labels-sql';
 import { textScore, typoBudget, withinEdits, words } from './labels-text';
-
-interface Row {
-  id: number;
-  type: LabelType;
-  place_type: string;
-  name: string;
-  names: string;
-  categories: string;
-  housenumber: string | null;
-  street: string | null;
-  lon: number;
-  lat: number;
-}
 
 /** FTS5 candidates read per query before scoring. */
 const CANDIDATES = 400;
@@ -47,23 +45,17 @@ export class LabelIndex {
   readonly tilesetVersion: string;
   readonly attribution: string;
   readonly format: string;
-  private readonly byIdStmt: Database.Statement<[number], Row>;
-  private readonly exactTerm: Database.Statement<[string], { term: string }>;
-  private readonly termsByFirst: Database.Statement<[string, number, number], string>;
-  private readonly termsByLast: Database.Statement<[string, number, number], string>;
+  private readonly statements: ReturnType<typeof labelReadStatements>;
 
   constructor(readonly file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      const meta = new Map(this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
+      const meta = readLabelMeta(this.db);
       this.tileset = meta.get('tileset') ?? '';
       this.tilesetVersion = meta.get('source_version') ?? '';
       this.attribution = meta.get('attribution') ?? '';
       this.format = meta.get('format') ?? '';
-      this.byIdStmt = this.db.prepare('SELECT * FROM labels WHERE id = ?');
-      this.exactTerm = this.db.prepare('SELECT term FROM terms WHERE term = ?');
-      this.termsByFirst = this.db.prepare<[string, number, number], string>(`SELECT term FROM terms WHERE first = ? AND len BETWEEN ? AND ? LIMIT ${MAX_COMPARED}`).pluck();
-      this.termsByLast = this.db.prepare<[string, number, number], string>(`SELECT term FROM terms WHERE last2 = ? AND len BETWEEN ? AND ? LIMIT ${MAX_COMPARED}`).pluck();
+      this.statements = labelReadStatements(this.db, MAX_COMPARED);
     } catch (err) {
       this.db.close();
       throw err;
@@ -75,12 +67,12 @@ export class LabelIndex {
   }
 
   /** Statements by SQL text (the filters make a handful of shapes), prepared once. */
-  private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
+  private readonly shaped = new Map<string, Database.Statement<unknown[], Row>>();
   private prepared(sql: string): Database.Statement<unknown[], Row> {
-    let stmt = this.statements.get(sql);
+    let stmt = this.shaped.get(sql);
     if (!stmt) {
       stmt = this.db.prepare<unknown[], Row>(sql);
-      if (this.statements.size < 256) this.statements.set(sql, stmt);
+      if (this.shaped.size < 256) this.shaped.set(sql, stmt);
     }
     return stmt;
   }
@@ -105,7 +97,7 @@ export class LabelIndex {
   }
 
   byNumber(n: number): LabelHit | undefined {
-    const r = this.byIdStmt.get(n);
+    const r = this.statements.byId.get(n);
     return r && this.hit(r, 1);
   }
 
@@ -116,7 +108,7 @@ export class LabelIndex {
     const n = [...w].length;
     const seen = new Set<string>();
     // Words of the same first letter, then of the same last two, until MAX_VARIANTS are found.
-    for (const [terms, key] of [[this.termsByFirst, [...w][0]], [this.termsByLast, w.slice(-2)]] as const) {
+    for (const [terms, key] of [[this.statements.termsByFirst, [...w][0]], [this.statements.termsByLast, w.slice(-2)]] as const) {
       for (const term of terms.all(key, n - budget, n + budget)) {
         if (term !== w && withinEdits(w, term, budget)) seen.add(term);
         if (seen.size >= MAX_VARIANTS) break;
@@ -126,50 +118,31 @@ export class LabelIndex {
     return [...seen];
   }
 
-  /** Filters in SQL shared by search and nearest (bbox, types, categories). */
-  private filters(opts: { bbox?: [number, number, number, number]; types?: LabelType[]; categories?: string[] }, args: unknown[]): string {
-    const where: string[] = [];
-    if (opts.types?.length) {
-      where.push(`l.type IN (${opts.types.map(() => '?').join(',')})`);
-      args.push(...opts.types);
-    }
-    if (opts.bbox) {
-      where.push('l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?');
-      args.push(opts.bbox[0], opts.bbox[2], opts.bbox[1], opts.bbox[3]);
-    }
-    if (opts.categories?.length) {
-      where.push(`(${opts.categories.map(() => 'l.categories LIKE ?').join(' OR ')})`);
-      args.push(...opts.categories.map((c) => `%${categoryColumn([c.toLowerCase()])}%`));
-    }
-    return where.length ? ` AND ${where.join(' AND ')}` : '';
-  }
-
   search(text: string, opts: LabelSearchOptions): LabelHit[] {
     const query = words(text);
     if (query.length === 0) {
       // Categories alone ("restaurant"): the POIs of those categories (in the bbox), by name.
       if (!opts.categories?.length) return [];
       const args: unknown[] = [];
-      const sql = `SELECT l.* FROM labels l WHERE 1${this.filters(opts, args)} ORDER BY l.name LIMIT ?`;
-      return this.prepared(sql).all(...args, opts.limit).map((r) => this.hit(r, 1));
+      return this.prepared(filteredByNameSql(labelFilters(opts, args))).all(...args, opts.limit).map((r) => this.hit(r, 1));
     }
     const parts = query.map((w, i) => {
       const last = i === query.length - 1;
       const alts = [quote(w)];
       if (opts.prefix && last) alts.push(`${quote(w)}*`);
-      if (opts.fuzzy && (!this.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
+      if (opts.fuzzy && (!this.statements.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
       return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
     });
     const args: unknown[] = [parts.join(' AND ')];
-    const match = `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${this.filters(opts, args)}`;
+    const filters = labelFilters(opts, args);
     let rows: Row[];
     try {
       // Every match when there are at most CANDIDATES: all of them are scored below, so their order does not
       // matter. Only beyond that does FTS5's rank (bm25) choose which: bm25 counts every row holding each query
       // word, so ranking "9 quai mabac dalebal" in a country of 5.3 M labels took 36-51 ms for its one match,
       // against 2-4 ms unranked.
-      rows = this.prepared(`${match} LIMIT ${CANDIDATES + 1}`).all(...args);
-      if (rows.length > CANDIDATES) rows = this.prepared(`${match} ORDER BY fts.rank LIMIT ${CANDIDATES}`).all(...args);
+      rows = this.prepared(matchingSql(filters, CANDIDATES + 1, false)).all(...args);
+      if (rows.length > CANDIDATES) rows = this.prepared(matchingSql(filters, CANDIDATES, true)).all(...args);
     } catch {
       return []; // An FTS5 syntax the words could not express (should not happen: every word is quoted).
     }
@@ -199,8 +172,7 @@ export class LabelIndex {
       const found: Array<LabelHit & { meters: number }> = [];
       for (let row = positionRow(lat - dLat); row <= positionRow(lat + dLat); row++) {
         const args: unknown[] = [positionCell(col0, row), positionCell(col1, row), lon - dLon, lon + dLon, lat - dLat, lat + dLat];
-        const sql = `SELECT l.* FROM labels l INDEXED BY labels_position WHERE l.cell BETWEEN ? AND ? AND l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?${this.filters({ types: opts.types }, args)}`;
-        for (const r of this.prepared(sql).all(...args)) {
+        for (const r of this.prepared(inBoxSql(labelFilters({ types: opts.types }, args))).all(...args)) {
           const meters = metersBetween(lon, lat, r.lon, r.lat);
           if (meters <= radius) found.push({ ...this.hit(r, 1), meters });
         }
