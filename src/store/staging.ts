@@ -143,6 +143,50 @@ function healthy(file: string): boolean {
   }
 }
 
+/**
+ * The file a run of the store would start from, without opening it for writing (what `plan` counts): a previous
+ * run's staging file of the same upstream resource, written in this boot of the machine (resumed, with the refresh
+ * state it saved), else the published store of the same resource (copied); undefined when the run starts empty.
+ * As StagingStore.open decides, less its health check (a torn file is discarded there and fetched again).
+ */
+export function startingFile(paths: StorePaths, fingerprint: string): { file: string; origin: Exclude<StagingOrigin, 'new'>; refresh?: string } | undefined {
+  const { staging, published } = paths;
+  if (existsSync(staging) && readState(staging, STATE.fingerprint, false) === fingerprint && sameBoot(staging)) {
+    return { file: staging, origin: 'resumed', refresh: readState(staging, STATE.refresh) };
+  }
+  if (existsSync(published) && readState(published, STATE.fingerprint) === fingerprint) return { file: published, origin: 'copied-published' };
+  return undefined;
+}
+
+/**
+ * Tiles of the plan (stored or known empty) the file says the upstream vouched for at or after `cutoff`: those a
+ * run starting from it skips. 0 when the file cannot be read.
+ */
+export function currentTiles(file: string, plans: PyramidPlan[], cutoff: number, readonly: boolean): number {
+  let db: Database.Database | undefined;
+  try {
+    // A staging file is opened read-write, as readState does: one in WAL mode is recovered first.
+    db = new Database(file, { fileMustExist: true, readonly });
+    let n = 0;
+    for (const plan of plans) {
+      for (const zp of plan.zooms) {
+        if (zp.bands.length <= SQL_BANDS) {
+          const sql = `SELECT COUNT(*) FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND checked_at >= ? AND (${bandCondition(zp, false, 'y', 'x')})`;
+          n += db.prepare(sql).pluck().get(plan.pyramid, zp.z, cutoff) as number;
+          continue;
+        }
+        const rows = db.prepare('SELECT x, y FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND checked_at >= ?').raw().iterate(plan.pyramid, zp.z, cutoff) as Iterable<[number, number]>;
+        for (const [x, y] of rows) if (zoomPlanHas(zp, x, y)) n++;
+      }
+    }
+    return n;
+  } catch {
+    return 0;
+  } finally {
+    db?.close();
+  }
+}
+
 export function removeStaging(file: string): void {
   for (const f of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
 }

@@ -1,6 +1,6 @@
-// The admin API's jobs: the list (with live progress and the instance each runs on), one job with its last runs,
-// its plan (tiles, estimated size and time, the data volume's free space), and the two writes: run now and
-// cancel. Reads through the job status reader, writes through the job control `serve` wires (the scheduler of
+// The admin API's jobs: the list (with live progress and the instance each runs on, and this month's upstream
+// requests against their budgets), one job with its last runs, its plan (tiles, estimated size and time, the data
+// volume's free space, the upstream requests expected), and the two writes: run now and cancel. Reads through the job status reader, writes through the job control `serve` wires (the scheduler of
 // this process): http never imports mirror.
 
 import { hostname } from 'node:os';
@@ -39,7 +39,8 @@ function control(ctx: RequestContext): NonNullable<RequestContext['services']['j
 export function adminJobs(ctx: RequestContext): Reply {
   checkAdminRead(ctx);
   const doc = statusDocument(ctx);
-  return adminJson({ generatedAt: doc.generatedAt, scheduler: doc.scheduler, instance: thisInstance(ctx), jobs: doc.jobs.map(withInstance) });
+  const requestBudget = ctx.services.jobStatus?.requestBudget?.() ?? null;
+  return adminJson({ generatedAt: doc.generatedAt, scheduler: doc.scheduler, instance: thisInstance(ctx), requestBudget, jobs: doc.jobs.map(withInstance) });
 }
 
 export function adminJob(ctx: RequestContext, { name }: JobParams): Reply {
@@ -71,6 +72,11 @@ export function adminJobRun(ctx: RequestContext, { name }: JobParams): Promise<R
     if (r.reason === 'unknown') throw new HttpError(404, r.message);
     if (r.reason === 'running') return adminJson({ error: r.message, runningOn: r.runningOn ?? null }, 409);
     if (r.reason === 'no-space') return adminJson({ error: r.message, message: r.message, plan: r.plan }, 507);
+    if (r.reason === 'no-requests') {
+      // The month's upstream requests cannot carry the run: asking again helps once the budget renews.
+      const reply = adminJson({ error: r.message, message: r.message, ...(r.plan && { plan: r.plan }), renewsAt: r.renewsAt ?? null }, 429);
+      return r.renewsAt ? { ...reply, headers: { ...reply.headers, 'Retry-After': new Date(`${r.renewsAt}T00:00:00Z`).toUTCString() } } : reply;
+    }
     throw new HttpError(503, r.message);
   });
 }
