@@ -10,7 +10,7 @@ import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
 import { DEFAULT_CONCURRENCY, type MirrorOptions } from './engine/options';
 import type { GenericSource } from './discovery/sources';
-import { RequestBudget, upstreamOrigin } from './upstream/request-budget';
+import { RequestBudget, upstreamOrigin, warnOnLedgerError } from './upstream/request-budget';
 import { RequestLedger } from '../store/request-ledger';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
@@ -153,8 +153,15 @@ function parseFormats(v: string): TileFormat[] {
  * The request budget of one `mirror` command (all its resources): --max-requests, --requests-per-month, the data
  * directory's ledger. `plan` takes it without the run's cap (its own requests are not the run's).
  */
-export function flagsBudget(flags: Flags, withRunCap = true): RequestBudget {
-  return new RequestBudget({ upstream: upstreamOrigin(flags.upstream!), maxRequests: withRunCap ? flags.maxRequests : undefined, perMonth: flags.requestsPerMonth ?? null, ledger: new RequestLedger(resolve(flags.data)) });
+export function flagsBudget(flags: Flags, warn: (line: string) => void, withRunCap = true): RequestBudget {
+  const dataDir = resolve(flags.data);
+  return new RequestBudget({
+    upstream: upstreamOrigin(flags.upstream!),
+    maxRequests: withRunCap ? flags.maxRequests : undefined,
+    perMonth: flags.requestsPerMonth ?? null,
+    ledger: new RequestLedger(dataDir),
+    onLedgerError: warnOnLedgerError(dataDir, warn),
+  });
 }
 
 export function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: string) => void): MirrorOptions {

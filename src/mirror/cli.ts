@@ -182,7 +182,7 @@ async function planJobs(names: string[], flags: Flags, cmd: Command): Promise<vo
   for (const job of jobs) {
     process.stdout.write(`job ${job.name}:\n`);
     let total = 0;
-    const budget = jobBudget(job, config.data, false);
+    const budget = jobBudget(job, config.data, false, (l) => void process.stderr.write(`${redact(l)}\n`));
     for (const ref of job.resources) {
       try {
         const p = await planReport({ ...jobMirrorOptions(job, ref, config.data), budget, maxRequests: job.maxRequests, log: (l) => void process.stderr.write(`${redact(l)}\n`), sample: flags.sample });
@@ -218,7 +218,7 @@ export function registerMirrorCommands(program: Command): void {
       const stop = interruptible(err);
       let code: number = EXIT.published;
       // One budget for the whole command: --max-requests caps all its resources together.
-      const budget = flagsBudget(flags);
+      const budget = flagsBudget(flags, err);
       let retries = 0;
       for (const ref of refs) {
         const printer = new ProgressPrinter(process.stderr);
@@ -265,7 +265,7 @@ export function registerMirrorCommands(program: Command): void {
         process.exit(EXIT.usage);
       }
       let total = 0;
-      const budget = flagsBudget(flags, false);
+      const budget = flagsBudget(flags, (l) => void process.stderr.write(`${redact(l)}\n`), false);
       for (const ref of refs) {
         try {
           const p = await planReport({ ...mirrorOptions(flags, ref, (l) => void process.stderr.write(`${redact(l)}\n`)), budget, maxRequests: flags.maxRequests, sample: flags.sample });

@@ -7,7 +7,6 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { RequestLedger } from '../../src/store/request-ledger';
 import { storePaths } from '../../src/store/staging';
@@ -155,4 +154,66 @@ test('a monthly budget: a run that cannot fit is refused before it starts; two p
     expect(r.stderr).toMatch(new RegExp(`stopped: the month's request budget of ${origin().replace(/\./g, '\\.')} is spent \\(${budget} requests in ${month()}`));
   }
   for (const r of outcomes) expect(r.stdout).not.toMatch(/failed: /);
+}, 60_000);
+
+test("Run now: the job's maxRequests stops the run, its history row, the job list and /metrics carry the requests; a run that cannot fit the month is refused (429)", async () => {
+  const dir = tempDir();
+  const perMonth = 1000;
+  sim.reset();
+  const server = await startServer({
+    dataDir: dir,
+    config: {
+      admin: { keys: [ADMIN] },
+      mirror: {
+        upstream: sim.url,
+        key: KEY,
+        requestsPerMonth: { [`${sim.url}/`]: perMonth },
+        jobs: [
+          { name: 'capped', resources: ['maps/sample'], zoom: '0-3', concurrency: 2, maxRequests: 50 },
+          { name: 'big', resources: ['maps/sample'], zoom: '0-5', concurrency: 2 },
+        ],
+      },
+    },
+  });
+  try {
+    const api = (method: string, path: string): ReturnType<typeof call> => call(server.url, method, path, { key: ADMIN });
+
+    const plan = (await api('GET', '/admin/api/jobs/capped/plan')).json;
+    expect(plan.requests).toMatchObject({ tiles: 170, retries: 0, upstream: origin(), month: month(), perMonth, needed: 50, fits: true });
+    expect(plan.requests.expected).toBe(170 + plan.requests.documents);
+    expect(plan.resources[0].requests).toBe(plan.requests.expected);
+
+    expect((await api('POST', '/admin/api/jobs/capped/run')).status).toBe(202);
+    const row = await waitFor('the capped run to end', async () => (await api('GET', '/admin/api/jobs/capped')).json.history[0]);
+    expect(row).toMatchObject({ result: 'interrupted', exitCode: 3, requests: 50 });
+    expect(row.resources[0]).toMatchObject({ resource: 'maps/sample', status: 'interrupted', requests: 50 });
+    expect(row.lastError).toBe("maps/sample: the run's request budget is reached (50 upstream requests, --max-requests or the job's maxRequests); progress is kept, run again to resume");
+    expect(row.tiles.failed).toBe(0);
+
+    const list = (await api('GET', '/admin/api/jobs')).json;
+    const capped = list.jobs.find((j: { name: string }) => j.name === 'capped');
+    expect(capped.lastRun.requests).toBe(50);
+    // Every request the upstream got from this data directory: the plans' and the run's.
+    expect(list.requestBudget).toEqual({ month: month(), upstreams: [{ upstream: origin(), spent: sim.log.length, perMonth }] });
+
+    const metrics = parseMetrics((await call(server.url, 'GET', '/metrics')).text);
+    expect(total(metrics, 'tilemirror_mirror_upstream_requests_total', { job: 'capped' })).toBe(50);
+    expect(total(metrics, 'tilemirror_mirror_upstream_requests_total', { job: 'big' })).toBe(0);
+    expect(total(metrics, 'tilemirror_mirror_upstream_month_requests', { upstream: origin() })).toBe(sim.log.length);
+    expect(total(metrics, 'tilemirror_mirror_upstream_month_request_budget', { upstream: origin() })).toBe(perMonth);
+
+    // 2,730 tiles cannot fit in what is left of 1,000: refused before anything is fetched.
+    const bigPlan = (await api('GET', '/admin/api/jobs/big/plan')).json;
+    expect(bigPlan.requests).toMatchObject({ tiles: 2730 - row.tiles.stored, fits: false, perMonth });
+    const before = tileRequests();
+    const refused = await api('POST', '/admin/api/jobs/big/run');
+    expect(refused.status).toBe(429);
+    expect(refused.json.error).toMatch(new RegExp(`^not enough upstream requests left this month: job big needs ~\\d+, but only \\d+ of the ${perMonth} of ${month()} are left for `));
+    expect(refused.headers['retry-after']).toMatch(/^\w{3}, 01 \w{3} \d{4} 00:00:00 GMT$/);
+    expect(refused.json.plan.requests.fits).toBe(false);
+    expect(tileRequests()).toBe(before);
+    expect((await api('GET', '/admin/api/jobs/big')).json.job.runs).toBe(0);
+  } finally {
+    await server.close();
+  }
 }, 60_000);

@@ -10,7 +10,7 @@ import { readAreaFile, type PolygonArea } from '../area';
 import { UsageError } from '../errors';
 import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';
 import type { MirrorOptions } from '../engine/options';
-import { monthlyBudgetOf, RequestBudget, upstreamOrigin } from '../upstream/request-budget';
+import { monthlyBudgetOf, warnOnLedgerError, RequestBudget, upstreamOrigin } from '../upstream/request-budget';
 import { RequestLedger } from '../../store/request-ledger';
 
 export interface MirrorJob {
@@ -152,8 +152,14 @@ export function jobUpstreams(config: Config): string[] {
  * The request budget of one run of the job: its maxRequests and its upstream's month, counted in the data
  * directory's ledger. A plan takes it without the run's cap (its own requests are not the run's).
  */
-export function jobBudget(job: MirrorJob, dataDir: string, withRunCap = true): RequestBudget {
-  return new RequestBudget({ upstream: upstreamOrigin(job.upstream), maxRequests: withRunCap ? job.maxRequests : undefined, perMonth: job.requestsPerMonth, ledger: new RequestLedger(dataDir) });
+export function jobBudget(job: MirrorJob, dataDir: string, withRunCap = true, warn?: (line: string) => void): RequestBudget {
+  return new RequestBudget({
+    upstream: upstreamOrigin(job.upstream),
+    maxRequests: withRunCap ? job.maxRequests : undefined,
+    perMonth: job.requestsPerMonth,
+    ledger: new RequestLedger(dataDir),
+    onLedgerError: warnOnLedgerError(dataDir, warn),
+  });
 }
 
 /** The runMirror options of one resource of a job. */

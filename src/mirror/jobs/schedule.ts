@@ -88,11 +88,12 @@ export async function runJob(job: MirrorJob, dataDir: string, trigger: Trigger, 
   const results: MirrorResult[] = [];
   const extra: string[] = [];
   let usageError = false;
-  const budget = jobBudget(job, dataDir);
+  let resource = '';
+  const budget = jobBudget(job, dataDir, true, (line) => hooks.log?.(redact(line), resource));
   try {
     for (const [i, ref] of job.resources.entries()) {
       if (hooks.signal?.aborted) break;
-      const resource = `${ref.kind}/${ref.id}`;
+      resource = `${ref.kind}/${ref.id}`;
       hooks.onResource?.(resource, i);
       try {
         const r = await run({

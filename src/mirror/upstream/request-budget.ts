@@ -5,7 +5,18 @@
 // fetch steps take as a clean stop (engine/budget-stop.ts). Also here, pure: what a plan expects to spend and
 // whether that fits in what is left of the month.
 
+import { isDiskFull } from '../../store/disk-space';
 import type { LastRunRequests } from '../../store/request-ledger';
+
+/**
+ * An onLedgerError that warns through `warn`; not for a full volume, which stops the run with its own line
+ * (decision 0029).
+ */
+export function warnOnLedgerError(dataDir: string, warn: ((line: string) => void) | undefined): (err: Error) => void {
+  return (err) => {
+    if (!isDiskFull(err)) warn?.(`warning: the upstream requests cannot be counted in ${dataDir} (${err.message}): this run's go uncounted in the month`);
+  };
+}
 
 /** A month, `YYYY-MM`: the UTC calendar month of `ms`. */
 export function monthOf(ms: number): string {
@@ -70,6 +81,11 @@ export interface RequestBudgetOptions {
   perMonth?: number | null;
   /** Where the month's requests are counted; without one only the run's own cap applies. */
   ledger?: MonthLedger;
+  /**
+   * Told (once) when the ledger cannot be read or written (a full or read-only volume): the run goes on, its
+   * requests uncounted in the month, rather than fail for want of a counter; a full volume stops it anyway.
+   */
+  onLedgerError?: (err: Error) => void;
   now?: () => number;
 }
 
@@ -92,6 +108,7 @@ export class RequestBudget {
   private block = MIN_BLOCK;
   private blockAt = 0;
   private readonly now: () => number;
+  private ledgerFailed = false;
 
   constructor(readonly opts: RequestBudgetOptions) {
     this.now = opts.now ?? Date.now;
@@ -125,7 +142,7 @@ export class RequestBudget {
     this.blockAt = now;
     const month = monthOf(now);
     const wanted = max === undefined ? this.block : Math.min(this.block, max - this.spent);
-    this.reserved = ledger.reserve(month, this.opts.upstream, wanted, this.perMonth);
+    this.reserved = this.ledgerCall(() => ledger.reserve(month, this.opts.upstream, wanted, this.perMonth), wanted);
     this.reservedMonth = month;
     if (this.reserved === 0) {
       throw (this.reached = new RequestBudgetReached('month', `the month's request budget of ${this.opts.upstream} is spent (${this.perMonth} requests in ${month}, mirror.requestsPerMonth; it renews on ${renewalOf(month)} UTC)`));
@@ -137,12 +154,26 @@ export class RequestBudget {
     if (this.perMonth === null || !this.opts.ledger) return null;
     const month = monthOf(this.now());
     const own = this.reservedMonth === month ? this.reserved : 0;
-    return Math.max(0, this.perMonth - (this.opts.ledger.spent(month).get(this.opts.upstream) ?? 0)) + own;
+    const ledger = this.opts.ledger;
+    const spent = this.ledgerCall(() => ledger.spent(month).get(this.opts.upstream) ?? 0, undefined);
+    return spent === undefined ? null : Math.max(0, this.perMonth - spent) + own;
+  }
+
+  /** A call to the ledger; its failure told once and answered by `fallback`. */
+  private ledgerCall<T>(call: () => T, fallback: T): T {
+    try {
+      return call();
+    } catch (err) {
+      if (!this.ledgerFailed) this.opts.onLedgerError?.(err instanceof Error ? err : new Error(String(err)));
+      this.ledgerFailed = true;
+      return fallback;
+    }
   }
 
   /** The requests and retries of the last finished run against the upstream (what retries are expected from). */
   lastRun(): LastRunRequests | undefined {
-    return this.opts.ledger?.lastRun(this.opts.upstream);
+    const ledger = this.opts.ledger;
+    return ledger && this.ledgerCall(() => ledger.lastRun(this.opts.upstream), undefined);
   }
 
   /**
@@ -151,10 +182,15 @@ export class RequestBudget {
    */
   close(retries?: number): void {
     const ledger = this.opts.ledger;
-    if (this.reserved > 0) ledger?.release(this.reservedMonth, this.opts.upstream, this.reserved);
+    if (!ledger) return;
+    const unsent = this.reserved;
     this.reserved = 0;
-    if (retries !== undefined) ledger?.recordRun(this.opts.upstream, { requests: this.spent, retries });
-    ledger?.close();
+    try {
+      if (unsent > 0) this.ledgerCall(() => ledger.release(this.reservedMonth, this.opts.upstream, unsent), undefined);
+      if (retries !== undefined) this.ledgerCall(() => ledger.recordRun(this.opts.upstream, { requests: this.spent, retries }), undefined);
+    } finally {
+      ledger.close();
+    }
   }
 }
 
