@@ -115,6 +115,20 @@ describe('RequestBudget', () => {
     expect([...ledger.spent(monthOf(Date.now())).values()]).toEqual([3]);
     expect(b.monthLeft()).toBeNull();
   });
+
+  test('a ledger that cannot be written does not stop the run: told once, the requests go uncounted', () => {
+    const failing: MonthLedger = {
+      ...memoryLedger(),
+      reserve: () => {
+        throw new Error('attempt to write a readonly database');
+      },
+    };
+    const told: string[] = [];
+    const b = new RequestBudget({ upstream: UP, perMonth: 10, maxRequests: 100, ledger: failing, onLedgerError: (e) => told.push(e.message) });
+    expect(spendAll(b, 100)).toBeUndefined();
+    expect(b.spent).toBe(100);
+    expect(told).toEqual(['attempt to write a readonly database']);
+  });
 });
 
 describe('what a plan expects', () => {
