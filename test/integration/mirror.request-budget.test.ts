@@ -108,7 +108,7 @@ test('`plan` states the requests; --max-requests stops the run in one line, prog
   expect(ledgerSpent(dir)).toBe(documents + 60 + documents + sim.log.length);
 }, 60_000);
 
-test('a monthly budget: a run that cannot fit is refused before it starts; two processes sharing it stop at exactly the budget', async () => {
+test('a monthly budget: a run that cannot fit is refused before it starts; two processes sharing it never go beyond it', async () => {
   const dir = tempDir();
   sim.reset();
   const common = ['--upstream', sim.url, '--data', dir, '--zoom', '0-3', 'maps/sample'];
@@ -127,8 +127,11 @@ test('a monthly budget: a run that cannot fit is refused before it starts; two p
   expect(existsSync(storePaths(dir, 'maps', 'sample').staging)).toBe(false);
 
   // Two processes on the data directory, each mirroring a store of its own whose plan fits in what is left (172 and
-  // 87 requests): together they ask for more than the month has, and stop at exactly its budget.
-  const budget = ledgerSpent(dir) + 230;
+  // 87 requests): together they ask for more than the month has. Never more than it reaches the upstream (a run that
+  // ends with part of its reservation unsent gives it back, after the other may have stopped), and the ledger
+  // counts exactly what did.
+  const spentBefore = ledgerSpent(dir);
+  const budget = spentBefore + 230;
   const start = (resource: string): Promise<Ran> =>
     new Promise((resolve) => {
       const child = spawn(process.execPath, [CLI, 'mirror', '--upstream', sim.url, '--data', dir, '--zoom', '0-3', '--rate', '60', '--concurrency', '2', '--requests-per-month', String(budget), resource], {
@@ -146,10 +149,11 @@ test('a monthly budget: a run that cannot fit is refused before it starts; two p
   await waitFor('the first run to be under way', () => tileRequests() >= 10);
   const b = start('tiles/sample-vector');
   const outcomes = await Promise.all([a, b]);
-  expect(sim.log.length).toBe(230);
-  expect(ledgerSpent(dir)).toBe(budget);
+  expect(sim.log.length).toBeLessThanOrEqual(230);
+  expect(ledgerSpent(dir)).toBe(spentBefore + sim.log.length);
   const stopped = outcomes.filter((r) => r.code === 3);
   expect(stopped).not.toHaveLength(0);
+  for (const r of outcomes) expect([0, 3]).toContain(r.code);
   for (const r of stopped) {
     expect(r.stderr).toMatch(new RegExp(`stopped: the month's request budget of ${origin().replace(/\./g, '\\.')} is spent \\(${budget} requests in ${month()}`));
   }
