@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { parseConfig } from '../../src/config/load';
+import { configuredJobs } from '../../src/mirror/jobs/jobs-config';
 import { RequestLedger } from '../../src/store/request-ledger';
 import { checkMonth, expectedRequests, monthlyBudgetOf, monthOf, renewalOf, RequestBudget, RequestBudgetReached, upstreamOrigin, type MonthLedger } from '../../src/mirror/upstream/request-budget';
 import { built } from '../helpers/dist';
@@ -182,4 +184,19 @@ describe('RequestLedger', () => {
     expect(l.spent('2026-11').get('u')).toBe(300);
     l.close();
   }, 30_000);
+});
+
+describe('configuration', () => {
+  const config = (mirror: Record<string, unknown>) => parseConfig({ data: tmpdir(), mirror: { upstream: UP, ...mirror } }, 'test.yaml', tmpdir(), {});
+
+  test("a job's maxRequests and the section's requestsPerMonth reach the job", () => {
+    const jobs = configuredJobs(config({ requestsPerMonth: { [`${UP}/`]: 1000 }, jobs: [{ name: 'a', resources: ['tiles/x'], maxRequests: 50 }, { name: 'b', resources: ['tiles/y'], upstream: 'https://other.example.com' }] }), {});
+    expect(jobs.map((j) => [j.maxRequests, j.requestsPerMonth])).toEqual([[50, 1000], [undefined, null]]);
+  });
+
+  test('bad values are refused, naming the field', () => {
+    expect(() => config({ jobs: [{ name: 'a', resources: ['tiles/x'], maxRequests: 0 }] })).toThrow(/maxRequests/);
+    expect(() => config({ requestsPerMonth: { 'not a url': 5 } })).toThrow(/requestsPerMonth/);
+    expect(() => config({ requestsPerMonth: -1 })).toThrow(/requestsPerMonth/);
+  });
 });
