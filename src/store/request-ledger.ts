@@ -53,7 +53,9 @@ export class RequestLedger {
       mkdirSync(this.dataDir, { recursive: true });
       const db = new Database(this.file, { timeout: 5000 });
       try {
-        db.exec(SCHEMA);
+        // Every write in a transaction that takes the write lock first (IMMEDIATE): a write that began as a read
+        // would be refused at once, not waited for, when another process writes (SQLite's deadlock rule).
+        db.transaction(() => db.exec(SCHEMA)).immediate();
       } catch (err) {
         db.close();
         throw err;
@@ -88,7 +90,8 @@ export class RequestLedger {
   recordRun(upstream: string, run: LastRunRequests): void {
     if (run.requests <= 0) return;
     const db = this.open();
-    db.prepare('INSERT OR REPLACE INTO last_run (upstream, requests, retries, ended_at) VALUES (?, ?, ?, ?)').run(upstream, run.requests, run.retries, new Date().toISOString());
+    const put = db.prepare('INSERT OR REPLACE INTO last_run (upstream, requests, retries, ended_at) VALUES (?, ?, ?, ?)');
+    db.transaction(() => put.run(upstream, run.requests, run.retries, new Date().toISOString())).immediate();
   }
 
   /** Requests spent (sent or reserved by a run still going) in the month, per upstream. */

@@ -175,8 +175,9 @@ describe('RequestLedger', () => {
   test('processes reserving at once never grant more than the budget together', async () => {
     const exec = promisify(execFile);
     const ledgerModule = built('store/request-ledger.js');
-    // Each process reserves one request at a time until the month says no, and prints how many it got.
-    const script = `const { RequestLedger } = require(${JSON.stringify(ledgerModule)}); const l = new RequestLedger(${JSON.stringify(dir)}); let n = 0; while (l.reserve('2026-11', 'u', 1, 300) === 1) n++; l.close(); process.stdout.write(String(n));`;
+    // Each process reserves 7 requests at a time (a run reserves a block every so often: a pause of 2 ms between)
+    // until the month says no, and prints how many it got; 300 is no multiple of 7, so the last grant is cut short.
+    const script = `const { RequestLedger } = require(${JSON.stringify(ledgerModule)}); const l = new RequestLedger(${JSON.stringify(dir)}); const pause = new Int32Array(new SharedArrayBuffer(4)); let n = 0, g; while ((g = l.reserve('2026-11', 'u', 7, 300)) > 0) { n += g; Atomics.wait(pause, 0, 0, 2); } l.close(); process.stdout.write(String(n));`;
     const outs = await Promise.all([0, 1, 2].map(() => exec(process.execPath, ['-e', script])));
     const got = outs.map((o) => Number(o.stdout));
     expect(got.reduce((a, b) => a + b, 0)).toBe(300);
