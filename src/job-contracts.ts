@@ -23,6 +23,8 @@ export interface ResourceRecord extends TileCounts {
   resource: string;
   status: RunOutcome;
   bytes: number;
+  /** Upstream requests it sent (its dependencies' included). */
+  requests?: number;
   elapsedMs: number;
   problems: string[];
   /** The version the run published, as the server names it (the admin API's store `version`); absent when none. */
@@ -37,6 +39,8 @@ export interface RunRecord {
   exitCode: number;
   tiles: TileCounts;
   bytes: number;
+  /** Upstream requests the run sent (absent from records written before they were counted). */
+  requests?: number;
   /** Failed tiles plus problems that stopped or spoiled a resource. */
   errors: number;
   lastError?: string;
@@ -54,6 +58,8 @@ export interface JobProgress {
   fetched: number;
   failed: number;
   bytes: number;
+  /** Upstream requests the run has sent so far (all its resources). */
+  requests?: number;
   tilesPerSecond: number;
   /** Seconds left at the current rate, when known. */
   etaSeconds?: number;
@@ -80,6 +86,8 @@ export interface JobState {
   failures: number;
   /** Runs interrupted (shutdown); absent from a state file that does not count them. */
   interrupted?: number;
+  /** Upstream requests of every finished run (absent: none counted yet). */
+  requestsTotal?: number;
   /** Firings skipped because the previous run was still going. */
   skipped: number;
   lastSkipped?: { at: string; reason: string };
@@ -109,6 +117,8 @@ export interface JobStatusReader {
   readonly live: boolean;
   /** The job's last runs, newest first (empty for an unknown job; absent: the reader keeps none). */
   history?(name: string): RunRecord[];
+  /** This month's upstream requests against each upstream's budget (absent: the reader does not know). */
+  requestBudget?(): RequestBudgetView;
 }
 
 /** `host:pid` of a process: how the status names the instance that runs a job. */
@@ -128,14 +138,54 @@ export interface JobPlan {
   fits: boolean;
   /** One line naming both figures. */
   message: string;
-  /** Per resource of the job. */
-  resources: { resource: string; tiles: number; estimatedBytes: number; estimateBasis: JobPlan['estimateBasis']; requiredBytes: number }[];
+  /** The upstream requests the run is expected to make, against what is left of the month's budget. */
+  requests: JobPlanRequests;
+  /** Per resource of the job (`requests`: its expected upstream requests). */
+  resources: { resource: string; tiles: number; estimatedBytes: number; estimateBasis: JobPlan['estimateBasis']; requiredBytes: number; requests: number }[];
 }
+
+/** A job plan's upstream requests: expected (tiles and documents not yet current, retries) and the month's budget. */
+export interface JobPlanRequests {
+  expected: number;
+  /** Tiles not yet current (fetched or revalidated). */
+  tiles: number;
+  /** Documents (discovery's, and document stores'). */
+  documents: number;
+  /** Retries expected at the last run's rate against the upstream. */
+  retries: number;
+  /** Key-free origin of the upstream. */
+  upstream: string;
+  /** `YYYY-MM` (UTC). */
+  month: string;
+  /** Requests the run would need: expected, at most the job's maxRequests. */
+  needed: number;
+  /** Left of the month's budget (null: no monthly budget). */
+  left: number | null;
+  perMonth: number | null;
+  fits: boolean;
+  message: string;
+}
+/** This month's requests of one upstream against its budget, as the admin API and /metrics show them. */
+export interface UpstreamMonth {
+  /** Key-free origin, e.g. https://api.maptiler.com */
+  upstream: string;
+  spent: number;
+  /** The monthly budget (null: none configured). */
+  perMonth: number | null;
+}
+
+/** The month's requests per upstream: `/admin/api/jobs`'s `requestBudget`. */
+export interface RequestBudgetView {
+  /** UTC calendar month, `YYYY-MM`. */
+  month: string;
+  upstreams: UpstreamMonth[];
+}
+
 
 /** The answer to a request to run a job now. */
 export type RunRequest =
   | { accepted: true; instance: string }
-  | { accepted: false; reason: 'unknown' | 'running' | 'no-space' | 'unavailable'; message: string; runningOn?: string; plan?: JobPlan };
+  | { accepted: false; reason: 'unknown' | 'running' | 'no-space' | 'no-requests' | 'unavailable'; message: string; runningOn?: string; plan?: JobPlan; renewsAt?: string };
 
 /** The answer to a request to cancel a job's run. */
 export type CancelRequest = { cancelling: true; instance: string } | { cancelling: false; reason: 'unknown' | 'not-running'; message: string; runningOn?: string };

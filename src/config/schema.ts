@@ -158,6 +158,8 @@ export const mirrorJobSchema = z
     /** Per-request timeout in seconds. */
     timeout: z.number().positive().optional(),
     failureBudget: z.number().int().min(0).optional(),
+    /** Most upstream requests one run may send: it then stops, its progress kept, and the next run resumes. */
+    maxRequests: z.number().int().min(1).optional(),
     /** Maps: also mirror the fonts and sprite their style uses. */
     withDependencies: z.boolean().default(false),
     /** Maps: pixel ratios to mirror (2 adds the @2x pyramids). */
@@ -184,6 +186,12 @@ export const mirrorSchema = z
     rate: z.number().positive().optional(),
     timeout: z.number().positive().default(30),
     failureBudget: z.number().int().min(0).default(100),
+    /**
+     * The upstream requests a calendar month (UTC) allows, counted over every job, `mirror` and `plan` of the data
+     * directory: a number for every upstream (each counted on its own), or one per upstream URL (its origin).
+     * A run stops when it is spent; a run whose plan does not fit in what is left is refused.
+     */
+    requestsPerMonth: z.union([z.number().int().min(0), z.record(z.url({ protocol: /^https?$/ }), z.number().int().min(0))]).optional(),
     jobs: z.array(mirrorJobSchema).default([]),
   })
   .strict()

@@ -40,6 +40,7 @@ export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
   'not-found': 404,
   'not-acceptable': 406,
   conflict: 409,
+  'over-quota': 429,
   abandoned: 499,
   damaged: 500,
   unavailable: 503,
@@ -87,11 +88,11 @@ export function errorAnswer(err: unknown): ErrorAnswer | undefined {
   return answer;
 }
 
-/** What the kind adds to the answer's headers: when to retry (`too-busy`), that it depends on Accept (`not-acceptable`). */
+/** What the kind adds to the answer's headers: when to retry (`too-busy`, `over-quota`), that it depends on Accept (`not-acceptable`). */
 function headersOf(err: unknown, kind: ErrorKind): Record<string, string> | undefined {
   if (kind === 'not-acceptable') return { Vary: 'Accept' };
   const retryAfter = err instanceof ServiceError ? err.retryAfterSeconds : undefined;
-  return kind === 'too-busy' && retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
+  return (kind === 'too-busy' || kind === 'over-quota') && retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
 }
 
 /**

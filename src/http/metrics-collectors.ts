@@ -164,4 +164,32 @@ export function registerMirrorMetrics(registry: Registry, jobStatus: JobStatusRe
     const t = seconds(j.nextRun);
     if (t !== undefined) set({}, t);
   });
+  perJob(registry, views, 'counter', 'tilemirror_mirror_upstream_requests_total', "Upstream requests the job's runs sent: its finished runs' and the running one's so far", [], (set, j) => {
+    set({}, (j.requestsTotal ?? 0) + (j.running?.progress?.requests ?? 0));
+  });
+  const budget = jobStatus.requestBudget?.bind(jobStatus);
+  if (!budget) return;
+  // The ledger is one file every worker reads alike: taken once, not summed.
+  new Gauge({
+    name: 'tilemirror_mirror_upstream_month_requests',
+    help: "Upstream requests of this calendar month (UTC), every job, mirror and plan of the data directory, per upstream (key-free origin)",
+    labelNames: ['upstream'],
+    aggregator: 'max',
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const u of budget().upstreams) this.set({ upstream: u.upstream }, u.spent);
+    },
+  });
+  new Gauge({
+    name: 'tilemirror_mirror_upstream_month_request_budget',
+    help: 'The monthly upstream request budget (mirror.requestsPerMonth) per upstream that has one',
+    labelNames: ['upstream'],
+    aggregator: 'max',
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const u of budget().upstreams) if (u.perMonth !== null) this.set({ upstream: u.upstream }, u.perMonth);
+    },
+  });
 }

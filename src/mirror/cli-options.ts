@@ -10,6 +10,8 @@ import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
 import { DEFAULT_CONCURRENCY, type MirrorOptions } from './engine/options';
 import type { GenericSource } from './discovery/sources';
+import { RequestBudget, upstreamOrigin, warnOnLedgerError } from './upstream/request-budget';
+import { RequestLedger } from '../store/data-dir/request-ledger';
 
 export const EXIT = { published: 0, failed: 1, usage: 2, interrupted: 3 } as const;
 
@@ -25,6 +27,8 @@ export interface Flags {
   key?: string;
   timeout: number;
   failureBudget: number;
+  maxRequests?: number;
+  requestsPerMonth?: number;
   maxAge?: number;
   sample?: number;
   withDependencies?: boolean;
@@ -63,6 +67,12 @@ function positiveInt(max: number) {
     if (!/^\d+$/.test(v) || n < 1 || n > max) throw new InvalidArgumentError(`an integer 1-${max}`);
     return n;
   };
+}
+
+function countOfRequests(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || !Number.isSafeInteger(n)) throw new InvalidArgumentError('a positive integer');
+  return n;
 }
 
 export function nonNegativeInt(v: string): number {
@@ -104,6 +114,8 @@ export function addSharedOptions(cmd: Command): Command {
     .addOption(new Option('-k, --key <key>', 'upstream key (default: $TILEMIRROR_UPSTREAM_KEY)').env('TILEMIRROR_UPSTREAM_KEY'))
     .option('--timeout <seconds>', 'per-request timeout', positiveNumber, 30)
     .option('--failure-budget <n>', 'failed tiles tolerated before the run stops', nonNegativeInt, 100)
+    .option('--max-requests <n>', 'most upstream requests this run sends: it then stops, progress kept (run again to resume)', countOfRequests)
+    .option('--requests-per-month <n>', "the upstream's monthly request budget, counted over every run of the data directory (UTC month): a run that cannot fit is refused", nonNegativeInt)
     .option('--max-age <seconds>', 'stored tiles older than this are revalidated with conditional requests (0: all; default 7 days)', nonNegativeInt)
     .option('--with-dependencies', "maps: also mirror the fonts and the sprite the map's style uses")
     .option('--scale <list>', 'maps: pixel ratios to mirror, e.g. 1,2 adds @2x pyramids (default 1)', wrap(parseScales))
@@ -135,6 +147,21 @@ function parseFormats(v: string): TileFormat[] {
   const list = v.split(',').map((s) => s.trim().toLowerCase().replace(/^jpeg$/, 'jpg'));
   if (list.length === 0 || list.some((f) => f !== 'png' && f !== 'jpg' && f !== 'webp')) throw new Error('a comma-separated list of png, jpg and webp');
   return list as TileFormat[];
+}
+
+/**
+ * The request budget of one `mirror` command (all its resources): --max-requests, --requests-per-month, the data
+ * directory's ledger. `plan` takes it without the run's cap (its own requests are not the run's).
+ */
+export function flagsBudget(flags: Flags, warn: (line: string) => void, withRunCap = true): RequestBudget {
+  const dataDir = resolve(flags.data);
+  return new RequestBudget({
+    upstream: upstreamOrigin(flags.upstream!),
+    maxRequests: withRunCap ? flags.maxRequests : undefined,
+    perMonth: flags.requestsPerMonth ?? null,
+    ledger: new RequestLedger(dataDir),
+    onLedgerError: warnOnLedgerError(dataDir, warn),
+  });
 }
 
 export function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: string) => void): MirrorOptions {

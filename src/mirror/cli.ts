@@ -10,17 +10,17 @@ import { listStores } from '../store/bundle/content';
 import { storeVersions } from '../store/bundle/content-version';
 import { JobStateFile } from '../store/data-dir/job-state';
 import { formatDuration } from '../store/units';
-import { addSharedOptions, EXIT, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
+import { addSharedOptions, EXIT, flagsBudget, mirrorOptions, nonNegativeInt, type Flags } from './cli-options';
 import { parseResource, type ResourceRef } from './resource';
 import { UsageError } from './errors';
 import { progressPersister, recordRunEnd, recordRunStart, statusViews } from './jobs/job-status';
-import { configuredJobs, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs/jobs-config';
+import { configuredJobs, jobBudget, jobMirrorOptions, selectJobs, type MirrorJob } from './jobs/jobs-config';
 import { planReport, type PlanReport } from './plan-report';
 import { ProgressPrinter } from './progress';
 import { createRedactor } from './upstream/redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
 import { runMirror } from './engine/run';
-import type { MirrorResult } from './engine/result';
+import { totalOf, type MirrorResult } from './engine/result';
 import { sourceFromFlags } from './source-flags';
 import { sourceBase, splitSourceKey, type GenericSource } from './discovery/sources';
 
@@ -31,7 +31,7 @@ function parseResources(list: string[]): ResourceRef[] {
 /** `--config` mode: the configuration (with `--data` applied when given) and the selected jobs; exits 2 on errors. */
 function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config; jobs: MirrorJob[] } {
   // The job's own fields decide these; a flag that would be ignored is refused instead.
-  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'http2', 'rate', 'timeout', 'failureBudget', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'http2', 'rate', 'timeout', 'failureBudget', 'maxRequests', 'requestsPerMonth', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
   if (ignored.length > 0) {
     process.stderr.write(`error: with --config the jobs' fields apply; set ${ignored.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} in the file (mirror or mirror.jobs[])\n`);
     process.exit(EXIT.usage);
@@ -85,11 +85,16 @@ function adHocSource(flags: Flags, resources: string[], cmd: Command): { ref: Re
   return { ref, secrets };
 }
 
-/** The plan's size against the data volume's free space, one line; a plan that cannot fit makes `plan` exit 1. */
+/**
+ * The plan's size against the data volume's free space, and its requests against what is left of the month's
+ * budget: a line each; a plan that cannot fit either makes `plan` exit 1.
+ */
 function spaceLine(p: PlanReport, indent: string): void {
-  if (!p.space) return;
-  process.stdout.write(`${indent}${p.space.fits ? 'fits' : 'does not fit'}: ${p.space.message}\n`);
-  if (!p.space.fits) process.exitCode = EXIT.failed;
+  for (const check of [p.space, p.month]) {
+    if (!check) continue;
+    process.stdout.write(`${indent}${check.fits ? 'fits' : 'does not fit'}: ${check.message}\n`);
+    if (!check.fits) process.exitCode = EXIT.failed;
+  }
 }
 
 function usage(message: string): never {
@@ -177,9 +182,10 @@ async function planJobs(names: string[], flags: Flags, cmd: Command): Promise<vo
   for (const job of jobs) {
     process.stdout.write(`job ${job.name}:\n`);
     let total = 0;
+    const budget = jobBudget(job, config.data, false, (l) => void process.stderr.write(`${redact(l)}\n`));
     for (const ref of job.resources) {
       try {
-        const p = await planReport({ ...jobMirrorOptions(job, ref, config.data), log: (l) => void process.stderr.write(`${redact(l)}\n`), sample: flags.sample });
+        const p = await planReport({ ...jobMirrorOptions(job, ref, config.data), budget, maxRequests: job.maxRequests, log: (l) => void process.stderr.write(`${redact(l)}\n`), sample: flags.sample });
         total += p.total;
         for (const l of formatPlan(p, job.rate)) process.stdout.write(`${redact(`  ${l}`)}\n`);
         spaceLine(p, '  ');
@@ -188,6 +194,7 @@ async function planJobs(names: string[], flags: Flags, cmd: Command): Promise<vo
         process.exit(e instanceof UsageError ? EXIT.usage : EXIT.failed);
       }
     }
+    budget.close();
     process.stdout.write(`  job total: ${total} tiles${job.rate ? `, ${formatDuration(total / job.rate)} at ${job.rate} req/s` : ''}\n`);
   }
 }
@@ -210,6 +217,9 @@ export function registerMirrorCommands(program: Command): void {
       }
       const stop = interruptible(err);
       let code: number = EXIT.published;
+      // One budget for the whole command: --max-requests caps all its resources together.
+      const budget = flagsBudget(flags, err);
+      let retries = 0;
       for (const ref of refs) {
         const printer = new ProgressPrinter(process.stderr);
         let result: MirrorResult;
@@ -219,6 +229,7 @@ export function registerMirrorCommands(program: Command): void {
               printer.finish();
               err(l);
             }),
+            budget,
             signal: stop.signal,
             onProgress: (p) => printer.update(p),
           });
@@ -230,9 +241,11 @@ export function registerMirrorCommands(program: Command): void {
         }
         printer.finish();
         for (const l of formatSummary(result)) process.stdout.write(`${redact(l)}\n`);
+        retries += totalOf(result, 'retries');
         code = Math.max(code, result.exitCode === 3 ? 3 : result.exitCode);
         if (result.status === 'interrupted') break;
       }
+      budget.close(retries);
       process.exitCode = code;
     },
   );
@@ -252,9 +265,10 @@ export function registerMirrorCommands(program: Command): void {
         process.exit(EXIT.usage);
       }
       let total = 0;
+      const budget = flagsBudget(flags, (l) => void process.stderr.write(`${redact(l)}\n`), false);
       for (const ref of refs) {
         try {
-          const p = await planReport({ ...mirrorOptions(flags, ref, (l) => void process.stderr.write(`${redact(l)}\n`)), sample: flags.sample });
+          const p = await planReport({ ...mirrorOptions(flags, ref, (l) => void process.stderr.write(`${redact(l)}\n`)), budget, maxRequests: flags.maxRequests, sample: flags.sample });
           total += p.total;
           for (const l of formatPlan(p, flags.rate)) process.stdout.write(`${redact(l)}\n`);
           spaceLine(p, '');
@@ -263,6 +277,7 @@ export function registerMirrorCommands(program: Command): void {
           process.exit(e instanceof UsageError ? EXIT.usage : EXIT.failed);
         }
       }
+      budget.close();
       if (refs.length > 1) process.stdout.write(`total: ${total} tiles${flags.rate ? `, ${formatDuration(total / flags.rate)} at ${flags.rate} req/s` : ''}\n`);
     });
 

@@ -1,5 +1,7 @@
 // `tilemirror plan`: what a run would fetch, per pyramid and zoom, and with sampling an estimated size from
-// tiles fetched from the upstream (evenly spread through each zoom). Nothing is written.
+// tiles fetched from the upstream (evenly spread through each zoom); the upstream requests it would make, against
+// what is left of the month's budget when the options carry one. Nothing is written but the plan's own requests
+// (discovery, samples), counted in the request ledger as every run's are.
 
 import { isDocumentKind, type TileFormat } from '../store/types';
 import { documentPlanNote } from './discovery/kinds';
@@ -11,6 +13,8 @@ import { checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../store/
 import { storePaths } from '../store/mbtiles/staging';
 import { sampleZooms, storedEstimate } from './engine/space';
 import { refOf } from './resource';
+import { documentStoreRequests, monthCheckOf, tileStoreRequests } from './engine/requests';
+import type { ExpectedRequests, MonthCheck } from './upstream/request-budget';
 
 export interface PlanReport {
   resource: string;
@@ -24,16 +28,32 @@ export interface PlanReport {
   notes: string[];
   /** The estimate against the free space of the data volume (absent when nothing could be estimated). */
   space?: SpaceCheck & { basis: 'stored' | 'probed' };
+  /** The upstream requests a run would make (absent when discovery failed: the notes say why). */
+  requests?: ExpectedRequests;
+  /** Those against what is left of the month (with a budget in the options). */
+  month?: MonthCheck;
 }
 
 /** What a run would fetch, per pyramid and zoom; with `sample` > 0 an estimated size from that many tiles. */
-export async function planReport(opts: MirrorOptions & { sample?: number }): Promise<PlanReport> {
+export async function planReport(opts: MirrorOptions & { sample?: number; maxRequests?: number }): Promise<PlanReport> {
   const redact = createRedactor(opts.key);
   const ref = refOf(opts.resource);
-  if (isDocumentKind(ref.kind)) return { resource: `${ref.kind}/${ref.id}`, pyramids: [], total: 0, sampled: 0, notes: [documentPlanNote(ref)] };
   const client = createClient(opts, redact);
+  const last = opts.budget?.lastRun();
+  const withMonth = (r: PlanReport): PlanReport => (opts.budget && r.requests ? { ...r, month: monthCheckOf(opts.budget, r.resource, r.requests.total, opts.maxRequests) } : r);
   try {
+    if (isDocumentKind(ref.kind)) {
+      const report: PlanReport = { resource: `${ref.kind}/${ref.id}`, pyramids: [], total: 0, sampled: 0, notes: [documentPlanNote(ref)] };
+      try {
+        report.requests = await documentStoreRequests(client, ref, opts.signal, last);
+      } catch (err) {
+        report.notes.push(redact(`upstream requests not known: ${err instanceof Error ? err.message : String(err)}`));
+      }
+      return withMonth(report);
+    }
     const p = await discoverAndPlan(client, ref, opts);
+    const paths = storePaths(opts.dataDir, ref.kind, ref.id);
+    const requests = tileStoreRequests(p, paths, client, opts.maxAge, client.stats.requests, last);
     const report: PlanReport = {
       resource: `${ref.kind}/${ref.id}`,
       pyramids: [],
@@ -41,6 +61,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
       seconds: opts.rate && opts.rate > 0 ? p.total / opts.rate : undefined,
       sampled: 0,
       notes: [...p.discovered.notes.map(redact), ...p.notes],
+      requests,
     };
     const samples = await sampleZooms(client, p, opts.sample ?? 0, opts.signal);
     let estimate = 0;
@@ -55,12 +76,11 @@ export async function planReport(opts: MirrorOptions & { sample?: number }): Pro
       report.pyramids.push(entry);
     }
     if (report.sampled > 0) report.estimatedBytes = estimate;
-    const paths = storePaths(opts.dataDir, ref.kind, ref.id);
     const what = `${report.resource} (${p.total} tiles)`;
     const stored = report.estimatedBytes === undefined ? storedEstimate(p, paths) : undefined;
     if (stored) report.space = { ...checkSpace(opts.dataDir, stored.bytes, stored.stagedBytes, what), basis: 'stored' };
     else if (report.estimatedBytes !== undefined) report.space = { ...checkSpace(opts.dataDir, storeBytesFor(report.estimatedBytes), fileBytes(paths.staging), what), basis: 'probed' };
-    return report;
+    return withMonth(report);
   } finally {
     client.close();
   }

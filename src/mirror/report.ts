@@ -30,6 +30,8 @@ export function formatPlan(p: PlanReport, rate?: number): string[] {
     for (const z of py.zooms) lines.push(`    z${String(z.z).padStart(2)}  ${String(z.tiles).padStart(12)}${z.estimatedBytes !== undefined ? `  ~${formatBytes(z.estimatedBytes)}` : ''}`);
   }
   if (p.estimatedBytes !== undefined) lines.push(`  estimated size: ~${formatBytes(p.estimatedBytes)} (from ${p.sampled} sampled tiles)`);
+  const q = p.requests;
+  if (q) lines.push(`  upstream requests: ~${q.total} (${q.tiles} tiles not yet current, ${q.documents} documents, ~${q.retries} retries at the last run's rate)`);
   lines.push(p.seconds !== undefined ? `  time at ${rate} req/s: ${formatDuration(p.seconds)}` : '  time: no rate limit set (--rate); bounded by the upstream and --concurrency');
   for (const n of p.notes) lines.push(`  note: ${n}`);
   return lines;

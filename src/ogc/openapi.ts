@@ -136,6 +136,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'The item does not exist',
   409: 'Conflict: the job already runs (here or on another instance), or does not run here',
   414: 'URI too long (more than 8192 bytes)',
+  429: "Not enough of the month's upstream requests left for the run (mirror.requestsPerMonth): the body names both figures, Retry-After the budget's renewal",
   507: 'Not enough space on the data volume for the run: the body names both figures',
   503: 'The service has no data to answer from here (an index not built, no terrain mirrored, no IP database): the body says what is missing',
 };

@@ -1,6 +1,6 @@
-// The admin API's jobs: the list (with live progress and the instance each runs on), one job with its last runs,
-// its plan (tiles, estimated size and time, the data volume's free space), and the two writes: run now and
-// cancel. Reads through the job status reader, writes through the job control `serve` wires (the scheduler of
+// The admin API's jobs: the list (with live progress and the instance each runs on, and this month's upstream
+// requests against their budgets), one job with its last runs, its plan (tiles, estimated size and time, the data
+// volume's free space, the upstream requests expected), and the two writes: run now and cancel. Reads through the job status reader, writes through the job control `serve` wires (the scheduler of
 // this process): http never imports mirror.
 
 import { hostname } from 'node:os';
@@ -40,7 +40,8 @@ function control(ctx: RequestContext): NonNullable<RequestContext['services']['j
 export function adminJobs(ctx: RequestContext): Reply {
   checkAdminRead(ctx);
   const doc = statusDocument(ctx);
-  return adminJson({ generatedAt: doc.generatedAt, scheduler: doc.scheduler, instance: thisInstance(ctx), jobs: doc.jobs.map(withInstance) });
+  const requestBudget = ctx.services.jobStatus?.requestBudget?.() ?? null;
+  return adminJson({ generatedAt: doc.generatedAt, scheduler: doc.scheduler, instance: thisInstance(ctx), requestBudget, jobs: doc.jobs.map(withInstance) });
 }
 
 export function adminJob(ctx: RequestContext, { name }: JobParams): Reply {
@@ -70,6 +71,7 @@ const REFUSED = {
   running: 'conflict',
   'not-running': 'conflict',
   'no-space': 'no-space',
+  'no-requests': 'over-quota',
   unavailable: 'unavailable',
 } as const;
 
@@ -80,6 +82,12 @@ function refusal(r: Refused): ServiceError {
   if (kind === 'conflict') return new ServiceError(kind, r.message, undefined, { runningOn: r.runningOn ?? null });
   // The console reads the message, and the plan that does not fit, from the answer.
   if (kind === 'no-space') return new ServiceError(kind, r.message, undefined, { message: r.message, plan: 'plan' in r ? r.plan : undefined });
+  if (kind === 'over-quota') {
+    // The month's upstream requests cannot carry the run: asking again helps once the budget renews.
+    const renewsAt = 'renewsAt' in r ? r.renewsAt : undefined;
+    const seconds = renewsAt ? Math.max(1, Math.ceil((Date.parse(`${renewsAt}T00:00:00Z`) - Date.now()) / 1000)) : undefined;
+    return new ServiceError(kind, r.message, seconds, { message: r.message, ...('plan' in r && r.plan && { plan: r.plan }), renewsAt: renewsAt ?? null });
+  }
   return new ServiceError(kind, r.message);
 }
 

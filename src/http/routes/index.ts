@@ -189,10 +189,10 @@ export const routes: Route[] = [
   // The admin API (admin key in `Authorization: Bearer`; reads also take `?key=`); its writes are the only POST routes
   route('/admin/api/stores', NO_PARAMS, adminStores, doc('Admin', 'Every store: kind, format, zooms, bounds, tiles, bytes, publication, origin, job (admin key)', JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
   route('/admin/api/stores/:id(.+?)/coverage', coverageParams, adminStoreCoverage, doc('Admin', "A store's mirrored area and the tiles present at one zoom, as GeoJSON (admin key)", JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
-  route('/admin/api/jobs', NO_PARAMS, adminJobs, doc('Admin', 'Every job with its schedule, live progress and the instance running it (admin key)', JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
+  route('/admin/api/jobs', NO_PARAMS, adminJobs, doc('Admin', "Every job with its schedule, live progress and the instance running it, and this month's upstream requests against their budgets (admin key)", JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
   route('/admin/api/jobs/:name([^/]+)', jobParams, adminJob, doc('Admin', 'One job and its last runs (admin key)', JSON_TYPE, ['forbidden', 'not-found']), ADMIN),
-  route('/admin/api/jobs/:name([^/]+)/plan', jobParams, adminJobPlan, doc('Admin', "A job's next run: tiles, estimated size and time, free space on the data volume (admin key)", JSON_TYPE, ['forbidden', 'not-found', 'unavailable']), ADMIN),
-  route('/admin/api/jobs/:name([^/]+)/run', jobParams, adminJobRun, doc('Admin', 'Run the job now, through the same lock as a scheduled firing (admin key in Authorization; same origin)', JSON_TYPE, ['forbidden', 'not-found', 'conflict', 'unavailable', 'no-space']), ADMIN_WRITE),
+  route('/admin/api/jobs/:name([^/]+)/plan', jobParams, adminJobPlan, doc('Admin', "A job's next run: tiles, estimated size and time, free space on the data volume, upstream requests expected against the month's budget (admin key)", JSON_TYPE, ['forbidden', 'not-found', 'unavailable']), ADMIN),
+  route('/admin/api/jobs/:name([^/]+)/run', jobParams, adminJobRun, doc('Admin', 'Run the job now, through the same lock as a scheduled firing (admin key in Authorization; same origin)', JSON_TYPE, ['forbidden', 'not-found', 'conflict', 'over-quota', 'unavailable', 'no-space']), ADMIN_WRITE),
   route('/admin/api/jobs/:name([^/]+)/cancel', jobParams, adminJobCancel, doc('Admin', "Cancel the job's run on this instance: progress is kept (admin key in Authorization; same origin)", JSON_TYPE, ['forbidden', 'not-found', 'conflict', 'unavailable']), ADMIN_WRITE),
   // This server: index, health, and the API's own description (public: it names no data, and a client following
   // the landing page's service-desc may not have a key to hand)

@@ -13,7 +13,8 @@ import type { ResourceRef } from '../resource';
 import { UpstreamClient } from '../upstream/client';
 import { createRedactor, type Redactor } from '../upstream/redact';
 import { DEFAULT_CONCURRENCY, type MirrorOptions } from './options';
-import { emptyResult, interrupted, type MirrorResult } from './result';
+import { RequestBudgetReached } from '../upstream/request-budget';
+import { budgetStopped, emptyResult, interrupted, type MirrorResult } from './result';
 
 /** One run of one store, from its lock to its end: what every step works with. */
 export interface Run {
@@ -43,6 +44,7 @@ export function createClient(opts: MirrorOptions, redact: Redactor): UpstreamCli
     timeoutMs: opts.timeoutMs,
     retry: opts.retry,
     redact,
+    budget: opts.budget,
     onRetry: (url, reason, delay) => opts.log?.(redact(`retrying ${url} in ${delay} ms: ${reason}`)),
   });
 }
@@ -81,12 +83,18 @@ export function beginRun(opts: MirrorOptions, ref: ResourceRef): Run | { done: M
  * resume later; anything else stays `failed` with the (redacted) reason among its problems.
  */
 export function recordRunError(run: Run, err: unknown): void {
-  if (isDiskFull(err)) {
+  if (err instanceof RequestBudgetReached) stopOnBudget(run, err);
+  else if (isDiskFull(err)) {
     const line = diskFullLine(run.opts.dataDir);
     run.result.problems.push(line);
     run.log(`${run.resource}: ${line}`);
   } else if (run.opts.signal?.aborted && !(err instanceof UpstreamError)) interrupted(run.result);
   else run.result.problems.push(run.redact(err instanceof Error ? err.message : String(err)));
+}
+
+/** A run the request budget stopped: interrupted (resumable), said in one line. */
+export function stopOnBudget(run: Run, err: RequestBudgetReached): void {
+  run.log(`${run.resource}: stopped: ${budgetStopped(run.result, err)}`);
 }
 
 /** The end of every run, whatever happened: the client closed, the lock released, the request counts and time recorded. */

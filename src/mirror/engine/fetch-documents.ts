@@ -7,7 +7,8 @@
 import type { Discovered, DocumentAnswer, DocumentFetches, DocumentToStore } from '../discovery/types';
 import { assertNoSecret } from '../rewrite';
 import { judgeDocument } from '../upstream/documents';
-import { progressOf, type Run } from './begin-end';
+import { RequestBudgetReached } from '../upstream/request-budget';
+import { progressOf, stopOnBudget, type Run } from './begin-end';
 import { DEFAULT_CONCURRENCY } from './options';
 import { interrupted } from './result';
 
@@ -20,11 +21,12 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<
   await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
 }
 
-/** Every answer the fetching got, by store path, in the order they arrived. */
-async function fetchAnswers(run: Run, fetches: DocumentFetches): Promise<Map<string, DocumentAnswer>> {
+/** Every answer the fetching got, by store path, in the order they arrived; and the request budget, if it stopped it. */
+async function fetchAnswers(run: Run, fetches: DocumentFetches): Promise<{ answers: Map<string, DocumentAnswer>; spent?: RequestBudgetReached }> {
   const { client, opts, result } = run;
   const answers = new Map<string, DocumentAnswer>();
-  const settled = (): boolean => fetches.settled(answers) || !!opts.signal?.aborted;
+  let spent: RequestBudgetReached | undefined;
+  const settled = (): boolean => fetches.settled(answers) || !!opts.signal?.aborted || !!spent;
   for (const group of fetches.groups) {
     if (settled()) break;
     await pool(
@@ -36,13 +38,15 @@ async function fetchAnswers(run: Run, fetches: DocumentFetches): Promise<Map<str
           result.fetched++;
           if (result.fetched % 32 === 0) opts.onProgress?.(progressOf(run));
         } catch (err) {
-          answers.set(doc.path, err instanceof Error ? err : new Error(String(err)));
+          // Not the document's failure: it was never asked for.
+          if (err instanceof RequestBudgetReached) spent ??= err;
+          else answers.set(doc.path, err instanceof Error ? err : new Error(String(err)));
         }
       },
       settled,
     );
   }
-  return answers;
+  return { answers, spent };
 }
 
 /**
@@ -52,7 +56,12 @@ async function fetchAnswers(run: Run, fetches: DocumentFetches): Promise<Map<str
 export async function fetchDocuments(run: Run, discovered: Discovered): Promise<DocumentToStore[] | undefined> {
   const { opts, result, redact, resource } = run;
   const fetches = discovered.fetches;
-  const assembled = fetches ? fetches.assemble(await fetchAnswers(run, fetches)) : undefined;
+  const fetched = fetches ? await fetchAnswers(run, fetches) : undefined;
+  if (fetched?.spent) {
+    stopOnBudget(run, fetched.spent);
+    return undefined;
+  }
+  const assembled = fetches && fetched ? fetches.assemble(fetched.answers) : undefined;
   const documents = [...discovered.documents, ...(assembled?.documents ?? [])];
   const absent = (discovered.absent ?? 0) + (assembled?.absent ?? 0);
   const failures = assembled?.failures ?? [];

@@ -15,7 +15,8 @@ import type { UpstreamPyramid } from '../discovery/types';
 import { RunStopped, UpstreamError } from '../errors';
 import type { Planned } from '../plan';
 import { conditionalHeaders, judgeTile, refreshAction } from '../refresh';
-import { progressOf, type Run } from './begin-end';
+import { RequestBudgetReached } from '../upstream/request-budget';
+import { progressOf, stopOnBudget, type Run } from './begin-end';
 import { DEFAULT_CONCURRENCY } from './options';
 import { failedLine, interrupted } from './result';
 import { tileKey, type StagedTiles } from './stage';
@@ -31,9 +32,11 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
   const { staging: st, cutoff, prefetched } = staged;
   // Stops everything at once (fatal answer, failure budget): requests in flight are aborted.
   const hard = new AbortController();
+  // Set once the request budget is spent: no new request starts, those in flight finish and are stored.
+  let spent: RequestBudgetReached | undefined;
   // Every worker may wait on it at once (for its turn under --rate): not a leak.
   setMaxListeners((opts.concurrency ?? DEFAULT_CONCURRENCY) + 16, hard.signal);
-  const stopping = (): boolean => hard.signal.aborted || !!opts.signal?.aborted;
+  const stopping = (): boolean => hard.signal.aborted || !!opts.signal?.aborted || !!spent;
   const upstreams = new Map(planned.discovered.pyramids.map((u) => [u.pyramid.name, u]));
   const tasks = tilesOfAll(planned.plans);
   const budget = opts.failureBudget ?? 100;
@@ -90,7 +93,8 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
       result.fetched++;
       settle(task, outcome);
     } catch (err) {
-      if (err instanceof RunStopped || hard.signal.aborted || volumeFull(err)) return;
+      if (err instanceof RequestBudgetReached) spent ??= err;
+      if (err instanceof RequestBudgetReached || err instanceof RunStopped || hard.signal.aborted || volumeFull(err)) return;
       result.failed++;
       if (err instanceof UpstreamError && err.permanent) result.failedPermanently++;
       const msg = redact(err instanceof Error ? err.message : String(err));
@@ -164,6 +168,10 @@ export async function fetchTiles(run: Run, planned: Planned, staged: StagedTiles
     result.problems.push(fatal);
     if (result.failedPermanently > 0) result.problems.push(failedLine(result.failed, result.failedPermanently));
     run.log(`${resource}: stopped: ${fatal}`);
+    return false;
+  }
+  if (spent) {
+    stopOnBudget(run, spent);
     return false;
   }
   if (opts.signal?.aborted) {

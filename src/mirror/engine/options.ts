@@ -8,6 +8,7 @@ import type { PolygonArea } from '../area';
 import type { GenericSource } from '../discovery/sources';
 import type { ProgressSnapshot } from '../progress';
 import type { ResourceRef } from '../resource';
+import type { RequestBudget } from '../upstream/request-budget';
 import type { RetryPolicy } from '../upstream/retry';
 
 export { DEFAULT_CONCURRENCY } from '../../config/mirror-defaults';
@@ -46,6 +47,11 @@ export interface MirrorOptions {
   /** Per-request timeout (ms, default 30 s). */
   timeoutMs?: number;
   retry?: RetryPolicy;
+  /**
+   * The upstream requests the run may spend (its own cap and its upstream's month), shared by its stores and
+   * dependencies; the caller makes it and closes it. Without one nothing is counted or capped.
+   */
+  budget?: RequestBudget;
   /** Tiles that may fail (after their retries) before the run stops; default 100. */
   failureBudget?: number;
   /**

@@ -1,10 +1,12 @@
 // What a run came to (MirrorResult), and the lines it is summed up in: the failed tiles, a dependency's run.
 // Exit codes: 0 published, 1 failed (the published store untouched, progress kept for the next run),
-// 2 usage error (thrown as UsageError), 3 interrupted (progress checkpointed, resumable).
+// 2 usage error (thrown as UsageError), 3 interrupted (by a signal or the request budget: progress checkpointed,
+// resumable).
 
 import type { Bounds } from '../../geo/bounds';
 import type { RunOutcome } from '../../job-contracts';
 import type { StagingOrigin } from '../../store/mbtiles/staging';
+import type { RequestBudgetReached } from '../upstream/request-budget';
 
 export interface MirrorResult {
   resource: string;
@@ -81,6 +83,18 @@ export function interrupted(result: MirrorResult): void {
   result.exitCode = 3;
 }
 
+/**
+ * Marks a run the request budget stopped: interrupted (exit code 3, resumable; a tile store's progress is kept),
+ * the reason and how to go on among its problems. Returns that line.
+ */
+export function budgetStopped(result: MirrorResult, err: RequestBudgetReached): string {
+  interrupted(result);
+  const next = err.scope === 'run' ? 'progress is kept, run again to resume' : 'progress is kept, run again to resume once it renews or is raised';
+  const line = `${err.message}; ${next}`;
+  if (!result.problems.includes(line)) result.problems.push(line);
+  return line;
+}
+
 /** Marks a run published at `file`: exit code 0. */
 export function published(result: MirrorResult, file: string): void {
   result.status = 'published';
@@ -93,6 +107,12 @@ export function failedLine(failed: number, permanent: number): string {
   if (permanent === 0) return `${failed} tiles failed; run the same command again to retry them`;
   if (permanent === failed) return `${failed} tiles failed permanently (the upstream answers them the same every time): a rerun will not help, see the failures`;
   return `${failed} tiles failed, ${permanent} of them permanently (a rerun will not help those); run the same command again to retry the other ${failed - permanent}`;
+}
+
+/** A run's upstream requests or retries with those of its dependencies' runs (a fontstack's result already sums its fonts'). */
+export function totalOf(r: MirrorResult, k: 'requests' | 'retries'): number {
+  if (r.resource.startsWith('fonts/')) return r[k];
+  return r[k] + (r.dependencies ?? []).reduce((n, d) => n + totalOf(d, k), 0);
 }
 
 /** One line about a dependency's run, for the notes of the resource that needed it. */

@@ -18,6 +18,7 @@ import { discoverDocuments, planTiles } from './plan';
 import { publishDocumentStore, publishTileStore } from './verify-and-publish';
 import { dependencyLine, emptyResult, interrupted, type MirrorResult } from './result';
 import { roomForRun, stageTiles, type StagedTiles } from './stage';
+import { requestsForRun } from './requests';
 
 /**
  * What a dependency is to the resource that needs it:
@@ -56,7 +57,7 @@ async function runStore(ref: ResourceRef, opts: MirrorOptions): Promise<{ result
     } else {
       const planned = await planTiles(run);
       dependencies = planned.discovered.dependencies ?? [];
-      if (!(await roomForRun(run, planned))) return { result, dependencies: [] };
+      if (!requestsForRun(run, planned) || !(await roomForRun(run, planned))) return { result, dependencies: [] };
       staged = stageTiles(run, planned);
       const fetched = await fetchTiles(run, planned, staged);
       if (fetched && (await prerequisitesPublished(run, planned.discovered)) && publishTileStore(run, staged.staging, planned.plans)) staged = undefined;

@@ -3,19 +3,24 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '../../config/schema';
-import type { JobProgress, JobStatusReader, JobView, ResourceRecord, RunOutcome, RunRecord, TileCounts, Trigger } from '../../job-contracts';
+import type { JobProgress, JobStatusReader, JobView, RequestBudgetView, ResourceRecord, RunOutcome, RunRecord, TileCounts, Trigger } from '../../job-contracts';
 import { emptyJobState, HISTORY_RUNS, readJobStates, type JobStateFile, type JobStates } from '../../store/data-dir/job-state';
 import { pidAlive } from '../../store/data-dir/pid';
-import type { MirrorResult } from '../engine/result';
+import { RequestLedger } from '../../store/data-dir/request-ledger';
+import { totalOf, type MirrorResult } from '../engine/result';
+import { monthlyBudgetOf, monthOf } from '../upstream/request-budget';
+import { jobUpstreams } from './jobs-config';
 import { servedVersionOf } from '../../store/open';
 
 /** Sums a job's resource results into one record (the resources in the order they ran). */
 export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, results: MirrorResult[], extraProblems: string[] = []): RunRecord {
   const tiles: TileCounts = { planned: 0, fetched: 0, stored: 0, empty: 0, skipped: 0, failed: 0 };
   let bytes = 0;
+  let requests = 0;
   const resources: ResourceRecord[] = results.map((r) => {
     for (const k of Object.keys(tiles) as (keyof TileCounts)[]) tiles[k] += r[k];
     bytes += r.bytes;
+    requests += totalOf(r, 'requests');
     return {
       resource: r.resource,
       status: r.status,
@@ -26,6 +31,7 @@ export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, resu
       skipped: r.skipped,
       failed: r.failed,
       bytes: r.bytes,
+      requests: totalOf(r, 'requests'),
       elapsedMs: r.elapsedMs,
       problems: r.problems.slice(0, 10),
       ...(r.published && { version: servedVersionOf(r.published) }),
@@ -47,6 +53,7 @@ export function runRecord(trigger: Trigger, startedAt: Date, endedAt: Date, resu
     exitCode,
     tiles,
     bytes,
+    requests,
     errors,
     ...(problems.length > 0 && { lastError: problems[problems.length - 1].slice(0, 500) }),
     resources,
@@ -79,7 +86,23 @@ export function jobViews(config: Config, state: JobStates, next: (name: string) 
 
 /** The persisted state of the configured jobs, read on every call (a server or worker that runs no schedules). */
 export function persistedJobStatus(config: Config): JobStatusReader {
-  return { live: false, views: () => jobViews(config, readJobStates(config.data)), history: (name) => jobHistory(readJobStates(config.data), name) };
+  return {
+    live: false,
+    views: () => jobViews(config, readJobStates(config.data)),
+    history: (name) => jobHistory(readJobStates(config.data), name),
+    requestBudget: () => requestBudgetView(config),
+  };
+}
+
+/**
+ * This month's upstream requests of the data directory against each upstream's budget: the configured jobs'
+ * upstreams (in config order), then any other the ledger counted this month (a `tilemirror mirror` run's).
+ */
+export function requestBudgetView(config: Config, now = Date.now()): RequestBudgetView {
+  const month = monthOf(now);
+  const spent = new RequestLedger(config.data).spent(month);
+  const upstreams = [...new Set([...jobUpstreams(config), ...spent.keys()])];
+  return { month, upstreams: upstreams.map((upstream) => ({ upstream, spent: spent.get(upstream) ?? 0, perMonth: monthlyBudgetOf(config.mirror.requestsPerMonth, upstream) })) };
 }
 
 /** A job's last runs, newest first: its history, or its last run alone from a state file that kept no history. */
@@ -144,6 +167,7 @@ export function recordRunEnd(state: JobStateFile, name: string, record: RunRecor
     st.lastRun = record;
     st.history = [record, ...(st.history ?? [])].slice(0, HISTORY_RUNS);
     st.runs++;
+    st.requestsTotal = (st.requestsTotal ?? 0) + (record.requests ?? 0);
     if (record.result === 'published') st.lastSuccessAt = record.endedAt;
     else if (record.result === 'failed') st.failures++;
     else st.interrupted = (st.interrupted ?? 0) + 1;

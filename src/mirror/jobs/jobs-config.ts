@@ -10,6 +10,8 @@ import { readAreaFile, type PolygonArea } from '../area';
 import { UsageError } from '../errors';
 import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';
 import type { MirrorOptions } from '../engine/options';
+import { monthlyBudgetOf, warnOnLedgerError, RequestBudget, upstreamOrigin } from '../upstream/request-budget';
+import { RequestLedger } from '../../store/data-dir/request-ledger';
 
 export interface MirrorJob {
   name: string;
@@ -30,6 +32,10 @@ export interface MirrorJob {
   rate?: number;
   timeoutMs: number;
   failureBudget: number;
+  /** Most upstream requests a run may send (undefined: no cap of its own). */
+  maxRequests?: number;
+  /** The monthly request budget of the job's upstream (null: none). */
+  requestsPerMonth: number | null;
   withDependencies: boolean;
   scales?: number[];
   formats?: TileFormat[];
@@ -93,6 +99,8 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
       rate: j.rate ?? m.rate,
       timeoutMs: (j.timeout ?? m.timeout) * 1000,
       failureBudget: j.failureBudget ?? m.failureBudget,
+      ...(j.maxRequests !== undefined && { maxRequests: j.maxRequests }),
+      requestsPerMonth: monthlyBudgetOf(m.requestsPerMonth, upstream!),
       withDependencies: j.withDependencies,
       scales: j.scales,
       formats: j.formats,
@@ -131,6 +139,27 @@ export function selectJobs(jobs: MirrorJob[], names: string[]): MirrorJob[] {
     throw new UsageError(`unknown job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (configured: ${known})`);
   }
   return names.map((n) => jobs.find((j) => j.name === n)!);
+}
+
+/** The key-free origins of the configured jobs' upstreams, in config order, each once (nothing is read but the config). */
+export function jobUpstreams(config: Config): string[] {
+  const m = config.mirror;
+  const urls = m.jobs.map((j) => (j.source ? sourceBase(splitSourceKey(configuredSource(j.source)).source) : (j.upstream ?? m.upstream!)));
+  return [...new Set(urls.map(upstreamOrigin))];
+}
+
+/**
+ * The request budget of one run of the job: its maxRequests and its upstream's month, counted in the data
+ * directory's ledger. A plan takes it without the run's cap (its own requests are not the run's).
+ */
+export function jobBudget(job: MirrorJob, dataDir: string, withRunCap = true, warn?: (line: string) => void): RequestBudget {
+  return new RequestBudget({
+    upstream: upstreamOrigin(job.upstream),
+    maxRequests: withRunCap ? job.maxRequests : undefined,
+    perMonth: job.requestsPerMonth,
+    ledger: new RequestLedger(dataDir),
+    onLedgerError: warnOnLedgerError(dataDir, warn),
+  });
 }
 
 /** The runMirror options of one resource of a job. */

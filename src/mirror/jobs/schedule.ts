@@ -9,13 +9,14 @@ import { hostname } from 'node:os';
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema';
-import { configuredJobs, jobMirrorOptions, type MirrorJob } from './jobs-config';
+import { configuredJobs, jobBudget, jobMirrorOptions, type MirrorJob } from './jobs-config';
 import { UsageError } from '../errors';
 import { tileRate, type ProgressSnapshot } from '../progress';
 import { createRedactor, type Redactor } from '../upstream/redact';
 import { RedisCoordinator, type Claim, type Coordinator } from './coordination';
 import { runMirror } from '../engine/run';
-import type { MirrorResult } from '../engine/result';
+import { totalOf, type MirrorResult } from '../engine/result';
+import { monthOf, renewalOf, RequestBudgetReached } from '../upstream/request-budget';
 import {
   instanceName,
   runningOn,
@@ -28,11 +29,12 @@ import {
   type RunRecord,
   type RunRequest,
   type Trigger,
+  type RequestBudgetView,
 } from '../../job-contracts';
 import { JobStateFile } from '../../store/data-dir/job-state';
 import { pidAlive } from '../../store/data-dir/pid';
-import { jobHistory, jobViews, progressPersister, recordRunEnd, recordRunStart, runRecord } from './job-status';
-import { planJob } from './job-plan';
+import { jobHistory, jobViews, progressPersister, recordRunEnd, recordRunStart, requestBudgetView, runRecord } from './job-status';
+import { PlanError, planJob } from './job-plan';
 
 export const SKIPPED_STILL_RUNNING = 'skipped: still running';
 export const SKIPPED_ELSEWHERE = 'skipped: running on another instance';
@@ -75,7 +77,10 @@ export function jobProgress(p: ProgressSnapshot, index: number, count: number): 
   };
 }
 
-/** Mirrors every resource of a job, one after another; stops early when interrupted. Never throws. */
+/**
+ * Mirrors every resource of a job, one after another, under one request budget (the job's maxRequests, its
+ * upstream's month); stops early when interrupted or the budget is spent. Never throws.
+ */
 export async function runJob(job: MirrorJob, dataDir: string, trigger: Trigger, hooks: JobRunHooks = {}): Promise<JobRun> {
   const redact = createRedactor(job.key);
   const run = hooks.run ?? runMirror;
@@ -83,27 +88,34 @@ export async function runJob(job: MirrorJob, dataDir: string, trigger: Trigger, 
   const results: MirrorResult[] = [];
   const extra: string[] = [];
   let usageError = false;
-  for (const [i, ref] of job.resources.entries()) {
-    if (hooks.signal?.aborted) break;
-    const resource = `${ref.kind}/${ref.id}`;
-    hooks.onResource?.(resource, i);
-    try {
-      const r = await run({
-        ...jobMirrorOptions(job, ref, dataDir),
-        signal: hooks.signal,
-        log: (line) => hooks.log?.(redact(line), resource),
-        onProgress: (p) => hooks.onProgress?.(jobProgress(p, i, job.resources.length), p),
-      });
-      results.push(r);
-      hooks.onResult?.(r);
-      if (r.status === 'interrupted') break;
-    } catch (err) {
-      // UsageError (a zoom range the upstream does not offer, ...) or a bug: the job fails, the next resource runs.
-      if (err instanceof UsageError) usageError = true;
-      const msg = `${resource}: ${redact(err instanceof Error ? err.message : String(err))}`;
-      extra.push(msg);
-      hooks.log?.(`error: ${msg}`, resource);
+  let resource = '';
+  const budget = jobBudget(job, dataDir, true, (line) => hooks.log?.(redact(line), resource));
+  try {
+    for (const [i, ref] of job.resources.entries()) {
+      if (hooks.signal?.aborted) break;
+      resource = `${ref.kind}/${ref.id}`;
+      hooks.onResource?.(resource, i);
+      try {
+        const r = await run({
+          ...jobMirrorOptions(job, ref, dataDir),
+          budget,
+          signal: hooks.signal,
+          log: (line) => hooks.log?.(redact(line), resource),
+          onProgress: (p) => hooks.onProgress?.({ ...jobProgress(p, i, job.resources.length), requests: budget.spent }, p),
+        });
+        results.push(r);
+        hooks.onResult?.(r);
+        if (r.status === 'interrupted') break;
+      } catch (err) {
+        // UsageError (a zoom range the upstream does not offer, ...) or a bug: the job fails, the next resource runs.
+        if (err instanceof UsageError) usageError = true;
+        const msg = `${resource}: ${redact(err instanceof Error ? err.message : String(err))}`;
+        extra.push(msg);
+        hooks.log?.(`error: ${msg}`, resource);
+      }
     }
+  } finally {
+    budget.close(results.reduce((n, r) => n + totalOf(r, 'retries'), 0));
   }
   let record = runRecord(trigger, started, new Date(), results, extra);
   if (hooks.signal?.aborted && record.result !== 'interrupted') record = { ...record, result: 'interrupted', exitCode: 3 };
@@ -379,6 +391,10 @@ export class Scheduler implements JobStatusReader, JobControl {
     return jobHistory(this.state.read(), name);
   }
 
+  requestBudget(): RequestBudgetView {
+    return requestBudgetView(this.opts.config);
+  }
+
   /** Where the job runs now, by the state file (several instances share it): `host:pid`, or null. */
   private runningOn(name: string): string | null {
     const view = this.views().find((v) => v.name === name);
@@ -409,9 +425,13 @@ export class Scheduler implements JobStatusReader, JobControl {
     try {
       plan = await planJob(job, this.opts.config.data, this.state.job(name).lastRun, signal);
     } catch (err) {
-      return { accepted: false, reason: 'unavailable', message: `cannot plan job ${name}: ${this.redact(err instanceof Error ? err.message : String(err))}` };
+      const message = this.redact(err instanceof Error ? err.message : String(err));
+      // The plan's own discovery found the month's budget spent: no run can start.
+      if (err instanceof PlanError && err.cause instanceof RequestBudgetReached) return { accepted: false, reason: 'no-requests', message: `cannot plan job ${name}: ${message}`, renewsAt: renewalOf(monthOf(Date.now())) };
+      return { accepted: false, reason: 'unavailable', message: `cannot plan job ${name}: ${message}` };
     }
     if (!plan.fits) return { accepted: false, reason: 'no-space', message: plan.message, plan };
+    if (!plan.requests.fits) return { accepted: false, reason: 'no-requests', message: plan.requests.message, plan, renewsAt: renewalOf(plan.requests.month) };
     const late = busy();
     if (late) return late;
     const outcome = await this.begin(job, 'manual');

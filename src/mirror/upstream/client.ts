@@ -14,6 +14,7 @@ import { DEFAULT_RETRY, decideRetry, isRetryable, parseRetryAfter, type AttemptO
 import type { RawResponse } from './validate';
 import { UpstreamError } from '../errors';
 import { RequestTimeout, Transport, type Cancel } from './transport';
+import { RequestBudgetReached, type RequestBudget } from './request-budget';
 
 /** Largest body accepted (a tile or document bigger than this is an upstream fault). */
 const MAX_BODY = 64 * 1024 * 1024;
@@ -39,6 +40,8 @@ export interface ClientOptions {
   onRetry?: (url: string, reason: string, delayMs: number) => void;
   /** Hedging of stalled requests: on by default; `minMs` lowers the least wait before a hedge (tests), false turns it off. */
   hedge?: false | { minMs: number };
+  /** Spent before every request on the wire; once it is spent, no request goes out (RequestBudgetReached). */
+  budget?: RequestBudget;
 }
 
 /** How often requests in flight are looked at for hedging (ms). */
@@ -178,12 +181,14 @@ export class UpstreamClient {
       return await this.send(url, signal, extraHeaders);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
+      if (err instanceof RequestBudgetReached) throw err;
       throw new UpstreamError(this.opts.redact(describeNetworkError(err)));
     }
   }
 
   /** One GET on the wire (every request of the client goes through here); the transport's errors as they are. */
   private async send(url: string, signal?: AbortSignal, extraHeaders?: Record<string, string>, cancel?: Cancel): Promise<RawResponse> {
+    this.opts.budget?.spend();
     this.stats.requests++;
     const res = await this.transport.get(this.withKey(url), extraHeaders ? { ...this.headers, ...extraHeaders } : this.headers, signal, cancel);
     this.stats.bytes += res.body.length;
@@ -244,7 +249,7 @@ export class UpstreamClient {
   /**
    * One attempt: the request on `slot`, and a hedge if it waits past the latencies seen (see sweepStalled). The
    * first good answer wins and the other request is cancelled; a failed request ends the attempt unless the other
-   * is still on its way and not stalled. Rejects only when the run's signal aborts.
+   * is still on its way and not stalled. Rejects only when the run's signal aborts or its request budget is spent.
    */
   private race<T>(
     url: string,
@@ -301,6 +306,13 @@ export class UpstreamClient {
               return end(() => reject(signal.reason));
             }
             if (settled) return this.inFlight.release(slot, 'failed');
+            if (err instanceof RequestBudgetReached) {
+              // No request went out: a hedge is not sent (the request it would have doubled goes on); a first
+              // request ends the attempt, and the run stops.
+              this.inFlight.release(slot, 'failed');
+              if (!legs.some((l) => !l.done)) end(() => reject(err));
+              return;
+            }
             const timeout = err instanceof RequestTimeout;
             this.noteLoad(slot, timeout ? 'overloaded' : 'failed');
             failed(leg, { kind: 'network', message: this.opts.redact(describeNetworkError(err)), ...(timeout && { timeout }) });

@@ -6,7 +6,7 @@
 
 import Database from 'better-sqlite3';
 import { bandCondition } from './sql';
-import type { ZoomPlan } from '../../geo/tile-bands';
+import { zoomPlanHas, type ZoomPlan } from '../../geo/tile-bands';
 
 const MIRROR_SQL = `
 CREATE TABLE IF NOT EXISTS tilemirror_mirror_state (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -64,6 +64,21 @@ export interface ValidatorRow {
 }
 
 /** The mirror's tables of one open staging file, with their statements prepared once. */
+/**
+ * Tiles of one zoom of a plan that the upstream vouched for at or after `cutoff` (their validators' check time): in
+ * SQL while the zoom has at most `sqlBands` bands, else by a pass over the zoom's rows.
+ */
+export function countCheckedSince(db: Database.Database, pyramid: string, zp: ZoomPlan, cutoff: number, sqlBands: number): number {
+  if (zp.bands.length <= sqlBands) {
+    const sql = `SELECT COUNT(*) FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND checked_at >= ? AND (${bandCondition(zp, false, 'y', 'x')})`;
+    return db.prepare(sql).pluck().get(pyramid, zp.z, cutoff) as number;
+  }
+  let n = 0;
+  const rows = db.prepare('SELECT x, y FROM tilemirror_mirror_tiles WHERE pyramid = ? AND z = ? AND checked_at >= ?').raw().iterate(pyramid, zp.z, cutoff) as Iterable<[number, number]>;
+  for (const [x, y] of rows) if (zoomPlanHas(zp, x, y)) n++;
+  return n;
+}
+
 export class MirrorTables {
   private readonly hasEmpty: Database.Statement;
   private readonly putEmpty: Database.Statement;

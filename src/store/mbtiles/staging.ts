@@ -22,7 +22,7 @@ import Database from 'better-sqlite3';
 import { constants, copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLUSH_BEHIND_BYTES, flushBehind, type FlushBehind } from './flush-behind';
-import { MirrorTables, mirrorStateValue, STATE } from './mirror-sql';
+import { countCheckedSince, MirrorTables, mirrorStateValue, STATE } from './mirror-sql';
 import { clearTables, metadataValue, tmsRow, type TileTables } from './sql';
 import { StoreWriter, type StoreHeader } from './writer';
 import type { TileCounts } from '../../job-contracts';
@@ -110,6 +110,40 @@ function healthy(file: string): boolean {
     return rows.length === 1 && rows[0].quick_check === 'ok';
   } catch {
     return false;
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * The file a run of the store would start from, without opening it for writing (what `plan` counts): a previous
+ * run's staging file of the same upstream resource, written in this boot of the machine (resumed, with the refresh
+ * state it saved), else the published store of the same resource (copied); undefined when the run starts empty.
+ * As StagingStore.open decides, less its health check (a torn file is discarded there and fetched again).
+ */
+export function startingFile(paths: StorePaths, fingerprint: string): { file: string; origin: Exclude<StagingOrigin, 'new'>; refresh?: string } | undefined {
+  const { staging, published } = paths;
+  if (existsSync(staging) && readState(staging, STATE.fingerprint, false) === fingerprint && sameBoot(staging)) {
+    return { file: staging, origin: 'resumed', refresh: readState(staging, STATE.refresh) };
+  }
+  if (existsSync(published) && readState(published, STATE.fingerprint) === fingerprint) return { file: published, origin: 'copied-published' };
+  return undefined;
+}
+
+/**
+ * Tiles of the plan (stored or known empty) the file says the upstream vouched for at or after `cutoff`: those a
+ * run starting from it skips. 0 when the file cannot be read.
+ */
+export function currentTiles(file: string, plans: PyramidPlan[], cutoff: number, readonly: boolean): number {
+  let db: Database.Database | undefined;
+  try {
+    // A staging file is opened read-write, as readState does: one in WAL mode is recovered first.
+    db = new Database(file, { fileMustExist: true, readonly });
+    let n = 0;
+    for (const plan of plans) for (const zp of plan.zooms) n += countCheckedSince(db, plan.pyramid, zp, cutoff, SQL_BANDS);
+    return n;
+  } catch {
+    return 0;
   } finally {
     db?.close();
   }
