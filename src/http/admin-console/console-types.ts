@@ -1,7 +1,12 @@
 // The admin API's answers as the console's script reads them (/admin/api/stores, /admin/api/jobs, a job, a
-// store's coverage). Types only, and no import: the browser build (tsconfig.console.json) compiles this file with
-// the DOM and without Node's types, so it cannot lean on the server's modules. Fields the console does not read are
-// left out; the optional ones are those an older server, or a state file that never recorded them, may omit.
+// store's coverage). Types only: the browser build (tsconfig.console.json) compiles this file with the DOM and
+// without Node's types, so it leans on no server module but the job contracts, which import nothing. Fields the
+// console does not read are left out; the optional ones are those an older server, or a state file that never
+// recorded them, may omit.
+
+import type { JobProgress, RequestBudgetView } from '../../job-contracts';
+
+export type { JobProgress };
 
 export type StoreOrigin = { type: 'upstream'; url: string } | { type: 'imported' } | { type: 'sample' };
 
@@ -37,18 +42,6 @@ export interface CoverageDoc {
   features: unknown[];
 }
 
-export interface JobProgress {
-  resource: string;
-  resourceIndex: number;
-  resources: number;
-  done: number;
-  total: number;
-  failed: number;
-  bytes: number;
-  tilesPerSecond: number;
-  etaSeconds?: number;
-}
-
 export interface RunningJob {
   trigger: string;
   startedAt: string;
@@ -82,11 +75,7 @@ export interface JobEntry {
 }
 
 /** This month's upstream requests of each upstream, against its monthly budget (null: no budget). */
-export interface RequestBudget {
-  /** The month counted, `YYYY-MM`. */
-  month: string;
-  upstreams: { upstream: string; spent: number; perMonth: number | null }[];
-}
+export type RequestBudget = RequestBudgetView;
 
 /** `GET /admin/api/jobs`. */
 export interface JobsDoc {
