@@ -174,7 +174,7 @@ describe('RequestLedger', () => {
 
   test('processes reserving at once never grant more than the budget together', async () => {
     const exec = promisify(execFile);
-    const ledgerModule = built('store/request-ledger.js');
+    const ledgerModule = built('store/data-dir/request-ledger.js');
     // Each process reserves 7 requests at a time (a run reserves a block every so often: a pause of 2 ms between)
     // until the month says no, and prints how many it got; 300 is no multiple of 7, so the last grant is cut short.
     const script = `const { RequestLedger } = require(${JSON.stringify(ledgerModule)}); const l = new RequestLedger(${JSON.stringify(dir)}); const pause = new Int32Array(new SharedArrayBuffer(4)); let n = 0, g; while ((g = l.reserve('2026-11', 'u', 7, 300)) > 0) { n += g; Atomics.wait(pause, 0, 0, 2); } l.close(); process.stdout.write(String(n));`;
