@@ -96,10 +96,12 @@ afterAll(async () => {
 
 test('a plan that cannot fit: `plan` and Run now refuse it up front, one line naming both figures, nothing fetched', async () => {
   sim.reset();
-  const { stdout } = await run(process.execPath, [built('cli.js'), 'plan', '--upstream', sim.url, '--key', KEY, '--data', join(volume, 'data'), '--zoom', '0-5', 'maps/sample'], { cwd: ROOT }).catch((e: { stdout: string; code: number }) => {
-    expect(e.code).toBe(1);
-    return e;
-  });
+  const refusedPlan = await run(process.execPath, [built('cli.js'), 'plan', '--upstream', sim.url, '--key', KEY, '--data', join(volume, 'data'), '--zoom', '0-5', 'maps/sample'], { cwd: ROOT }).then(
+    (r) => ({ code: 0, stdout: r.stdout }),
+    (e: { stdout: string; code: number }) => e,
+  );
+  expect(refusedPlan.code).toBe(1);
+  const { stdout } = refusedPlan;
   const line = stdout.split('\n').find((l) => l.startsWith('does not fit'));
   expect(line).toMatch(/^does not fit: not enough space on the data volume: .* needs ~\d+(\.\d+)? MB .*, but only \d+(\.\d+)? MB is free on /);
   process.stdout.write(`${line}\n`);

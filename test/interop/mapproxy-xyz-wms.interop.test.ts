@@ -18,6 +18,7 @@ import type { MirrorResult } from '../../src/mirror/engine/result';
 import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sources';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 import { decodeRGBA, expectSamePixels, fetchJson, fetchOk, gdalinfo, gdalTranslateTile, isUniform, makeTempDir, tileBounds3857 } from './helpers';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, storedTileSize, type MapProxy } from './mapproxy';
 
@@ -149,7 +150,7 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
     // fetched again) went to the first.
     // The servers' request lines arrive on their stdout pipes independently of the answers: wait for all of them.
     const count = () => ({ firstHost: mapproxy.requests.slice(before).filter((p) => p.startsWith('/tiles/')).length, secondHost: second!.requests.filter((p) => p.startsWith('/tiles/')).length });
-    for (let i = 0; i < 100 && count().firstHost + count().secondHost < 1 + tilesOf([1, 2, 3]); i++) await new Promise((res) => setTimeout(res, 100));
+    await waitFor(`the request lines of both servers (${JSON.stringify(count())} so far)`, () => count().firstHost + count().secondHost >= 1 + tilesOf([1, 2, 3]));
     const { firstHost, secondHost } = count();
     expect({ firstHost, secondHost }).toEqual({ firstHost: 1 + tilesOf([1, 2, 3]) / 2, secondHost: tilesOf([1, 2, 3]) / 2 });
   }, 120_000);
