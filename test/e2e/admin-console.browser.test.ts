@@ -26,7 +26,7 @@ import { storePaths } from '../../src/store/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
-import { gatedTest } from '../interop/helpers';
+import { gatedTest } from '../helpers/clients';
 import { CHROMIUM_CHECK, launchChromium, PageRecorder, waitForMapIdle } from './browser';
 
 const ADMIN = 'admin-console-key-7c1d';

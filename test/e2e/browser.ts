@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import type { ClientCheck } from '../interop/helpers';
+import type { ClientCheck } from '../helpers/clients';
 import { startServer, type TestServer } from '../helpers/server';
 
 export const CHROMIUM_PATH = process.env.TILEMIRROR_CHROMIUM ?? '/usr/bin/chromium';

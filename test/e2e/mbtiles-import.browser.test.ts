@@ -6,7 +6,8 @@ import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { importMbtilesCommand } from '../../src/interchange-cli';
 import { openMapTilesStyle, sampleVector } from '../fixtures/foreign-mbtiles';
-import { gatedTest, makeTempDir } from '../interop/helpers';
+import { makeTempDir } from '../interop/helpers';
+import { gatedTest } from '../helpers/clients';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { CHROMIUM_CHECK, PageRecorder, imageStats, launchChromium, summarizeMap, waitForMapIdle } from './browser';
 

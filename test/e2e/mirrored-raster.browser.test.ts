@@ -13,8 +13,10 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { built } from '../helpers/dist';
-import { KEY, startServer, type TestServer } from '../helpers/server';
-import { assertOk, GDAL_CHECK, gatedTest, makeTempDir, MIRROR_DIR, run } from '../interop/helpers';
+import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { makeTempDir } from '../interop/helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { assertOk, run } from '../helpers/run';
 import { GDAL2TILES_CHECK, makeGdal2tilesSite } from '../interop/gdal2tiles';
 import { startTileserver, TILESERVER_MAIN } from '../interop/tileserver';
 import { CHROMIUM_CHECK, launchChromium, PageRecorder, waitForMapIdle } from './browser';
@@ -130,7 +132,7 @@ describe('MapLibre draws rasters mirrored from foreign servers, through tilemirr
 
   tileserverTest('tileserver-gl-light (256 px, gzipped): tiles loaded one zoom deeper than the map\'s, drawn', async () => {
     const upstream = path.join(tmp.dir, 'img.mbtiles');
-    copyFileSync(path.join(MIRROR_DIR, 'images', 'sample-image.mbtiles'), upstream);
+    copyFileSync(path.join(SAMPLE_DIR, 'images', 'sample-image.mbtiles'), upstream);
     const ts = await startTileserver(tmp.dir, 'img', upstream);
     closers.push(() => ts.stop());
     const served = await mirrorAndServe('ts-img', `${ts.url}/data/img.json`);

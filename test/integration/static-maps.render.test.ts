@@ -8,7 +8,7 @@ import { Catalog } from '../../src/store/catalog';
 import { StoreWriter } from '../../src/store/writer';
 import type { Pyramid } from '../../src/store/types';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
-import { readStoredTile } from '../interop/helpers';
+import { readStoredTile } from '../helpers/stored-tiles';
 
 // Static maps checked by their pixels. Besides the sample map, a temporary data directory holds maps made of
 // solid-colour tiles (so the colour under a point says exactly what was drawn there), a sprite and an image.

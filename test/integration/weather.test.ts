@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { weatherCatalog, writeKeyframeTileset, writeWeatherStore } from '../fixtures/document-stores';
-import { readStoredTile } from '../interop/helpers';
+import { readStoredTile } from '../helpers/stored-tiles';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 

@@ -7,19 +7,10 @@
 // nearest whole number of pixels. A -projwin on the tile's bounds can then land one pixel off, so the
 // window is given in pixels (-srcwin, rounded the way GDAL rounds its shift: floor(0.5 + offset)).
 import path from 'node:path';
-import {
-  expectSamePixels,
-  gatedTest,
-  GDAL_CHECK,
-  gdalinfo,
-  gdalTranslateTile,
-  makeTempDir,
-  MAP_STORE,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  TERRAIN_STORE,
-} from './helpers';
+import { gdalinfo, gdalTranslateTile, makeTempDir, MAP_STORE, TERRAIN_STORE } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { pickTile, readMetadata, readStoredTile } from '../helpers/stored-tiles';
 
 
 describe('GDAL MBTiles driver reads the store files', () => {

@@ -21,24 +21,20 @@
 import path from 'node:path';
 import {
   chrootGdal,
-  expectSamePixels,
-  fetchJson,
+  type Gdal,
   gdalAtLeast,
   gdalinfo,
   gdalinfoFailing,
   gdalTest,
   gdalTranslateTile,
+  type InteropServer,
   MAP_STORE,
-  MERCATOR_HALF,
-  pickTile,
-  readMetadata,
-  readStoredTile,
   startInteropServer,
   systemGdal,
-  withKey,
-  type Gdal,
-  type InteropServer,
 } from './helpers';
+import { fetchJson, withKey } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
+import { MERCATOR_HALF, pickTile, readMetadata, readStoredTile } from '../helpers/stored-tiles';
 
 const REL_TILESETS_MAP = 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-map';
 const REL_TILING_SCHEME = 'http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme';

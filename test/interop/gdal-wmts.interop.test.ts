@@ -9,26 +9,22 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  expectSamePixels,
-  fetchText,
-  gatedTest,
-  GDAL_CHECK,
   gdalinfo,
   gdalTranslateTile,
+  type InteropServer,
   KEYFRAMES,
   layerMatrixSet,
   makeTempDir,
   MAP_STORE,
-  pickTile,
-  readMetadata,
-  readStoredTile,
   startInteropServer,
   summarizeCapabilities,
   TERRAIN_STORE,
   WEATHER_LAYER,
-  type InteropServer,
-  type TileAddress,
 } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { fetchText } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
+import { pickTile, readMetadata, readStoredTile, type TileAddress } from '../helpers/stored-tiles';
 
 
 describe('GDAL WMTS driver reads the served WMTS', () => {

@@ -6,7 +6,11 @@
 import path from 'node:path';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
-import { assertOk, expectSamePixels, gatedTest, gdalTranslateTile, makeTempDir, pickTile, run, tileBoundsLonLat } from './helpers';
+import { gdalTranslateTile, makeTempDir } from './helpers';
+import { gatedTest } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, run } from '../helpers/run';
+import { pickTile, tileBoundsLonLat } from '../helpers/stored-tiles';
 import { BOUNDS, GDAL2TILES_CHECK, makeGdal2tilesSite, sha, TILE_SIZE, type Gdal2tilesSite } from './gdal2tiles';
 import { metadata, storedTiles, storedTileSize } from './mapproxy';
 

@@ -10,7 +10,9 @@ import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sources';
 import { startServer, type TestServer } from '../helpers/server';
-import { expectSamePixels, fetchOk, gdalTranslateTile, makeTempDir } from './helpers';
+import { gdalTranslateTile, makeTempDir } from './helpers';
+import { fetchOk } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, type MapProxy } from './mapproxy';
 
 const clientTest = mapproxyTest('MapProxy as upstream');

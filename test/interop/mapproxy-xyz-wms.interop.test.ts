@@ -19,7 +19,10 @@ import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sourc
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
-import { decodeRGBA, expectSamePixels, fetchJson, fetchOk, gdalinfo, gdalTranslateTile, isUniform, makeTempDir, tileBounds3857 } from './helpers';
+import { gdalinfo, gdalTranslateTile, makeTempDir } from './helpers';
+import { fetchJson, fetchOk } from '../helpers/fetch';
+import { decodeRGBA, expectSamePixels, isUniform } from '../helpers/pixels';
+import { tileBounds3857 } from '../helpers/stored-tiles';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, storedTileSize, type MapProxy } from './mapproxy';
 
 const clientTest = mapproxyTest('MapProxy XYZ and WMS as upstream');

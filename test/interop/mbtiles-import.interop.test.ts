@@ -6,20 +6,10 @@ import path from 'node:path';
 import { importMbtilesCommand } from '../../src/interchange-cli';
 import { gdalRasterMbtiles } from '../fixtures/foreign-mbtiles';
 import { startServer, type TestServer } from '../helpers/server';
-import {
-  GDAL_CHECK,
-  MERCATOR_HALF,
-  expectSamePixels,
-  gatedTest,
-  gdalinfo,
-  gdalinfoFailing,
-  gdalTranslateTile,
-  makeTempDir,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  systemGdal,
-} from './helpers';
+import { gdalinfo, gdalinfoFailing, gdalTranslateTile, makeTempDir, systemGdal } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { MERCATOR_HALF, pickTile, readMetadata, readStoredTile } from '../helpers/stored-tiles';
 
 const mercatorX = (lon: number): number => (lon / 180) * MERCATOR_HALF;
 const mercatorY = (lat: number): number => (Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / Math.PI) * MERCATOR_HALF;

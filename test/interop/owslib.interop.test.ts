@@ -6,26 +6,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  assertOk,
-  clientEnv,
-  expectSamePixels,
-  gatedTest,
+  type InteropServer,
   KEYFRAMES,
   makeTempDir,
   MAP_STORE,
   matrixIdForZoom,
   mercatorScaleDenominator,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  run,
   startInteropServer,
-  SYSTEM_PYTHON,
   TERRAIN_STORE,
   WEATHER_LAYER,
-  type InteropServer,
-  type TileAddress,
 } from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import { pickTile, readMetadata, readStoredTile, type TileAddress } from '../helpers/stored-tiles';
 
 const SCRIPT = path.join(__dirname, 'owslib_wmts.py');
 

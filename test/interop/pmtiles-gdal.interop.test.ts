@@ -9,22 +9,10 @@ import { exportPmtilesCommand } from '../../src/interchange-cli';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import { handArchive, type HandTile } from '../fixtures/pmtiles-hand';
 import { startServer, type TestServer } from '../helpers/server';
-import {
-  GDAL_CHECK,
-  MERCATOR_HALF,
-  MIRROR_DIR,
-  expectSamePixels,
-  gatedTest,
-  gdalinfo,
-  gdalinfoFailing,
-  systemGdal,
-  gdalTranslateTile,
-  makeTempDir,
-  pickTile,
-  readMetadata,
-  tileBoundsLonLat,
-  type TileAddress,
-} from './helpers';
+import { gdalinfo, gdalinfoFailing, gdalTranslateTile, makeTempDir, MIRROR_DIR, systemGdal } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { MERCATOR_HALF, pickTile, readMetadata, type TileAddress, tileBoundsLonLat } from '../helpers/stored-tiles';
 
 const TERRAIN = path.join(MIRROR_DIR, 'tiles/sample-terrain.mbtiles');
 const HAND_BOUNDS: [number, number, number, number] = [-90, -45, 90, 60];

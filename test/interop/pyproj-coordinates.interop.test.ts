@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { KEY, startServer, type TestServer } from '../helpers/server';
-import { SYSTEM_PYTHON, assertOk, clientEnv, gatedTest, run } from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { assertOk, clientEnv, run } from '../helpers/run';
 
 const SCRIPT = path.join(__dirname, 'pyproj_oracle.py');
 

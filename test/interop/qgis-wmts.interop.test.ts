@@ -20,32 +20,29 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  assertOk,
-  clientEnv,
-  comparePixels,
-  fetchText,
-  gatedTest,
-  isUniform,
+  type InteropServer,
   KEYFRAMES,
   layerMatrixSet,
   makeTempDir,
   MAP_STORE,
   matrixIdForZoom,
+  startInteropServer,
+  summarizeCapabilities,
+  TERRAIN_STORE,
+  WEATHER_LAYER,
+} from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { fetchText } from '../helpers/fetch';
+import { comparePixels, isUniform, type RGBA } from '../helpers/pixels';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import {
   MERCATOR_HALF,
   pickTile,
   readMetadata,
   readStoredTile,
-  run,
-  startInteropServer,
-  summarizeCapabilities,
-  SYSTEM_PYTHON,
-  TERRAIN_STORE,
-  tileBounds3857,
-  WEATHER_LAYER,
-  type InteropServer,
-  type RGBA,
   type TileAddress,
-} from './helpers';
+  tileBounds3857,
+} from '../helpers/stored-tiles';
 
 const SCRIPT = path.join(__dirname, 'qgis_wmts.py');
 const DEFAULT_TIME = KEYFRAMES[1].time;

@@ -8,7 +8,10 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { built } from '../helpers/dist';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
-import { assertOk, expectSamePixels, gdalTranslateTile, makeTempDir, MIRROR_DIR, pickTile, run, type TileAddress } from './helpers';
+import { gdalTranslateTile, makeTempDir, MIRROR_DIR } from './helpers';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, run } from '../helpers/run';
+import { pickTile, type TileAddress } from '../helpers/stored-tiles';
 import { metadata, storedTiles, storedTileSize } from './mapproxy';
 import { startTileserver, tileserverTest, type Tileserver } from './tileserver';
 

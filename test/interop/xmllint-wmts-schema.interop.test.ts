@@ -13,16 +13,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  assertOk,
-  clientEnv,
-  gatedTest,
-  fetchOk,
-  makeTempDir,
-  run,
-  startInteropServer,
-  type InteropServer,
-} from './helpers';
+import { type InteropServer, makeTempDir, startInteropServer } from './helpers';
+import { gatedTest } from '../helpers/clients';
+import { fetchOk } from '../helpers/fetch';
+import { assertOk, clientEnv, run } from '../helpers/run';
 
 const DEBIAN_XSD = '/usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd';
 

@@ -10,7 +10,7 @@ import * as ogc from '../../../src/http/routes/ogc';
 import { StoreWriter } from '../../../src/store/writer';
 import { SAMPLE_OGC_COLLECTIONS } from '../../fixtures/sample-listings';
 import { BASE_URL, inProcess, json, patternsOf, storeFile, tempDir } from '../../helpers/in-process';
-import { readStoredTile } from '../../interop/helpers';
+import { readStoredTile } from '../../helpers/stored-tiles';
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).
 const vtpbfDir = dirname(require.resolve('vt-pbf'));

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import * as tiles from '../../../src/http/routes/tiles';
 import { DAMAGED_GZIP, writeDamagedVectorStore } from '../../fixtures/hand-made-stores';
 import { failure, inProcess, patternsOf, plainBody, storeFile, tempDir } from '../../helpers/in-process';
-import { readStoredTile } from '../../interop/helpers';
+import { readStoredTile } from '../../helpers/stored-tiles';
 
 const app = inProcess();
 afterAll(() => app.close());

@@ -8,7 +8,7 @@ import { XMLParser } from 'fast-xml-parser';
 import * as documents from '../../../src/http/routes/tileset-documents';
 import { StoreWriter } from '../../../src/store/writer';
 import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, tempDir, text } from '../../helpers/in-process';
-import { readMetadata, readStoredTile } from '../../interop/helpers';
+import { readMetadata, readStoredTile } from '../../helpers/stored-tiles';
 import { parseExceptionReport } from '../../helpers/ows-exception';
 import type { Reply } from '../../../src/http/reply';
 

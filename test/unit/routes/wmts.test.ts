@@ -22,7 +22,7 @@ import {
 import { SAMPLE_WMTS_LAYERS } from '../../fixtures/sample-listings';
 import { BASE_URL, inProcess, patternsOf, plainBody, storeFile, tempDir, text } from '../../helpers/in-process';
 import { parseExceptionReport } from '../../helpers/ows-exception';
-import { readStoredTile } from '../../interop/helpers';
+import { readStoredTile } from '../../helpers/stored-tiles';
 import type { Reply } from '../../../src/http/reply';
 
 const app = inProcess();
