@@ -12,7 +12,10 @@ import { assertNoProblems, get, summary, withParams, type Answer } from './lib/h
 import { exceptionCaseProblems, type ExceptionCase } from './lib/ows-exception';
 import { getBindings, parseCapabilities, text, type Capabilities } from './lib/wmts-capabilities';
 import { capabilitiesEntry, linkedCapabilities } from './lib/wmts';
-import { correctedCapabilitiesSchema, scratchDir, validateAll, XMLLINT_CHECK } from './lib/xml-schema';
+import { correctedCapabilitiesSchema, validateAll, XMLLINT_CHECK } from './lib/xml-schema';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-conformance-');
 
 const xsdTest = gatedTest('xmllint with the WMTS 1.0 and OWS 1.1 XSDs', XMLLINT_CHECK);
 
@@ -27,7 +30,7 @@ interface CapabilitiesDocument {
 }
 
 let server: TestServer;
-let scratch: { dir: string; cleanup: () => void };
+let scratch: string;
 let entry: string;
 let service: Capabilities;
 let documents: CapabilitiesDocument[];
@@ -63,18 +66,18 @@ async function discoverDocuments(serverUrl: string, entryUrl: string, caps: Capa
 
 beforeAll(async () => {
   server = await startServer();
-  scratch = scratchDir();
+  scratch = tempDir();
   entry = capabilitiesEntry(server.url);
   const first = await fetchDocument('service', entry);
   if (!first.caps) throw new Error(`GET ${entry}: ${summary(first.answer)}; every test of this file needs the capabilities`);
   service = first.caps;
   documents = await discoverDocuments(server.url, entry, service);
-  if (!missingPartsSync(XMLLINT_CHECK).length) capsXsd = correctedCapabilitiesSchema(scratch.dir);
+  if (!missingPartsSync(XMLLINT_CHECK).length) capsXsd = correctedCapabilitiesSchema(scratch);
 });
 
 afterAll(async () => {
   await server?.close();
-  scratch?.cleanup();
+  removeTempDirs();
 });
 
 /** The KVP GetCapabilities URL of the service with `query` (raw, as written) appended to the advertised Get href. */
@@ -90,7 +93,7 @@ async function expectExceptions(requests: { query: string; expected: ExceptionCa
       return { answer: await get(url), expected: r.expected, label: `GET ${url}` };
     }),
   );
-  assertNoProblems(await exceptionCaseProblems(cases, scratch.dir), cases.length, 'error answers');
+  assertNoProblems(await exceptionCaseProblems(cases, scratch), cases.length, 'error answers');
 }
 
 function sectionProblems(d: CapabilitiesDocument, required: readonly string[]): string[] {
@@ -126,7 +129,7 @@ describe('WMTS 1.0 GetCapabilities, KVP GET and RESTful (OGC 07-057r7 §7.1, 06-
 
   xsdTest('wmts:Server.KVP.GET.GetCapabilities.Response.XML.Well.Formed / SchemaReferenced / SchemaValid: every capabilities document references and validates against wmtsGetCapabilities_response.xsd (xmllint --nonet)', async () => {
     const docs = documents.filter((d) => d.answer.status === 200);
-    const verdicts = await validateAll(docs.map((d) => d.answer.body.toString('utf8')), capsXsd as string, scratch.dir);
+    const verdicts = await validateAll(docs.map((d) => d.answer.body.toString('utf8')), capsXsd as string, scratch);
     const problems = docs.flatMap((d, i) => {
       const p: string[] = [];
       if (!verdicts[i].valid) p.push(`${d.label} ${d.url} does not validate:\n${verdicts[i].errors.slice(0, 1500)}`);
@@ -378,7 +381,7 @@ describe('WMTS 1.0 KVP request rules and GetCapabilities parameters (06-121r3 §
     const answers = await Promise.all(queries.map((q) => get(kvpCapabilities(q))));
     const problems = answers.flatMap((a) => (a.status === 200 ? [] : [`GET ${a.url}: expected 200 with the capabilities; got ${summary(a)}`]));
     const ok = answers.filter((a) => a.status === 200);
-    const verdicts = await validateAll(ok.map((a) => a.body.toString('utf8')), capsXsd as string, scratch.dir);
+    const verdicts = await validateAll(ok.map((a) => a.body.toString('utf8')), capsXsd as string, scratch);
     verdicts.forEach((v, i) => v.valid || problems.push(`GET ${ok[i].url}: not valid: ${v.errors.slice(0, 500)}`));
     for (const a of ok.slice(1)) if (!a.body.equals(ok[0].body)) problems.push(`GET ${a.url}: the document differs from the one for ${ok[0].url}`);
     assertNoProblems(problems, answers.length, 'requests');
@@ -416,7 +419,7 @@ describe('WMTS 1.0 KVP request rules and GetCapabilities parameters (06-121r3 §
       const want = asks[i].filter((s) => offered.includes(s));
       if (got.join() !== ALL_SECTIONS.filter((s) => want.includes(s)).join()) problems.push(`GET ${a.url}: sections ${got.join(', ') || '(none)'}, expected only ${want.join(', ')}`);
     });
-    const verdicts = await validateAll(ok.map((a) => a.body.toString('utf8')), capsXsd as string, scratch.dir);
+    const verdicts = await validateAll(ok.map((a) => a.body.toString('utf8')), capsXsd as string, scratch);
     verdicts.forEach((v, i) => v.valid || problems.push(`GET ${ok[i].url}: not valid: ${v.errors.slice(0, 500)}`));
     assertNoProblems(problems, answers.length, 'requests');
   });

@@ -7,14 +7,16 @@
 // it, and a rerun finishes.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cli, writeSourceStores } from '../fixtures/bundle-stores';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
 import { stopAt } from '../helpers/stop-at';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-bundle-lock-');
 
 const ROOT = resolve(__dirname, '../..');
 const KEY = 'demo';
@@ -26,7 +28,7 @@ let bundle: string;
 
 beforeAll(async () => {
   upstream = await startServer();
-  root = mkdtempSync(join(tmpdir(), 'tm-bundle-lock-'));
+  root = tempDir();
   // A bundle holding a store of the id the mirror runs below write (its content does not matter here).
   const src = join(root, 'src');
   writeSourceStores(src);
@@ -37,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await upstream?.close();
-  rmSync(root, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 interface Running {

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { KEY, startServer, type TestServer } from '../helpers/server';
 import { chrootGdal, gdalTest, REPO_ROOT } from './helpers';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const ORACLE = path.join(__dirname, 'proj_transform_oracle.py');
 /** The registry the server reads (proj-wasm's), given to the oracle's PROJ as its proj.db. */
@@ -72,6 +73,8 @@ interface Reply {
 }
 
 const trixie = chrootGdal();
+/** The oracle's folder, inside the root filesystem its PROJ runs in. */
+const chrootTemp = tempDirs('tilemirror-proj-transform-', trixie.tempBase);
 const it = gdalTest(trixie);
 
 let srv: TestServer;
@@ -116,13 +119,13 @@ function difference(ours: { x: number; y: number; z: number }, proj: number[], t
  */
 async function runOracle(chunk: (answers: Answer[]) => Promise<void>): Promise<About> {
   // The oracle's PROJ reads our registry from a directory of its own, with no grid and no network.
-  const tmp = trixie.makeTempDir('proj-transform');
+  const tmp = chrootTemp.tempDir();
   try {
-    copyFileSync(PROJ_DB, path.join(tmp.dir, 'proj.db'));
-    writeFileSync(path.join(tmp.dir, 'proj.ini'), 'network = off\n');
-    copyFileSync(ORACLE, path.join(tmp.dir, 'oracle.py'));
-    const inv = trixie.invocation('python3', ['-W', 'ignore', trixie.pathFor(path.join(tmp.dir, 'oracle.py'))], tmp.dir);
-    const child = spawn(inv.file, inv.args, { env: { ...inv.env, PROJ_DATA: trixie.pathFor(tmp.dir), PROJ_NETWORK: 'OFF' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    copyFileSync(PROJ_DB, path.join(tmp, 'proj.db'));
+    writeFileSync(path.join(tmp, 'proj.ini'), 'network = off\n');
+    copyFileSync(ORACLE, path.join(tmp, 'oracle.py'));
+    const inv = trixie.invocation('python3', ['-W', 'ignore', trixie.pathFor(path.join(tmp, 'oracle.py'))], tmp);
+    const child = spawn(inv.file, inv.args, { env: { ...inv.env, PROJ_DATA: trixie.pathFor(tmp), PROJ_NETWORK: 'OFF' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4000)));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -136,7 +139,7 @@ async function runOracle(chunk: (answers: Answer[]) => Promise<void>): Promise<A
     if (code !== 0 || !about) throw new Error(`${inv.file} ${inv.args.join(' ')} exited with ${code}: ${stderr}`);
     return about;
   } finally {
-    tmp.cleanup();
+    chrootTemp.removeTempDirs();
   }
 }
 

@@ -3,7 +3,7 @@
 // (the system's, and Debian trixie's in a root filesystem of its own). What other suites share (running clients,
 // stored tiles, pixels, HTTP) is in test/helpers/.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -15,12 +15,6 @@ import { tileBounds3857, type TileAddress } from '../helpers/stored-tiles';
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 /** The data directory the server serves and the stored tiles are read from (override: TILEMIRROR_TEST_MIRROR). */
 export const MIRROR_DIR = process.env.TILEMIRROR_TEST_MIRROR ?? path.join(REPO_ROOT, 'mirror');
-
-/** A private temporary directory (in `base`, the system's temporary directory by default), removed by the returned cleanup. */
-export function makeTempDir(prefix: string, base: string = tmpdir()): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(base, `tilemirror-${prefix}-`));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 // ---------------------------------------------------------------------------------------------
 // The sample's stores
@@ -187,8 +181,8 @@ export interface Gdal {
   missing: string | undefined;
   /** The path at which this GDAL sees a file of the host (throws when it cannot see it). */
   pathFor(hostPath: string): string;
-  /** A private temporary directory (a host path) this GDAL reads and writes too, removed by cleanup. */
-  makeTempDir(prefix: string): { dir: string; cleanup: () => void };
+  /** Where temporary folders this GDAL reads and writes too are made (host path): `tempDirs(prefix, gdal.tempBase)`. */
+  tempBase: string;
   /** How to run one of its programs with `args`, in the host directory `cwd`. */
   invocation(program: string, args: string[], cwd: string | undefined): GdalInvocation;
 }
@@ -219,7 +213,7 @@ export function systemGdal(): Gdal {
     version: p.version,
     missing: p.version ? undefined : `${p.error}; install the Debian package gdal-bin (bash test/run.sh does)`,
     pathFor: (hostPath) => hostPath,
-    makeTempDir,
+    tempBase: tmpdir(),
     invocation,
   };
   return systemGdalCache;
@@ -273,7 +267,7 @@ export function chrootGdal(root: string = GDAL_TRIXIE_ROOT): Gdal {
     version,
     missing: prefix ? undefined : `${errors.join('; ')}; make it with ${GDAL_TRIXIE_SETUP} (as root; bash test/run.sh does)`,
     pathFor,
-    makeTempDir: (name) => makeTempDir(name, path.join(root, 'tmp')),
+    tempBase: path.join(root, 'tmp'),
     invocation: (program, args, cwd) => {
       if (!prefix) throw new Error(`${root}: ${gdal.missing}`);
       return through(prefix, program, args, cwd);
@@ -347,7 +341,7 @@ export async function gdalinfoFailing(source: string, openOptions: string[], cwd
  * gdal_translate of one tile's footprint to a PNG of `tileSize` px: -projwin on the tile's EPSG:3857 bounds
  * (where the dataset's grid is the tile grid, the output is exactly the tile) or, with `srcwin`, the pixel
  * window those bounds cover in `info`'s grid, rounded to whole pixels. `outFile` is a host path `gdal` sees
- * (in its makeTempDir); `gdal` is the system's by default.
+ * (in a folder under its tempBase); `gdal` is the system's by default.
  */
 export async function gdalTranslateTile(
   source: string,
