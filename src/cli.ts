@@ -248,19 +248,7 @@ program
       const { BundleError } = await import('./bundle/manifest.js');
       if (!bundle) throw new BundleError('import needs a BUNDLE (a file or folder written by export)');
       const trust = [...opts.trust, ...(process.env.TILEMIRROR_TRUST ?? '').split(',').filter((s) => s.trim() !== '')];
-      const pause = process.env.TILEMIRROR_IMPORT_PAUSE_AFTER;
-      const r = await importBundle({
-        dataDir: resolve(opts.data),
-        bundle: resolve(bundle),
-        trust,
-        log: (l) => console.error(l),
-        // Test hook: block (so a test can SIGKILL at a known point) after N records.
-        pauseAfter: pause ? Number(pause) : undefined,
-        onPause: () => {
-          console.error(`paused after ${pause} records`);
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-        },
-      });
+      const r = await importBundle({ dataDir: resolve(opts.data), bundle: resolve(bundle), trust, log: (l) => console.error(l) });
       console.log(`${r.applied.length} stores published, ${r.skipped.length} already current`);
     });
   });

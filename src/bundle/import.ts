@@ -32,13 +32,6 @@ export interface ImportOptions {
   /** Public keys (PEM files) trusted to sign bundles; when any is given, an unsigned or otherwise signed bundle is refused. */
   trust: string[];
   log?: (line: string) => void;
-  /**
-   * Test hook (TILEMIRROR_IMPORT_PAUSE_AFTER): after this many records applied (a store carried as its file counts
-   * one per COPY_STEP bytes copied), call `onPause` (which blocks), so a test can kill the import at a known point
-   * instead of racing a timer.
-   */
-  pauseAfter?: number;
-  onPause?: () => void;
 }
 
 export interface ImportResult {
@@ -72,10 +65,10 @@ const COPY_STEP = 2 * 1024 * 1024;
 
 /**
  * Copies a store carried as its SQLite file into its staging file and checks it; the caller publishes or abandons
- * it. `tick` is called once per COPY_STEP bytes. `vouched`: a trusted key signed the bundle (checked before
- * anything else), so SQLite's quick_check is left out (store/bundle/file-copy.ts says why).
+ * it. `vouched`: a trusted key signed the bundle (checked before anything else), so SQLite's quick_check is left
+ * out (store/bundle/file-copy.ts says why).
  */
-function stageStoreFile(dataDir: string, b: OpenedBundle, step: Step, vouched: boolean, tick: () => void): StoreFileCopy {
+function stageStoreFile(dataDir: string, b: OpenedBundle, step: Step, vouched: boolean): StoreFileCopy {
   const { entry, ref } = step;
   const copy = new StoreFileCopy(patchPaths(dataDir, entry.kind, entry.id), entry.payload.length);
   const reader = new PayloadReader(b, entry.payload.offset, entry.payload.length);
@@ -84,7 +77,6 @@ function stageStoreFile(dataDir: string, b: OpenedBundle, step: Step, vouched: b
       const n = Math.min(COPY_STEP, left);
       copy.write(reader.read(n));
       left -= n;
-      tick();
     }
     copy.complete({ header: entry.header, tiles: entry.counts.tiles, documents: entry.counts.documents, quickCheck: !vouched });
     return copy;
@@ -98,7 +90,7 @@ function stageStoreFile(dataDir: string, b: OpenedBundle, step: Step, vouched: b
 }
 
 /** Builds the store's staging file from its records and checks its counts; the caller publishes or abandons it. */
-function stageStore(dataDir: string, b: OpenedBundle, step: Step, hashing: StreamHashing | undefined, tick: () => void): StorePatch {
+function stageStore(dataDir: string, b: OpenedBundle, step: Step, hashing: StreamHashing | undefined): StorePatch {
   const { entry, ref } = step;
   const averageTileBytes = entry.counts.tilesPut > 0 ? entry.bytes / entry.counts.tilesPut : 0;
   const patch = new StorePatch(patchPaths(dataDir, entry.kind, entry.id), entry.mode === 'incremental', { averageTileBytes, bytes: entry.bytes });
@@ -115,7 +107,6 @@ function stageStore(dataDir: string, b: OpenedBundle, step: Step, hashing: Strea
       else if (r.type === REC.tileDelete) patch.deleteTile(table(r.table), r.z, r.x, r.row);
       else if (r.type === REC.documentPut) patch.putDocument(r.path, r.contentType, r.data);
       else patch.deleteDocument(r.path);
-      tick();
     }
     const got = patch.counts();
     if (got.tiles !== entry.counts.tiles || got.documents !== entry.counts.documents) {
@@ -197,10 +188,6 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
     const stream = h instanceof StreamHashing ? h : undefined;
     // Settled (and reported) by verify() below; this only keeps an early rejection from counting as unhandled.
     h.result.catch(() => undefined);
-    let records = 0;
-    const tick = (): void => {
-      if (opts.pauseAfter !== undefined && ++records === opts.pauseAfter) opts.onPause?.();
-    };
     const result: ImportResult = { applied: [], skipped: [] };
     for (const step of steps) {
       const name = storeName(step.ref);
@@ -211,7 +198,7 @@ export async function importBundle(opts: ImportOptions): Promise<ImportResult> {
       }
       let patch: StorePatch | StoreFileCopy;
       try {
-        patch = step.entry.layout === 'sqlite' ? stageStoreFile(opts.dataDir, b, step, opts.trust.length > 0, tick) : stageStore(opts.dataDir, b, step, stream, tick);
+        patch = step.entry.layout === 'sqlite' ? stageStoreFile(opts.dataDir, b, step, opts.trust.length > 0) : stageStore(opts.dataDir, b, step, stream);
       } catch (err) {
         // A damaged part can break the records before its hash is known: the hash says best what is wrong.
         await verify();

@@ -13,17 +13,20 @@ import { middleTile, pick, POSITIONS, type Position } from './lib/sampling';
 import { tileProblems } from './lib/tile-content';
 import type { Capabilities } from './lib/wmts-capabilities';
 import { baseCases, capabilitiesEntry, caseLabel, defaultDimensions, fetchCapabilities, fillTemplate, restVars, tileCases, tileTemplates, type TileCase } from './lib/wmts';
-import { scratchDir, XMLLINT_CHECK } from './lib/xml-schema';
+import { XMLLINT_CHECK } from './lib/xml-schema';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-conformance-');
 
 const xsdTest = gatedTest('xmllint with the OWS 1.1 ExceptionReport XSD', XMLLINT_CHECK);
 
 let server: TestServer;
-let scratch: { dir: string; cleanup: () => void };
+let scratch: string;
 let caps: Capabilities;
 
 beforeAll(async () => {
   server = await startServer();
-  scratch = scratchDir();
+  scratch = tempDir();
   const kvp = (await fetchCapabilities(capabilitiesEntry(server.url))).caps;
   const restful = kvp.serviceMetadataUrls[0];
   if (!restful) throw new Error('the capabilities have no ServiceMetadataURL: the RESTful binding cannot be found (07-057r7 §7.1.1)');
@@ -32,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  scratch?.cleanup();
+  removeTempDirs();
 });
 
 interface RestRequest {
@@ -81,7 +84,7 @@ async function expectRestErrors(change: (c: TileCase, template: string) => { var
     }),
   );
   cases.push(...(await mapLimit(requests, TILE_CONCURRENCY, async ({ url, c, t }) => ({ answer: await get(url), expected: expected(c, t), label: `GET ${url} (${c.layer.id})` }))));
-  assertNoProblems(await exceptionCaseProblems(cases, scratch.dir), cases.length, 'requests');
+  assertNoProblems(await exceptionCaseProblems(cases, scratch), cases.length, 'requests');
 }
 
 const restError = (code: string | string[], locator?: string): ExpectedException => ({ status: ERROR_STATUS, code, locator });

@@ -16,8 +16,7 @@
 // failure instead with CI=true or TILEMIRROR_REQUIRE_CLIENTS set. Screenshots go to a temporary directory, kept
 // (and named on the console) with TILEMIRROR_KEEP_SCREENSHOTS=1 or when a test failed.
 import Database from 'better-sqlite3';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
@@ -26,8 +25,13 @@ import { storePaths } from '../../src/store/mbtiles/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
-import { gatedTest } from '../interop/helpers';
+import { gatedTest } from '../helpers/clients';
 import { CHROMIUM_CHECK, launchChromium, PageRecorder, waitForMapIdle } from './browser';
+import { tempDirs } from '../helpers/temp-dirs';
+
+/** Screenshots (kept when a test failed) apart from the data folders (always removed). */
+const shots = tempDirs('tilemirror-console-');
+const { tempDir, removeTempDirs } = tempDirs('tm-console-');
 
 const ADMIN = 'admin-console-key-7c1d';
 const VIEWPORT = { width: 1280, height: 1000 };
@@ -44,13 +48,13 @@ let failures = 0;
 const closers: (() => Promise<void> | void)[] = [];
 
 beforeAll(() => {
-  shotsDir = mkdtempSync(path.join(tmpdir(), 'tilemirror-console-'));
+  shotsDir = shots.tempDir();
 });
 afterAll(async () => {
   await browser?.close();
   for (const close of closers.reverse()) await close();
   if (failures > 0 || process.env.TILEMIRROR_KEEP_SCREENSHOTS) console.warn(`console screenshots kept in ${shotsDir}`); // eslint-disable-line no-console
-  else rmSync(shotsDir, { recursive: true, force: true });
+  else shots.removeTempDirs();
 });
 
 /** A fresh browser context and page on the console, the admin key given once in the address. */
@@ -183,12 +187,9 @@ describe('the console in Chromium: Run now, a moving progress bar, Cancel, and a
     closers.push(() => upstream.close());
     sim = await startSimulator(upstream.url);
     closers.push(() => sim.close());
-    data = mkdtempSync(path.join(tmpdir(), 'tm-console-data-'));
-    clean = mkdtempSync(path.join(tmpdir(), 'tm-console-clean-'));
-    closers.push(() => {
-      rmSync(data, { recursive: true, force: true });
-      rmSync(clean, { recursive: true, force: true });
-    });
+    data = tempDir('tm-console-data-');
+    clean = tempDir('tm-console-clean-');
+    closers.push(removeTempDirs);
     server = await startServer({
       dataDir: data,
       config: {

@@ -2,14 +2,12 @@
 //
 // Nothing is downloaded: playwright-core runs the system browser at /usr/bin/chromium (package `chromium`,
 // installed by test/run.sh); TILEMIRROR_CHROMIUM names another binary.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import type { ClientCheck } from '../interop/helpers';
+import type { ClientCheck } from '../helpers/clients';
 import { startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
 
 export const CHROMIUM_PATH = process.env.TILEMIRROR_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_CHECK: ClientCheck = { bins: [CHROMIUM_PATH], packages: ['chromium'] };
@@ -50,16 +48,17 @@ export interface BrowserSession {
 export function browserSession(prefix: string): BrowserSession {
   let server: TestServer | undefined;
   let browser: Browser | undefined;
+  const shots = tempDirs(`tilemirror-${prefix}-`);
   let shotsDir = '';
   let failures = 0;
   beforeAll(async () => {
     server = await startServer();
-    shotsDir = mkdtempSync(path.join(tmpdir(), `tilemirror-${prefix}-`));
+    shotsDir = shots.tempDir();
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-    if (shotsDir && failures === 0 && !process.env.TILEMIRROR_KEEP_SCREENSHOTS) rmSync(shotsDir, { recursive: true, force: true });
+    if (failures === 0 && !process.env.TILEMIRROR_KEEP_SCREENSHOTS) shots.removeTempDirs();
   });
   return {
     get server() {

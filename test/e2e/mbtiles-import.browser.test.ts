@@ -6,32 +6,35 @@ import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { importMbtilesCommand } from '../../src/interchange-cli';
 import { openMapTilesStyle, sampleVector } from '../fixtures/foreign-mbtiles';
-import { gatedTest, makeTempDir } from '../interop/helpers';
+import { gatedTest } from '../helpers/clients';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { CHROMIUM_CHECK, PageRecorder, imageStats, launchChromium, summarizeMap, waitForMapIdle } from './browser';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-import-maplibre-');
 
 const IDLE_TIMEOUT_MS = 45_000;
 const clientTest = gatedTest('Chromium (browser tests)', CHROMIUM_CHECK);
 
 describe('an imported OpenMapTiles-style vector MBTiles in MapLibre', () => {
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let server: TestServer;
   let layerIds: string[];
 
   beforeAll(async () => {
-    tmp = makeTempDir('import-maplibre');
-    const data = path.join(tmp.dir, 'data');
+    tmp = tempDir();
+    const data = path.join(tmp, 'data');
     mkdirSync(path.join(data, 'tiles'), { recursive: true });
     // The viewer's automatic style labels with this server's fonts: the sample's fonts come along.
     cpSync(path.join(SAMPLE_DIR, 'fonts'), path.join(data, 'fonts'), { recursive: true });
     const vector = sampleVector(path.join(SAMPLE_DIR, 'tiles/sample-vector.mbtiles'));
     layerIds = (vector.vectorLayers as { id: string }[]).map((l) => l.id);
-    importMbtilesCommand({ data, file: openMapTilesStyle(path.join(tmp.dir, 'omt.mbtiles'), vector), as: 'tiles/omt' });
+    importMbtilesCommand({ data, file: openMapTilesStyle(path.join(tmp, 'omt.mbtiles'), vector), as: 'tiles/omt' });
     server = await startServer({ dataDir: data });
   }, 30_000);
   afterAll(async () => {
     await server?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   clientTest('the viewer loads the TileJSON and tiles, draws the layers, offline, without errors', async () => {

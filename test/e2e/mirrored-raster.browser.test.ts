@@ -13,11 +13,15 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { built } from '../helpers/dist';
-import { KEY, startServer, type TestServer } from '../helpers/server';
-import { assertOk, GDAL_CHECK, gatedTest, makeTempDir, MIRROR_DIR, run } from '../interop/helpers';
+import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { assertOk, run } from '../helpers/run';
 import { GDAL2TILES_CHECK, makeGdal2tilesSite } from '../interop/gdal2tiles';
 import { startTileserver, TILESERVER_MAIN } from '../interop/tileserver';
 import { CHROMIUM_CHECK, launchChromium, PageRecorder, waitForMapIdle } from './browser';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-mirrored-raster-');
 
 const VIEWPORT = { width: 800, height: 600 };
 const IDLE_TIMEOUT_MS = 45_000;
@@ -47,23 +51,23 @@ async function tilePixelShare(png: Buffer): Promise<number> {
 }
 
 describe('MapLibre draws rasters mirrored from foreign servers, through tilemirror\'s TileJSON', () => {
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let browser: Browser | undefined;
   const closers: (() => Promise<void>)[] = [];
 
   beforeAll(() => {
-    tmp = makeTempDir('mirrored-raster');
+    tmp = tempDir();
   });
   afterAll(async () => {
     await browser?.close();
     for (const close of closers.reverse()) await close();
-    if (process.env.TILEMIRROR_KEEP_SCREENSHOTS) console.warn(`screenshots kept in ${tmp.dir}`); // eslint-disable-line no-console
-    else tmp?.cleanup();
+    if (process.env.TILEMIRROR_KEEP_SCREENSHOTS) console.warn(`screenshots kept in ${tmp}`); // eslint-disable-line no-console
+    else removeTempDirs();
   });
 
   /** Mirrors `tilejson` into tiles/ID of a data directory of its own and serves it with tilemirror. */
   async function mirrorAndServe(id: string, tilejson: string): Promise<TestServer> {
-    const data = path.join(tmp.dir, `data-${id}`);
+    const data = path.join(tmp, `data-${id}`);
     assertOk(await run(process.execPath, [built('cli.js'), 'mirror', '-d', data, '--source-tilejson', tilejson, '--id', id], { timeoutMs: 120_000 }));
     const served = await startServer({ dataDir: data });
     closers.push(() => served.close());
@@ -107,7 +111,7 @@ describe('MapLibre draws rasters mirrored from foreign servers, through tilemirr
         { view, tilejsonUrl, tileSize: tj.tileSize, background: BACKGROUND },
       );
       await waitForMapIdle(page, IDLE_TIMEOUT_MS);
-      const png = await page.screenshot({ path: path.join(tmp.dir, `${id}.png`) });
+      const png = await page.screenshot({ path: path.join(tmp, `${id}.png`) });
 
       expect(recorder.problems).toEqual([]);
       const tilePath = new RegExp(`/tiles/${id}/(\\d+)/(\\d+)/(\\d+)(\\.png)?\\?`);
@@ -122,16 +126,16 @@ describe('MapLibre draws rasters mirrored from foreign servers, through tilemirr
   }
 
   gdal2tilesTest('gdal2tiles output (512 px, hand-made TileJSON): tiles loaded at the map\'s zoom, drawn', async () => {
-    const site = await makeGdal2tilesSite(tmp.dir);
+    const site = await makeGdal2tilesSite(tmp);
     closers.push(() => site.close());
     const served = await mirrorAndServe('g2t', `${site.url}/tiles.json`);
     await draw(served, 'g2t', { center: [22.5, 20], zoom: 3 }, 512, 3);
   }, 240_000);
 
   tileserverTest('tileserver-gl-light (256 px, gzipped): tiles loaded one zoom deeper than the map\'s, drawn', async () => {
-    const upstream = path.join(tmp.dir, 'img.mbtiles');
-    copyFileSync(path.join(MIRROR_DIR, 'images', 'sample-image.mbtiles'), upstream);
-    const ts = await startTileserver(tmp.dir, 'img', upstream);
+    const upstream = path.join(tmp, 'img.mbtiles');
+    copyFileSync(path.join(SAMPLE_DIR, 'images', 'sample-image.mbtiles'), upstream);
+    const ts = await startTileserver(tmp, 'img', upstream);
     closers.push(() => ts.stop());
     const served = await mirrorAndServe('ts-img', `${ts.url}/data/img.json`);
     await draw(served, 'ts-img', { center: [0, 30], zoom: 2 }, 256, 3);

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { gatedTest } from '../interop/helpers';
+import { gatedTest } from '../helpers/clients';
 import { KEY } from '../helpers/server';
 import { COLORS, rgb } from '../../src/sample/style';
 import { CHROMIUM_CHECK, PageRecorder, browserSession, waitForMapIdle } from './browser';

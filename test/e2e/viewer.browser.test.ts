@@ -14,7 +14,7 @@
 // passed, unless TILEMIRROR_KEEP_SCREENSHOTS=1.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gatedTest } from '../interop/helpers';
+import { gatedTest } from '../helpers/clients';
 import { KEY } from '../helpers/server';
 import {
   CHROMIUM_CHECK,

@@ -3,13 +3,13 @@
 // (e.g. `prlimit --nofile=N:N`). Its JSON log lines are collected as they come.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { built } from './dist';
 import { KEY } from './server';
 import { waitFor } from './wait';
+import { tempDirs } from './temp-dirs';
 
 /** glibc's malloc settings the Docker image and `npm start` run the server with (README, Operations). */
 export const GLIBC_MALLOC_ENV: NodeJS.ProcessEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
@@ -38,7 +38,8 @@ export async function startChildServer(
   opts: { server?: Record<string, unknown>; wrap?: string[]; args?: string[]; config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ChildServer> {
   // The config goes to a folder of its own (never beside the data, which may be the repository's mirror/).
-  const configDir = mkdtempSync(join(tmpdir(), 'tilemirror-child-'));
+  const temp = tempDirs('tilemirror-child-');
+  const configDir = temp.tempDir();
   const config = join(configDir, 'serve.json');
   const server = { host: '127.0.0.1', port: 0, requestLog: false, ...opts.server };
   writeFileSync(config, JSON.stringify({ server, data: dataDir, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'info', ...opts.config }));
@@ -80,7 +81,7 @@ export async function startChildServer(
         child.kill('SIGKILL');
         await exited;
       }
-      rmSync(configDir, { recursive: true, force: true });
+      temp.removeTempDirs();
     },
   };
 }

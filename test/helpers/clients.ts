@@ -7,6 +7,9 @@ import path from 'node:path';
 
 export const SYSTEM_PYTHON = '/usr/bin/python3';
 
+/** GDAL's command line programs (Debian gdal-bin): the raster client most tests drive. */
+export const GDAL_CHECK: ClientCheck = { bins: ['gdal_translate', 'gdalinfo'], packages: ['gdal-bin'] };
+
 /** On CI (or when asked) a missing client fails the run instead of skipping its tests. */
 export function clientsRequired(): boolean {
   const flag = process.env.TILEMIRROR_REQUIRE_CLIENTS;

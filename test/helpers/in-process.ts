@@ -5,9 +5,7 @@
 // its one mapping (errorReply, in the route's dialect), so the test files under test/unit/routes assert on
 // Replies only (status, type, cache class, ETag, headers, body).
 
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pino from 'pino';
@@ -24,6 +22,7 @@ import { createServices, type ServiceRoot, type Services } from '../../src/http/
 import { persistedJobStatus } from '../../src/mirror/jobs/job-status';
 import { Catalog } from '../../src/store/catalog/catalog';
 import { SAMPLE_DIR } from './server';
+import { tempDirs } from './temp-dirs';
 
 export { SAMPLE_DIR };
 
@@ -93,9 +92,8 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
   );
   const without = new Set(options.without ?? []);
   const catalog = new Catalog(config.data, { tileCacheBytes: config.cache.memoryMb * 1024 * 1024 });
-  const temp: string[] = [];
-  const labelsDir = mkdtempSync(join(tmpdir(), 'tilemirror-in-process-labels-'));
-  temp.push(labelsDir);
+  const temp = tempDirs('tilemirror-in-process-labels-');
+  const labelsDir = temp.tempDir();
   const built = buildServices(config, catalog, labelsDir, without);
   // The labels are indexed only when asked for: without, geocoding knows no label of the tile sets.
   const labelsReady = options.labels ? built.root.labels.start().idle() : Promise.resolve();
@@ -152,7 +150,7 @@ export function inProcess(options: InProcessOptions = {}): InProcess {
       built.root.stop();
       await built.root.close();
       catalog.close();
-      for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+      temp.removeTempDirs();
     },
   };
 }
@@ -271,10 +269,4 @@ export function readStoredDocument(file: string, path: string): Buffer {
 /** The path of a store of the data directory, e.g. storeFile('maps', 'sample'). */
 export function storeFile(kind: string, id: string, dataDir = SAMPLE_DIR): string {
   return join(dataDir, kind, `${id}.mbtiles`);
-}
-
-/** A temporary directory removed by the returned cleanup (an empty data or index directory). */
-export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), `tilemirror-${prefix}-`));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

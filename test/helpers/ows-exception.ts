@@ -1,11 +1,11 @@
 // OWS 1.1 exception reports as the WMTS tests read them: parsed apart from the code under test (fast-xml-parser),
 // and validated against owsExceptionReport.xsd with xmllint, offline (Debian's python3-mapproxy ships the schema).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import type { ClientCheck } from './clients';
+import { tempDirs } from './temp-dirs';
 
 export const SCHEMA_DIR = process.env.WMTS_SCHEMA_DIR ?? '/usr/share/python3-mapproxy/test/schemas';
 export const EXCEPTION_XSD = path.join(SCHEMA_DIR, 'ows/1.1.0/owsExceptionReport.xsd');
@@ -48,7 +48,8 @@ export function parseExceptionReport(xml: string): ParsedReport {
 
 /** xmllint's verdict on a document against a schema: `ok` and its output. */
 export function validateXml(xml: string, xsd: string): { ok: boolean; out: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tilemirror-xsd-'));
+  const temp = tempDirs('tilemirror-xsd-');
+  const dir = temp.tempDir();
   try {
     const file = path.join(dir, 'doc.xml');
     writeFileSync(file, xml);
@@ -58,6 +59,6 @@ export function validateXml(xml: string, xsd: string): { ok: boolean; out: strin
     if (/failed to load|I\/O error|Skipping the import/.test(out)) throw new Error(`xmllint could not load ${xsd}:\n${out}`);
     return { ok: r.status === 0 && /validates/.test(out), out };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.removeTempDirs();
   }
 }

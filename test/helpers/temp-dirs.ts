@@ -1,5 +1,6 @@
-// Temporary folders of one test file: made under the system's temporary folder, all removed by the file's own
-// afterAll (which calls `removeTempDirs` where it fits: after the servers using them have stopped).
+// Temporary folders of one test file (or helper): made under the system's temporary folder (or `base`, e.g. inside
+// a root filesystem a chroot'ed client sees), all removed by the file's own afterAll (which calls `removeTempDirs`
+// where it fits: after the servers using them have stopped). The one way the suite makes temporary folders.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +13,11 @@ export interface TempDirs {
   removeTempDirs(): void;
 }
 
-export function tempDirs(prefix: string): TempDirs {
+export function tempDirs(prefix: string, base: string = tmpdir()): TempDirs {
   const made: string[] = [];
   return {
     tempDir: (other?: string) => {
-      const d = mkdtempSync(join(tmpdir(), other ?? prefix));
+      const d = mkdtempSync(join(base, other ?? prefix));
       made.push(d);
       return d;
     },

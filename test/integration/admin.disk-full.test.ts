@@ -6,8 +6,7 @@
 // resumes from the progress kept and publishes.
 
 import { execFile, execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pino from 'pino';
@@ -18,6 +17,9 @@ import { call } from '../helpers/admin-api';
 import { built } from '../helpers/dist';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-disk-full-');
 
 const ADMIN = 'admin-key-disk-3e9a5c';
 const ROOT = resolve(__dirname, '../..');
@@ -55,7 +57,7 @@ const jobOf = async (name: string): Promise<Record<string, any>> => (await call(
 const tileRequests = (): number => sim.log.filter((e) => /^\/maps\/sample\/(256\/)?\d+\/\d+\/\d+/.test(e.path)).length;
 
 beforeAll(async () => {
-  volume = mkdtempSync(join(tmpdir(), 'tm-disk-full-'));
+  volume = tempDir();
   // Mounting needs root (this machine's tests run as root): a failure is this test's failure, never a skip.
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=12m', 'tmpfs', volume]);
   mounted = true;
@@ -91,15 +93,17 @@ afterAll(async () => {
   await sim?.close();
   await upstream?.close();
   if (mounted) execFileSync('umount', [volume]);
-  rmSync(volume, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 test('a plan that cannot fit: `plan` and Run now refuse it up front, one line naming both figures, nothing fetched', async () => {
   sim.reset();
-  const { stdout } = await run(process.execPath, [built('cli.js'), 'plan', '--upstream', sim.url, '--key', KEY, '--data', join(volume, 'data'), '--zoom', '0-5', 'maps/sample'], { cwd: ROOT }).catch((e: { stdout: string; code: number }) => {
-    expect(e.code).toBe(1);
-    return e;
-  });
+  const refusedPlan = await run(process.execPath, [built('cli.js'), 'plan', '--upstream', sim.url, '--key', KEY, '--data', join(volume, 'data'), '--zoom', '0-5', 'maps/sample'], { cwd: ROOT }).then(
+    (r) => ({ code: 0, stdout: r.stdout }),
+    (e: { stdout: string; code: number }) => e,
+  );
+  expect(refusedPlan.code).toBe(1);
+  const { stdout } = refusedPlan;
   const line = stdout.split('\n').find((l) => l.startsWith('does not fit'));
   expect(line).toMatch(/^does not fit: not enough space on the data volume: .* needs ~\d+(\.\d+)? MB .*, but only \d+(\.\d+)? MB is free on /);
   process.stdout.write(`${line}\n`);

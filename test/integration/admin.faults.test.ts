@@ -11,7 +11,7 @@ import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { CLOUD_FAULTS, startSimulator, type FaultKind, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { call, contentDigest } from '../helpers/admin-api';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
-import { waitFor } from '../helpers/wait';
+import { waitFor, waitForStatus } from '../helpers/wait';
 import { tempDirs } from '../helpers/temp-dirs';
 
 const ADMIN = 'admin-key-faults-31d7a0';
@@ -71,8 +71,8 @@ test('Run now through seven faults at 25 %: the published store serves throughou
   expect((await ended('first', 1))[0]).toMatchObject({ result: 'published' });
   const first = STORES.map((s) => contentDigest(join(data, s)));
   const tile = `${srv.url}/tiles/sample-vector/2/2/1.pbf?key=${KEY}`;
-  const served = await rawGet(tile);
-  expect(served.status).toBe(200);
+  // Served once the catalog has seen the published file (its watch, or its rescan).
+  const served = await waitForStatus(tile, 200);
 
   sim.reset();
   // Whole answers to the revalidations (no 304s), so that every fault meets a body to spoil.

@@ -1,18 +1,22 @@
 // An import and a mirror run of the same store never overlap: the import takes the store's mirror lock
 // (src/store/data-dir/lock.ts) before it reads the store's version and holds it until the store is published. Real
 // processes on real files: a `tilemirror mirror` run slowed to a crawl (--rate 2) holds tiles/sample-vector while an
-// import of a bundle holding that store is refused (nothing published, no staging file); an import paused by its
-// test hook (TILEMIRROR_IMPORT_PAUSE_AFTER) holds the store while a mirror run of it is refused, naming the import
-// and its pid; killed outright, the import leaves a lock file whose kernel lock died with it, and a rerun finishes.
+// import of a bundle holding that store is refused (nothing published, no staging file); an import stopped (SIGSTOP,
+// test/helpers/stop-at.ts) while it writes that store's staging file holds the store while a mirror run of it is
+// refused, naming the import and its pid; killed outright, the import leaves a lock file whose kernel lock died with
+// it, and a rerun finishes.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cli, writeSourceStores } from '../fixtures/bundle-stores';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
+import { stopAt } from '../helpers/stop-at';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-bundle-lock-');
 
 const ROOT = resolve(__dirname, '../..');
 const KEY = 'demo';
@@ -24,7 +28,7 @@ let bundle: string;
 
 beforeAll(async () => {
   upstream = await startServer();
-  root = mkdtempSync(join(tmpdir(), 'tm-bundle-lock-'));
+  root = tempDir();
   // A bundle holding a store of the id the mirror runs below write (its content does not matter here).
   const src = join(root, 'src');
   writeSourceStores(src);
@@ -35,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await upstream?.close();
-  rmSync(root, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 interface Running {
@@ -78,15 +82,25 @@ test('an import is refused while a mirror run holds the store, and publishes not
   }
 });
 
+/**
+ * An import into `data` stopped while it writes tiles/sample-vector (its staging file there): it holds the store's
+ * lock. When it ended before a look found it there (a busy machine gave it a long turn), it runs again on an empty
+ * folder.
+ */
+async function importStoppedInside(data: string): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    rmSync(data, { recursive: true, force: true });
+    mkdirSync(data);
+    const imp = start(['import', '--data', data, bundle]);
+    if (await stopAt(imp.child, `the staging file of ${STORE}`, () => existsSync(join(data, 'tiles', '.sample-vector.mbtiles.import')))) return imp;
+    if ((await imp.exited).code !== 0 || attempt === 5) throw new Error(`the import ended before it was seen writing ${STORE} (attempt ${attempt}): ${imp.output()}`);
+  }
+}
+
 test('a mirror run is refused while an import holds the store, naming the import; the killed import reruns', async () => {
   const data = join(root, 'importing');
-  mkdirSync(data);
-  const imp = start(['import', '--data', data, bundle], { TILEMIRROR_IMPORT_PAUSE_AFTER: '1' });
+  const imp = await importStoppedInside(data);
   try {
-    await waitFor(`the import to pause (${imp.output()})`, () => {
-      if (imp.child.exitCode !== null) throw new Error(`the import exited early: ${imp.output()}`);
-      return imp.output().includes('paused after 1 records');
-    });
     const mirror = start(mirrorArgs(data, 50));
     const ended = await mirror.exited;
     expect(mirror.output()).toMatch(new RegExp(`an import into this store is running \\(pid ${imp.child.pid}; lock `));

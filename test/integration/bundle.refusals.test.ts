@@ -4,10 +4,12 @@
 // it was (same files, same inodes and mtimes, no staging file).
 
 import Database from 'better-sqlite3';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { changeSourceStores, cli, fileStates, writeSourceStores } from '../fixtures/bundle-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-bundle-refuse-');
 
 let root: string;
 let src: string;
@@ -16,7 +18,7 @@ let folder: string;
 let single: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'tm-bundle-refuse-'));
+  root = tempDir();
   src = join(root, 'src');
   dst = join(root, 'dst');
   writeSourceStores(src);
@@ -29,7 +31,7 @@ beforeAll(() => {
   expect(cli(['import', '--data', dst, single]).code).toBe(0);
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 /** Every file under the data directory with its inode, size and mtime. */
 function snapshot(): string[] {

@@ -2,23 +2,25 @@
 // the versions file the other side wrote, give stores equal to the source row by row (every tile and document);
 // importing the same bundle twice changes nothing; a typed-in version works like the file.
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { changeSourceStores, cli, expectSameStores, fileStates, writeSourceStores } from '../fixtures/bundle-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-bundle-');
 
 let root: string;
 let src: string;
 let dst: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'tm-bundle-'));
+  root = tempDir();
   src = join(root, 'src');
   dst = join(root, 'dst');
   writeSourceStores(src);
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const versionsOf = (dir: string): Record<string, string> => {
   const r = cli(['status', '--versions', '--data', dir]);

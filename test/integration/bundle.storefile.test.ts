@@ -10,17 +10,19 @@
 
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesFor, cli, contentRows, expectSameStores, writeSourceStores } from '../fixtures/bundle-stores';
 import { openMapTilesStyle } from '../fixtures/foreign-mbtiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-bundle-file-');
 
 let root: string;
 let src: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'tm-bundle-file-'));
+  root = tempDir();
   src = join(root, 'src');
   writeSourceStores(src);
   // What a mirrored store carries besides its content, and what a hand-made file could.
@@ -35,7 +37,7 @@ beforeAll(() => {
   db.close();
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const objectsOf = (file: string): string[] => {
   const db = new Database(file, { readonly: true });

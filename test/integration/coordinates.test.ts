@@ -2,12 +2,12 @@
 // `npm run indexes` from proj-wasm's proj.db, and through the cloud's own client library (@maptiler/client,
 // pointed at this server with its `fetch` hook).
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { COORDINATES_400S } from '../fixtures/bad-requests';
 import { KEY, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('no-index-');
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -164,7 +164,7 @@ describe('every 400', () => {
 });
 
 test('without the index both endpoints answer 503 saying to run npm run indexes', async () => {
-  const bare = await startServer({ config: { indexDir: mkdtempSync(join(tmpdir(), 'no-index-')) } });
+  const bare = await startServer({ config: { indexDir: tempDir() } });
   try {
     for (const p of ['/coordinates/search/wgs.json', '/coordinates/transform/1,2.json']) {
       const r = await fetch(`${bare.url}${p}?key=${KEY}`);
@@ -201,3 +201,5 @@ describe('the cloud client library (@maptiler/client)', () => {
     expect(r.transformer_selection_strategy).toBe('boundcrs');
   });
 });
+
+afterAll(removeTempDirs);

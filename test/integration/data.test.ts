@@ -1,22 +1,22 @@
 // /data/{dataId}/features.json served from a dataset store (`data/{id}.mbtiles`, document features.json).
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FEATURES, writeDataStore } from '../fixtures/document-stores';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-data-');
 
 let dir: string;
 let srv: TestServer;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-data-'));
+  dir = tempDir();
   writeDataStore(dir, 'places');
   writeDataStore(dir, 'empty', { type: 'FeatureCollection', features: [] });
   srv = await startServer({ dataDir: dir });
 });
 afterAll(async () => {
   await srv.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 const get = (p: string, h?: Record<string, string>) => rawGet(`${srv.url}${p}`, h);
 

@@ -2,12 +2,14 @@
 // of small made-up fonts: combining in order, the configured fallback, 404 and 400, content type, ETags.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { decodeGlyphs, encodeGlyphs, type Glyph } from '../../src/services/fonts/glyphs';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-fonts-');
 
 const NOTO_DIR = path.join(path.dirname(require.resolve('tileserver-gl-styles/package.json')), 'fonts', 'Noto Sans Regular');
 const enc = (s: string) => encodeURIComponent(s);
@@ -109,14 +111,14 @@ describe('fontstacks over several mirrored fonts', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-fonts-'));
+    dir = tempDir();
     fs.mkdirSync(path.join(dir, 'fonts'));
     Object.entries(fonts).forEach(([name, ranges], i) => writeFont(name, ranges, i + 1));
     srv = await startServer({ dataDir: dir, config: { fonts: { fallback: ['Font F'] } } });
   });
   afterAll(async () => {
     await srv?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTempDirs();
   });
 
   const glyphs = async (stack: string, range = '0-255') => {

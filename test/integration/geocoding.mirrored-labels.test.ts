@@ -1,69 +1,114 @@
-// How the geocoder merges the labels of mirrored tiles (GEOCODE.md `LabelFinder`, built by another module) into
-// forward, reverse and by-id answers. The label source here is a small in-test double of that interface (a list of
-// San Francisco labels); the gazetteer is the real one.
+// How the geocoder merges the labels of mirrored tiles (GEOCODE.md `LabelFinder`) into forward, reverse and by-id
+// answers: the real label index (MirroredLabels over a catalog) of a vector tile set written here, one tile of San
+// Francisco holding a cafe, a restaurant, a street and a house number, with the real gazetteer. What the answers must
+// hold comes from the features written (names, positions), not from the index.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
+import { MirroredLabels } from '../../src/services/geocoding/labels-mirrored';
 import { GeocodingService } from '../../src/services/geocoding/service';
-import type { LabelHit, LabelFinder } from '../../src/services/geocoding/types';
+import type { LabelFinder, LabelHit } from '../../src/services/geocoding/types';
+import { Catalog } from '../../src/store/catalog/catalog';
+import { StoreWriter } from '../../src/store/mbtiles/writer';
+import { tempDirs } from '../helpers/temp-dirs';
+import { waitFor } from '../helpers/wait';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const vtpbf: { fromGeojsonVt(l: unknown, o: { version: number; extent: number }): Uint8Array } = require('vt-pbf');
 
 jest.setTimeout(240_000);
 
-const LABELS: LabelHit[] = [
-  { id: 'sf-streets.1', tileset: 'sf-streets', type: 'poi', placeType: 'poi', name: 'Blue Bottle Coffee', names: {}, categories: ['cafe'], lon: -122.4078, lat: 37.7823, score: 0 },
-  { id: 'sf-streets.2', tileset: 'sf-streets', type: 'road', placeType: 'road', name: 'Market Street', names: { es: 'Calle Market' }, categories: [], lon: -122.4075, lat: 37.7825, score: 0 },
-  { id: 'sf-streets.3', tileset: 'sf-streets', type: 'address', placeType: 'address', name: '901', names: {}, categories: [], housenumber: '901', street: 'Market Street', lon: -122.4079, lat: 37.7826, score: 0 },
-  { id: 'sf-streets.4', tileset: 'sf-streets', type: 'poi', placeType: 'poi', name: 'Zuni Café', names: {}, categories: ['restaurant'], lon: -122.4216, lat: 37.7736, score: 0 },
-];
+const { tempDir, removeTempDirs } = tempDirs('geocoding-labels-');
+const TILESET = 'sf-streets';
+/** The one tile written: z12 655/1583 holds the four features below. */
+const [Z, X, Y, EXTENT] = [12, 655, 1583, 4096];
 
-const metres = (a: LabelHit, lon: number, lat: number): number => Math.hypot((a.lon - lon) * 88_000, (a.lat - lat) * 111_000);
+/** A lon/lat as a point of the tile (Web Mercator, worked out here rather than by the code under test). */
+function inTile(lon: number, lat: number): [number, number] {
+  const n = 2 ** Z;
+  const r = (lat * Math.PI) / 180;
+  const px = (((lon + 180) / 360) * n - X) * EXTENT;
+  const py = (((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n - Y) * EXTENT;
+  return [Math.round(px), Math.round(py)];
+}
 
-/** Test double of the label source: substring search, categories and bbox filters, planar distances. */
-class ListLabels implements LabelFinder {
+/** The features of the tile, OpenMapTiles layers (as the cloud's v3 tiles). */
+const point = (lon: number, lat: number, tags: Record<string, string>) => ({ type: 1, geometry: [inTile(lon, lat)], tags });
+const TILE_LAYERS = {
+  poi: {
+    features: [
+      point(-122.4078, 37.7823, { name: 'Blue Bottle Coffee', class: 'cafe', subclass: 'cafe' }),
+      point(-122.4216, 37.7736, { name: 'Zuni Café', class: 'restaurant', subclass: 'restaurant' }),
+    ],
+  },
+  transportation_name: {
+    features: [{ type: 2, geometry: [[inTile(-122.4085, 37.7817), inTile(-122.4075, 37.7825), inTile(-122.4065, 37.7833)]], tags: { name: 'Market Street', 'name:es': 'Calle Market', class: 'primary' } }],
+  },
+  housenumber: { features: [point(-122.4079, 37.7826, { housenumber: '901', street: 'Market Street' })] },
+};
+
+/** The real label source, with the searches the geocoder asks of it recorded. */
+class RecordedLabels implements LabelFinder {
   searches: Array<{ text: string; categories?: string[]; bbox?: number[] }> = [];
-  search(text: string, opts: { bbox?: [number, number, number, number]; categories?: string[]; limit: number }): LabelHit[] {
-    this.searches.push({ text, categories: opts.categories, bbox: opts.bbox });
-    const t = text.toLowerCase();
-    return LABELS.filter(
-      (l) =>
-        (!t || l.name.toLowerCase().includes(t) || `${l.street ?? ''} ${l.housenumber ?? ''}`.toLowerCase().includes(t)) &&
-        (!opts.categories?.length || l.categories.some((c) => opts.categories?.includes(c))) &&
-        (!opts.bbox || (l.lon >= opts.bbox[0] && l.lon <= opts.bbox[2] && l.lat >= opts.bbox[1] && l.lat <= opts.bbox[3])),
-    )
-      .map((l) => ({ ...l, score: t && l.name.toLowerCase() === t ? 1 : 0.8 }))
-      .slice(0, opts.limit);
+  constructor(private readonly real: LabelFinder) {}
+  search(...args: Parameters<LabelFinder['search']>): LabelHit[] {
+    this.searches.push({ text: args[0], categories: args[1].categories, bbox: args[1].bbox });
+    return this.real.search(...args);
   }
-  nearest(lon: number, lat: number, opts: { limit: number; maxMeters: number }): Array<LabelHit & { meters: number }> {
-    return LABELS.map((l) => ({ ...l, meters: metres(l, lon, lat) }))
-      .filter((l) => l.meters <= opts.maxMeters)
-      .sort((a, b) => a.meters - b.meters)
-      .slice(0, opts.limit);
+  nearest(...args: Parameters<LabelFinder['nearest']>): ReturnType<LabelFinder['nearest']> {
+    return this.real.nearest(...args);
   }
   byId(id: string): LabelHit | undefined {
-    return LABELS.find((l) => l.id === id);
+    return this.real.byId(id);
   }
-  attribution(): string[] {
-    return ['© OpenStreetMap contributors (ODbL)'];
+  attribution(tilesets?: Iterable<string>): string[] {
+    return this.real.attribution(tilesets);
   }
 }
 
-let labels: ListLabels;
+let catalog: Catalog;
+let mirrored: MirroredLabels;
+let labels: RecordedLabels;
 let geo: GeocodingService;
 const forward = { language: [], limit: 5, fuzzyMatch: true, autocomplete: true };
+/** The index's id of the label named `name` (of `type`), found by position-free search. */
+const idOf = (name: string, type: LabelHit['type']): string => {
+  const hit = mirrored.search(name, { prefix: false, fuzzy: false, limit: 5, types: [type] }).find((h) => h.name === name);
+  if (!hit) throw new Error(`no ${type} "${name}" in the label index`);
+  return hit.id;
+};
 
 beforeAll(async () => {
   await buildGazetteerIndex(DEFAULT_INDEX_DIR);
-  labels = new ListLabels();
+  const data = tempDir();
+  mkdirSync(join(data, 'tiles'));
+  const writer = new StoreWriter(join(data, 'tiles', `${TILESET}.mbtiles`), {
+    kind: 'tiles',
+    name: 'San Francisco streets',
+    attribution: '© OpenStreetMap contributors (ODbL)',
+    pyramids: [{ name: 'main', tileSize: 512, scale: 1, format: 'pbf', minzoom: Z, maxzoom: Z, bounds: [-122.45, 37.75, -122.38, 37.8] }],
+  });
+  writer.putTile('main', Z, X, Y, gzipSync(Buffer.from(vtpbf.fromGeojsonVt(TILE_LAYERS, { version: 2, extent: EXTENT }))));
+  writer.close();
+  catalog = new Catalog(data);
+  mirrored = new MirroredLabels(catalog, { dir: join(data, '.labels') }).start();
+  await waitFor(`the label index of ${TILESET}`, () => mirrored.indexed()[TILESET]);
+  labels = new RecordedLabels(mirrored);
   geo = new GeocodingService({ indexDir: DEFAULT_INDEX_DIR, labels });
 });
-afterAll(() => geo.close());
+afterAll(() => {
+  geo?.close();
+  mirrored?.close();
+  catalog?.close();
+  removeTempDirs();
+});
 
 test('a street from the labels is found by name, with its gazetteer context and the OSM attribution', () => {
   const fc = geo.forward('Market Street', { ...forward, types: ['road'] });
-  expect(fc.features.map((f) => [f.id, f.text, f.place_type[0]])).toEqual([['sf-streets.2', 'Market Street', 'road']]);
+  expect(fc.features.map((f) => [f.id, f.text, f.place_type[0]])).toEqual([[idOf('Market Street', 'road'), 'Market Street', 'road']]);
   expect(fc.features[0].context?.map((c) => c.text)).toEqual(['San Francisco', 'California', 'United States']);
   expect(fc.features[0].properties).toMatchObject({ country_code: 'us', kind: 'road' });
   expect(fc.attribution).toContain('OpenStreetMap');
@@ -74,14 +119,15 @@ test('a street from the labels is found by name, with its gazetteer context and 
 test('a category with a place name searches that category around the place', () => {
   labels.searches = [];
   const fc = geo.forward('cafe San Francisco', forward);
-  expect(fc.features[0]).toMatchObject({ id: 'sf-streets.1', text: 'Blue Bottle Coffee', place_type: ['poi'], properties: { categories: ['cafe'] } });
+  expect(fc.features[0]).toMatchObject({ id: idOf('Blue Bottle Coffee', 'poi'), text: 'Blue Bottle Coffee', place_type: ['poi'], properties: { categories: ['cafe'] } });
   const bySearch = labels.searches.find((s) => s.categories?.includes('cafe'));
   expect(bySearch?.bbox?.[0]).toBeLessThan(-122.41);
   expect(bySearch?.bbox?.[2]).toBeGreaterThan(-122.41);
   // A bare category
-  expect(geo.forward('restaurant', forward).features.map((f) => f.id)).toContain('sf-streets.4');
+  const zuni = idOf('Zuni Café', 'poi');
+  expect(geo.forward('restaurant', forward).features.map((f) => f.id)).toContain(zuni);
   // Excluding poi turns the category off
-  expect(geo.forward('restaurant', { ...forward, types: ['poi'], excludeTypes: true }).features.map((f) => f.id)).not.toContain('sf-streets.4');
+  expect(geo.forward('restaurant', { ...forward, types: ['poi'], excludeTypes: true }).features.map((f) => f.id)).not.toContain(zuni);
 });
 
 test('reverse: the nearest poi, address and road first, then place, region, country', () => {
@@ -91,13 +137,16 @@ test('reverse: the nearest poi, address and road first, then place, region, coun
   expect([address.address, address.text, address.place_name.startsWith('Market Street 901')]).toEqual(['901', 'Market Street', true]);
   expect(fc.attribution).toContain('OpenStreetMap');
   const pois = geo.reverse(-122.4077, 37.7824, { language: [], types: ['poi'], limit: 5 });
-  expect(pois.features.map((f) => f.id)).toEqual(['sf-streets.1']);
+  expect(pois.features.map((f) => f.id)).toEqual([idOf('Blue Bottle Coffee', 'poi')]);
 });
 
 test('by id: a label id answers the label; the forward route reads a known label id as an id', () => {
-  expect(geo.byId('sf-streets.2', { language: ['es'] }).features.map((f) => [f.text, f.language])).toEqual([['Calle Market', 'es']]);
-  expect(geo.isLabelId('sf-streets.3')).toBe(true);
-  expect(geo.isLabelId('sf-streets.99')).toBe(false);
+  expect(geo.byId(idOf('Market Street', 'road'), { language: ['es'] }).features.map((f) => [f.text, f.language])).toEqual([['Calle Market', 'es']]);
+  const address = mirrored.search('Market Street 901', { prefix: false, fuzzy: false, limit: 5, types: ['address'] })[0];
+  expect(address).toMatchObject({ tileset: TILESET, housenumber: '901', street: 'Market Street' });
+  expect(geo.isLabelId(address.id)).toBe(true);
+  // The tile holds four labels: a number far past them is no label.
+  expect(geo.isLabelId(`${TILESET}.99`)).toBe(false);
 });
 
 test('regionAt (the RegionLookup handed to geolocation) names the country and ISO 3166-2 region, nothing at sea', () => {
@@ -108,12 +157,10 @@ test('regionAt (the RegionLookup handed to geolocation) names the country and IS
 });
 
 test('regionAt answers undefined, not an error, when the gazetteer is not built', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'no-gazetteer-'));
-  const absent = new GeocodingService({ indexDir: dir, log: () => undefined });
+  const absent = new GeocodingService({ indexDir: tempDir('no-gazetteer-'), log: () => undefined });
   try {
     expect(absent.regionAt(13.4, 52.52)).toBeUndefined();
   } finally {
     absent.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 });

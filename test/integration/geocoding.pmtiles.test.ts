@@ -3,8 +3,7 @@
 // indexes its labels in the background through the tile reader, and forward geocoding over HTTP finds a house
 // number only the city holds, at the position the raw OSM tiles give it (decoded here with @mapbox/vector-tile,
 // not by the label index), inside Astana, as a feature of that tile set.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Pbf from 'pbf';
 import { VectorTile } from '@mapbox/vector-tile';
@@ -13,6 +12,9 @@ import { exportPmtilesCommand } from '../../src/interchange-cli';
 import { cityTileAddresses } from '../../src/sample/city';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-geocoding-pmtiles-');
 
 jest.setTimeout(240_000);
 
@@ -58,7 +60,7 @@ let srv: TestServer;
 
 beforeAll(async () => {
   await buildGazetteerIndex(DEFAULT_INDEX_DIR);
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-geocoding-pmtiles-'));
+  dir = tempDir();
   mkdirSync(join(dir, 'tiles'));
   exportPmtilesCommand({ data: SAMPLE_DIR, resource: 'tiles/sample-city', out: join(dir, 'tiles', 'sample-city.pmtiles') });
   srv = await startServer({ dataDir: dir });
@@ -66,7 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await srv?.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 test('an Astana address is geocoded over HTTP from the city stored only as PMTiles', async () => {

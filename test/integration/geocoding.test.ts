@@ -1,15 +1,15 @@
 // Geocoding over a real server and the real gazetteer (built here when the index directory does not hold a current
 // one: up to ~2 minutes once, then skipped as current), through direct HTTP and the cloud's own client library.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { buildGazetteerIndex } from '../../src/services/geocoding/gazetteer-index';
 import { GEOCODING_BATCH_AND_ID_400S, GEOCODING_FORWARD_400S, GEOCODING_REVERSE_400S } from '../fixtures/bad-requests';
 import { km, type Collection } from '../fixtures/geocoding-answers';
 import { KEY, startServer, type TestServer } from '../helpers/server';
 import type * as MaptilerClient from '@maptiler/client' with { 'resolution-mode': 'import' };
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-noindex-');
 
 // The client ships ESM and CommonJS builds; this CommonJS test loads the latter, typed by the former.
 const { config: clientConfig, geocoding } = require('@maptiler/client') as typeof MaptilerClient;
@@ -261,12 +261,12 @@ describe('without the index', () => {
   let empty: TestServer;
   let dir: string;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tilemirror-noindex-'));
+    dir = tempDir();
     empty = await startServer({ config: { indexDir: dir } });
   });
   afterAll(async () => {
     await empty.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirs();
   });
 
   test.each(['/geocoding/Paris.json', '/geocoding/2.35,48.86.json', '/geocoding/country.1.json', '/geocoding/Paris;Rome.json'])('%s answers 503 saying how to build it', async (path) => {

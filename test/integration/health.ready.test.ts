@@ -1,9 +1,11 @@
-import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMetrics, select, total } from '../helpers/prometheus';
 import { rawGet, SAMPLE_DIR, serverConfig, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-ready-');
 
 // Liveness answers whenever the process does; readiness only when the instance should get traffic. Both
 // situations below are real: an empty data directory (a shared volume not yet filled) that a store is then
@@ -21,9 +23,9 @@ async function ready(url: string): Promise<{ status: number; report: Report; typ
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-ready-'));
+  dir = tempDir();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => removeTempDirs());
 
 test('an empty data directory is live but not ready; a store published into it makes it ready', async () => {
   const data = join(dir, 'data');

@@ -2,12 +2,12 @@
 // server holds, links the API docs and the OpenAPI document, shows an example for every endpoint family, and
 // every example link answers 200 (followed, with the key the page put in it). Values are escaped.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { writeDataStore } from '../fixtures/document-stores';
 import { HOME_EXAMPLE_FAMILIES, SAMPLE_RESOURCES } from '../fixtures/sample-listings';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-home-');
 
 /** The API's own description: the page must link both (they are followed with the other links). */
 const API_DOCS = ['/docs', '/openapi.json'];
@@ -65,13 +65,13 @@ describe('the index page escapes what it shows', () => {
   let dir: string;
   let other: TestServer;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tm-home-'));
+    dir = tempDir();
     writeDataStore(dir, `a"b<i>&c`);
     other = await startServer({ dataDir: dir });
   });
   afterAll(async () => {
     await other.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirs();
   });
 
   test('ids and names with markup are shown as text, and the link still works', async () => {

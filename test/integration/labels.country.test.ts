@@ -5,8 +5,7 @@
 // placed (labels.json), not anything the index computed: every house number gets the street it was placed along,
 // every street (a national road crossing ten tiles included) is one road, every POI and place is where it was put.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildLabelIndex, type LabelIndexStats } from '../../src/services/geocoding/labels-build';
@@ -14,6 +13,9 @@ import { LabelIndex } from '../../src/services/geocoding/labels-index';
 import { MbtilesStore } from '../../src/store/mbtiles/reader';
 import { exportPmtiles } from '../../src/store/pmtiles/export';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('labels-country-');
 
 jest.setTimeout(240_000);
 
@@ -57,7 +59,7 @@ function rows(file: string): Row[] {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'labels-country-'));
+  dir = tempDir();
   // 10 x 10 z14 tiles and their parents; the generator needs the built StoreWriter (dist/).
   execFileSync(process.execPath, [join(ROOT, 'bench', 'lib', 'country-store.js'), '--scale', '0.0004', '--dir', dir, '--all-labels', '--queries', '20'], { stdio: 'pipe' });
   placed = JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')) as Placed;
@@ -75,7 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 test('MBTiles and PMTiles of the same tiles give the same label index', () => {

@@ -3,11 +3,13 @@
 // Real server, real files: the index of the first start is made to look like an older one, then served again.
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { LABEL_INDEX_FORMAT } from '../../src/services/geocoding/labels-sql';
 import { SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('labels-format-');
 
 let dir: string;
 let srv: TestServer | undefined;
@@ -22,14 +24,14 @@ const formatOf = (file: string) => {
 };
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'labels-format-'));
+  dir = tempDir();
   fs.mkdirSync(path.join(dir, 'tiles'));
   fs.copyFileSync(path.join(SAMPLE_DIR, 'tiles', 'sample-city.mbtiles'), path.join(dir, 'tiles', 'sample-city.mbtiles'));
 });
 
 afterAll(async () => {
   await srv?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 test('an index of an older format is rebuilt, and its nearest-label lookup answers', async () => {

@@ -2,12 +2,14 @@
 // the background; a republished store (replaced by rename, as the mirror publishes) is re-indexed, a removed one
 // is dropped. Searched in-process through the server's LabelFinder.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('labels-serve-');
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const vtpbf: { fromGeojsonVt(l: unknown, o: { version: number; extent: number }): Uint8Array } = require('vt-pbf');
@@ -19,7 +21,7 @@ const indexFile = () => path.join(dir, '.labels', 'sample-city.sqlite');
 const opts = { prefix: true, fuzzy: true, limit: 5 };
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'labels-serve-'));
+  dir = tempDir();
   fs.mkdirSync(path.join(dir, 'tiles'));
   fs.copyFileSync(path.join(SAMPLE_DIR, 'tiles', 'sample-city.mbtiles'), storeFile());
   // A vector tile set without label layers gets no index.
@@ -29,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await srv?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 test('the sample city is indexed in the background; its street, house number and POI are searchable', async () => {

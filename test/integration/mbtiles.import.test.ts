@@ -2,8 +2,7 @@
 // the de-duplicated schema, a plain tiles table) become stores served like mirrored ones, every tile equal;
 // a file with bad metadata is refused with a message naming the field, and nothing is published.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -13,6 +12,9 @@ import { mbtilesRows } from '../helpers/pmtiles';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor, waitForStatus } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-import-');
 
 let dir: string;
 let data: string;
@@ -22,7 +24,7 @@ let server: TestServer;
 let base: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-import-'));
+  dir = tempDir();
   data = join(dir, 'data');
   mkdirSync(join(data, 'tiles'), { recursive: true });
   vector = sampleVector(join(SAMPLE_DIR, 'tiles/sample-vector.mbtiles'));
@@ -32,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** A document of a store just published: the running server picks it up (directory watch or rescan). */

@@ -2,14 +2,14 @@
 // runs the jobs of its configuration (fired by its scheduler) and /metrics shows a running job's progress, then
 // the finished runs by outcome, the last run's tiles and the last success.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { parseMetrics, select, total, type Sample } from '../helpers/prometheus';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-metrics-mirror-');
 
 let upstream: TestServer;
 let mirror: Tilemirror;
@@ -23,7 +23,7 @@ async function scrape(): Promise<Sample[]> {
 
 beforeAll(async () => {
   upstream = await startServer();
-  data = mkdtempSync(join(tmpdir(), 'tm-metrics-mirror-'));
+  data = tempDir();
   const config = parseConfig(
     {
       server: { host: '127.0.0.1', port: 0, requestLog: false },
@@ -51,7 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mirror?.close();
   await upstream?.close();
-  rmSync(data, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 test('before any run: each job is known, not running, with no runs', async () => {

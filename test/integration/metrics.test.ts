@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { parseMetrics, select, total, type Sample } from '../helpers/prometheus';
 import { getFrom, rawGet, SAMPLE_DIR, serverConfig, startServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 
 // /metrics over real HTTP: counters scraped before and after known requests move by exactly those requests;
 // route labels are the route table's patterns (written out here by hand), never URLs or keys.
@@ -140,11 +141,9 @@ test('keys never reach the request log or /metrics (route labels are patterns)',
   expect(text).toContain('tilemirror_http_requests_total{route="/metrics"');
   for (const secret of [KEY, ADMIN, 'key=']) expect([secret, text.includes(secret)]).toEqual([secret, false]);
   // The log lines are JSON; the three spellings were logged, each with its value redacted.
-  const parsed = await (async () => {
-    // pino writes asynchronously: wait for the lines of the requests above.
-    for (let i = 0; i < 100 && !lines.some((l) => l.includes('%6Bey=***')); i++) await new Promise((r) => setTimeout(r, 20));
-    return lines.map((l) => JSON.parse(l) as { msg?: string; url?: string });
-  })();
+  // pino writes asynchronously: wait for the lines of the requests above.
+  await waitFor('the request log lines of the three spellings and /metrics', () => lines.some((l) => l.includes('%6Bey=***')) && lines.some((l) => l.includes('/metrics?key=***')));
+  const parsed = lines.map((l) => JSON.parse(l) as { msg?: string; url?: string });
   const urls = parsed.filter((l) => l.msg === 'request').map((l) => l.url ?? '');
   expect(urls).toEqual(expect.arrayContaining(['/tiles/sample-vector/0/0/0.pbf?key=***', '/tiles/sample-vector/0/0/0.pbf?%6Bey=***', '/tiles/sample-vector/0/0/0.pbf?KEY=***', '/metrics?key=***']));
   for (const secret of [KEY, ADMIN]) expect([secret, lines.filter((l) => l.includes(secret))]).toEqual([secret, []]);

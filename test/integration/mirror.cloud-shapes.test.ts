@@ -6,14 +6,16 @@
 //  - every request without the key refused with 403 `Invalid key` (plain text), on both hosts.
 // A map run mirrors the style with its tile set, fonts and sprite; a second tilemirror serves the result, whose
 // style must hold neither the key nor either upstream host, and whose sprite, glyph and tile URLs must work.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UpstreamClient } from '../../src/mirror/upstream/client';
 import { createRedactor } from '../../src/mirror/upstream/redact';
 import { runMirror } from '../../src/mirror/engine/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-cloud-shapes-');
 
 const SECRET = 'tm-cloud-Shapes-Secret-5e7a1d';
 const FONT = 'Noto Sans Regular';
@@ -92,14 +94,14 @@ let data: string;
 beforeAll(async () => {
   origin = await startServer({ config: { keys: [{ key: KEY, plan: 'paid' }, { key: SECRET, plan: 'paid' }] } });
   cloud = await startCloud(origin.url);
-  data = mkdtempSync(join(tmpdir(), 'tm-cloud-shapes-'));
+  data = tempDir();
 }, 30_000);
 
 afterAll(async () => {
   await mirrorSrv?.close();
   await cloud?.close();
   await origin?.close();
-  rmSync(data, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const get = async (url: string) => rawGet(url);

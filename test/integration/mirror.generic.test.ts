@@ -5,8 +5,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
@@ -18,6 +17,9 @@ import { sourceBase, splitSourceKey, type GenericSource } from '../../src/mirror
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitForStatus } from '../helpers/wait';
 import { gwcCapabilities } from '../fixtures/gwc-capabilities';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-generic-');
 
 const SECRET = 'tm-generic-Secret-3d8a61f0c2';
 
@@ -48,7 +50,7 @@ let kvpCaps = '';
 
 beforeAll(async () => {
   upstream = await startServer({ config: { keys: [{ key: KEY, plan: 'paid' }, { key: SECRET, plan: 'paid' }] } });
-  data = mkdtempSync(join(tmpdir(), 'tm-generic-'));
+  data = tempDir();
   mirrorSrv = await startServer({ dataDir: data });
   proxy = http.createServer((req, res) => {
     const url = req.url ?? '/';
@@ -122,7 +124,7 @@ afterAll(async () => {
   await mirrorSrv?.close();
   await upstream?.close();
   await new Promise((r) => proxy?.close(r));
-  rmSync(data, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** runMirror options as the CLI builds them from a source URL that carries the key. */

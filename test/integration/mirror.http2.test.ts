@@ -5,19 +5,21 @@
 // over plain HTTP.
 
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
 import { snapshot } from '../fixtures/mirror-stores';
 import { built } from '../helpers/dist';
 import { serverConfig, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-h2-');
 
 const KEY = 'demo';
-const dir = mkdtempSync(join(tmpdir(), 'tm-h2-'));
+const dir = tempDir();
 let upstream: TestServer;
 /** The same sample served plainly, naming its own address: the reference run's upstream. */
 let plainUpstream: TestServer;
@@ -68,7 +70,7 @@ afterAll(async () => {
   await new Promise((r) => front?.close(r));
   await upstream?.close();
   await plainUpstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 function mirrorCli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {

@@ -4,15 +4,15 @@
 // never sees an old one again (readers walk all changed tiles in turn, so a half-switched store would show as
 // old after new).
 
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitFor, waitForStatus } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-readers-');
 
 let upstream: TestServer;
 let sim: UpstreamSimulator;
@@ -22,14 +22,14 @@ let data: string;
 beforeAll(async () => {
   upstream = await startServer();
   sim = await startSimulator(upstream.url);
-  data = mkdtempSync(join(tmpdir(), 'tm-readers-'));
+  data = tempDir();
   served = await startServer({ dataDir: data });
 });
 afterAll(async () => {
   await served?.close();
   await sim?.close();
   await upstream?.close();
-  rmSync(data, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const opts = (extra: Partial<MirrorOptions> = {}): MirrorOptions => ({

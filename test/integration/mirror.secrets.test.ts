@@ -6,8 +6,7 @@
 // of tiles. The scheduled run's pino lines must be JSON with the job name, result and counts.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -18,6 +17,9 @@ import { runMirror } from '../../src/mirror/engine/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { built } from '../helpers/dist';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-secrets-');
 
 const SECRET = 'tmK3y-UPSTREAM-a94f1c7e2b8d4f60-9e3a5b7c1d2f4e6a8b0c-Zq';
 const JOB_ENV = 'TILEMIRROR_SECRETS_TEST_KEY';
@@ -61,14 +63,14 @@ async function tilemirror(args: string[], env: Record<string, string> = {}): Pro
 
 beforeAll(async () => {
   upstream = await startServer({ config: { keys: [{ key: KEY, plan: 'paid' }, { key: SECRET, plan: 'paid' }] } });
-  data = mkdtempSync(join(tmpdir(), 'tm-secrets-'));
+  data = tempDir();
 }, 180_000);
 
 afterAll(async () => {
   await srv?.close();
   await upstream?.close();
   delete process.env[JOB_ENV];
-  rmSync(data, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('the upstream key never leaves the mirror', () => {

@@ -2,21 +2,21 @@
 // the scheduler persists, read from the data directory on every request, and says it runs no schedules. The
 // state is written by JobStateFile as another process would, so the test needs no running mirror.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { JobStateFile } from '../../src/store/data-dir/job-state';
 import { rawGet } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-status-reader-');
 
 const ADMIN = 'admin-key-9c2d4e6f';
 let data: string;
 let srv: Tilemirror | undefined;
 
 beforeAll(async () => {
-  data = mkdtempSync(join(tmpdir(), 'tm-status-reader-'));
+  data = tempDir();
   const config = parseConfig(
     {
       server: { host: '127.0.0.1', port: 0, requestLog: false },
@@ -38,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await srv?.close();
-  rmSync(data, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 async function statusJson(): Promise<{ scheduler: boolean; jobs: Record<string, unknown>[] }> {

@@ -1,13 +1,15 @@
 // A PMTiles archive in tiles/ is served with every endpoint a mirrored tile set has: XYZ tiles (gzip as stored,
 // plain for clients without gzip, 204 for an absence, ETag and 304), TileJSON, WMTS capabilities, OGC API
 // collection and tiles, the viewer. Compared with the MBTiles store the archive was written from.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { exportPmtilesCommand } from '../../src/interchange-cli';
 import { mbtilesRows } from '../helpers/pmtiles';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-pmtiles-serve-');
 
 const VECTOR = join(SAMPLE_DIR, 'tiles/sample-vector.mbtiles');
 let dir: string;
@@ -15,7 +17,7 @@ let server: TestServer;
 let base: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-pmtiles-serve-'));
+  dir = tempDir();
   mkdirSync(join(dir, 'tiles'));
   exportPmtilesCommand({ data: SAMPLE_DIR, resource: 'tiles/sample-vector', out: join(dir, 'tiles', 'pmvec1.pmtiles') });
   server = await startServer({ dataDir: dir });
@@ -23,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const json = async (path: string): Promise<Record<string, unknown>> => {

@@ -6,9 +6,8 @@
 // connections whose headers never end) and the overlapping Range header stay harmless.
 
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { WORLD_BOUNDS } from '../../src/geo/mercator';
@@ -18,6 +17,9 @@ import { INSPECT_ANY_PORT, openInspector, type Inspector } from '../helpers/insp
 import { heldClientPorts, rssBytes, serverConnections } from '../helpers/proc';
 import { rawGet, SAMPLE_DIR } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-slow-readers-');
 
 jest.setTimeout(300_000);
 
@@ -57,7 +59,7 @@ async function buildData(root: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-slow-readers-'));
+  dir = tempDir();
   await buildData(dir);
   // The window is short so that the test sees several rounds of readers closed; the rate and budget are the defaults.
   srv = await startChildServer(dir, { server: { minSendRateSeconds: 5 }, env: { ...GLIBC_MALLOC_ENV, ...INSPECT_ANY_PORT } });
@@ -68,7 +70,7 @@ afterAll(async () => {
   inspector?.close();
   for (const s of sockets) s.destroy();
   await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 interface Reader {

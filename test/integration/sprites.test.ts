@@ -2,11 +2,13 @@
 // bundled sample sprite and a data directory with a map whose style has no sprite.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-sprites-');
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -100,7 +102,7 @@ describe('deprecated map sprite', () => {
   });
 
   test('a map whose style has no sprite → 404', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sprites-'));
+    const dir = tempDir();
     fs.mkdirSync(path.join(dir, 'maps'));
     const bounds: [number, number, number, number] = [-180, -85, 180, 85];
     const write = (id: string, style?: object) => {
@@ -124,7 +126,8 @@ describe('deprecated map sprite', () => {
       }
     } finally {
       await s.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
+
+afterAll(removeTempDirs);

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import sharp from 'sharp';
 import { DEFAULTS, overlaySegments, overlaySvg, parsePath } from '../../src/services/static-maps';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 
 // The static-map render queue: renders whose client went away do not run, the wait is bounded (503 with
 // Retry-After), and a later small map waits for at most the render in progress. Asserted on counted work (renders
@@ -28,8 +29,7 @@ function openRequest(path: string): Socket {
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 3000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!cond()) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(renderCounts())}`);
+  await waitFor(`${what} (render counts: ${JSON.stringify(renderCounts())} at the start)`, cond, { intervalMs: 10 });
 }
 
 test('abandoned renders: clients that sent heavy renders and left cost a later small map at most the render in progress', async () => {

@@ -1,5 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { latToPixelY, lonToPixelX, WORLD_BOUNDS } from '../../src/geo/mercator';
@@ -8,7 +7,10 @@ import { Catalog } from '../../src/store/catalog/catalog';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import type { Pyramid } from '../../src/store/types';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
-import { readStoredTile } from '../interop/helpers';
+import { readStoredTile } from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-static-');
 
 // Static maps checked by their pixels. Besides the sample map, a temporary data directory holds maps made of
 // solid-colour tiles (so the colour under a point says exactly what was drawn there), a sprite and an image.
@@ -90,13 +92,13 @@ async function buildData(root: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-static-'));
+  dir = tempDir();
   await buildData(dir);
   srv = await startServer({ dataDir: dir });
 });
 afterAll(async () => {
   await srv.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 async function image(path: string, server = srv): Promise<{ status: number; type?: string; body: Buffer; headers: Record<string, unknown> }> {

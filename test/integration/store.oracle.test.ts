@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -8,6 +7,9 @@ import request from 'supertest';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-oracle-');
 
 // @mapbox/mbtiles (named by the product brief) is the independent oracle: what we write it reads back
 // identically, and what it writes (its de-duplicated map/images schema) we serve.
@@ -38,7 +40,7 @@ let srv: TestServer;
 const written = new Map<string, Buffer>();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-oracle-'));
+  dir = tempDir();
   for (const k of ['maps', 'tiles']) mkdirSync(join(dir, k));
   // Ours: a map with a 512 main pyramid and a 256 one, z0-3.
   const w = new StoreWriter(join(dir, 'maps/ours.mbtiles'), {
@@ -77,7 +79,10 @@ beforeAll(async () => {
   await call(m, 'close');
   srv = await startServer({ dataDir: dir });
 });
-afterAll(() => srv?.close());
+afterAll(async () => {
+  await srv?.close();
+  removeTempDirs();
+});
 
 test('@mapbox/mbtiles reads our store back identically', async () => {
   const m = await open(`${join(dir, 'maps/ours.mbtiles')}?mode=ro`);

@@ -2,8 +2,6 @@
 // accepted, and then its own capabilities and every service-wide WMTS document answered 500. Now it is refused
 // at open with one log line, and every other resource keeps being served.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Writable } from 'node:stream';
@@ -11,6 +9,9 @@ import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { KEY, rawGet } from '../helpers/server';
 import { BAD_ZOOM_RANGES, writeGoodVectorStore, writeHandMadeStore } from '../fixtures/hand-made-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-zoom-');
 
 let dir: string;
 let srv: Tilemirror;
@@ -18,7 +19,7 @@ const lines: Record<string, unknown>[] = [];
 const badIds = BAD_ZOOM_RANGES.map((_, i) => `bad-zoom-${i}`);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-zoom-'));
+  dir = tempDir();
   BAD_ZOOM_RANGES.forEach(([minzoom, maxzoom], i) => {
     writeHandMadeStore(join(dir, 'tiles', `${badIds[i]}.mbtiles`), { metadata: { format: 'png', minzoom, maxzoom } });
     writeHandMadeStore(join(dir, 'maps', `${badIds[i]}.mbtiles`), { metadata: { format: 'png', minzoom, maxzoom } });
@@ -37,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const get = (path: string) => rawGet(`${srv.url}${path}${path.includes('?') ? '&' : '?'}key=${KEY}`);

@@ -2,19 +2,20 @@
 // kill the process. Now: 500 "Damaged tile" for that tile, one log line per tile and store version, and the
 // same process serves on. Run as a child process: a crash there cannot take the test runner with it.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { KEY, rawGet } from '../helpers/server';
 import { parseMetrics, total } from '../helpers/prometheus';
 import { waitFor } from '../helpers/wait';
 import { DAMAGED_GZIP, GZIP_TILE, PLAIN_TILE, writeDamagedVectorStore, writeGoodVectorStore } from '../fixtures/hand-made-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-damaged-');
 
 let dir: string;
 let srv: ChildServer;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-damaged-'));
+  dir = tempDir();
   writeDamagedVectorStore(join(dir, 'data', 'tiles', 'bad.mbtiles'));
   writeDamagedVectorStore(join(dir, 'data', 'tiles', 'bad-too.mbtiles'));
   writeGoodVectorStore(join(dir, 'data', 'tiles', 'good.mbtiles'));
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const tile = (id: string) => `${srv.url}/tiles/${id}/0/0/0?key=${KEY}`;

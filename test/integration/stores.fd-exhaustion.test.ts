@@ -6,21 +6,23 @@
 //  2. with the default cap (derived from the same limit), the flood is refused beyond the cap and the server
 //     still has descriptors to open a store published during the flood.
 
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { flood, KeptConnection, startChildServer, type ChildServer } from '../helpers/child-server';
 import { KEY } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { PLAIN_TILE, writeGoodVectorStore } from '../fixtures/hand-made-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-emfile-');
 
 let dir: string;
 let srv: ChildServer | undefined;
 let kept: KeptConnection | undefined;
 let sockets: Socket[] = [];
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-emfile-'));
+  dir = tempDir();
   writeGoodVectorStore(join(dir, 'data', 'tiles', 'good.mbtiles'));
   writeGoodVectorStore(join(dir, 'data', 'maps', 'also-good.mbtiles'));
 });
@@ -29,7 +31,7 @@ afterEach(async () => {
   sockets = [];
   kept?.close();
   await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const tilePath = (id: string) => `/tiles/${id}/0/0/0?key=${KEY}`;

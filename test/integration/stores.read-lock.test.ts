@@ -4,26 +4,27 @@
 // under them), and the lock is the server's, gone with it. The server runs as a child process, so the locks are
 // between processes, as they are for an operator's sqlite3.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { KEY, rawGet } from '../helpers/server';
 import { GZIP_TILE, writeGoodVectorStore } from '../fixtures/hand-made-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-read-lock-');
 
 let dir: string;
 let file: string;
 let srv: ChildServer | undefined;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-read-lock-'));
+  dir = tempDir();
   file = join(dir, 'data', 'tiles', 'good.mbtiles');
   writeGoodVectorStore(file);
   srv = await startChildServer(join(dir, 'data'));
 });
 afterAll(async () => {
   await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const OTHER = Buffer.from('not the tile');

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { gunzipSync } from 'node:zlib';
 import { rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
-import { readStoredTile } from '../interop/helpers';
+import { readStoredTile } from '../helpers/stored-tiles';
 
 let srv: TestServer;
 beforeAll(async () => {

@@ -3,22 +3,24 @@
 // The catalog's variable is also a WMTS layer with a Time dimension and an OGC API collection with a temporal
 // extent, each time its keyframe's tiles; a newer catalog published over the old one is what they then show.
 
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { weatherCatalog, writeKeyframeTileset, writeWeatherStore } from '../fixtures/document-stores';
-import { readStoredTile } from '../interop/helpers';
+import { readStoredTile } from '../helpers/stored-tiles';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-weather-');
 
 let dir: string;
 let empty: string;
 let srv: TestServer;
 let bare: TestServer;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-weather-'));
-  empty = mkdtempSync(join(tmpdir(), 'tm-weather-none-'));
+  dir = tempDir();
+  empty = tempDir('tm-weather-none-');
   writeWeatherStore(dir, ['kf-a', 'kf-b']);
   await writeKeyframeTileset(dir, 'kf-a', 1);
   await writeKeyframeTileset(dir, 'kf-b', 2);
@@ -28,8 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv.close();
   await bare.close();
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(empty, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('weather', () => {

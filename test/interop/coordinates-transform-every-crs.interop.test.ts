@@ -7,12 +7,14 @@
 // with its reason) are printed and asserted, and README.md's coordinates section quotes them.
 
 import { spawn } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
-import { KEY, startServer, type TestServer } from '../helpers/server';
-import { chrootGdal, gdalTest, REPO_ROOT } from './helpers';
+import { KEY, serverConfig, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+import { chrootGdal, GDAL_TRIXIE_ROOT, gdalTest, REPO_ROOT } from './helpers';
+import { cacheKey, cachedLines } from './oracle-cache';
 
 const ORACLE = path.join(__dirname, 'proj_transform_oracle.py');
 /** The registry the server reads (proj-wasm's), given to the oracle's PROJ as its proj.db. */
@@ -72,11 +74,14 @@ interface Reply {
 }
 
 const trixie = chrootGdal();
+/** The oracle's folder, inside the root filesystem its PROJ runs in. */
+const chrootTemp = tempDirs('tilemirror-proj-transform-', trixie.tempBase);
 const it = gdalTest(trixie);
 
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR } });
+  // A CRS whose pipeline takes long to build (seconds on a busy machine) is no stalled connection.
+  srv = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR, ...serverConfig({ socketTimeoutSeconds: 3600 }) } });
 });
 afterAll(() => srv?.close());
 
@@ -110,34 +115,54 @@ function difference(ours: { x: number; y: number; z: number }, proj: number[], t
   return bad.some(Boolean) ? `ours ${got.join(',')} PROJ ${proj.join(',')}` : '';
 }
 
-/**
- * Runs the oracle in trixie's root filesystem, handing each chunk of answers to `chunk` as it comes (the server
- * works on one chunk while the oracle computes the next); resolves with the oracle's header once it has ended.
- */
-async function runOracle(chunk: (answers: Answer[]) => Promise<void>): Promise<About> {
+/** What decides the oracle's answers: its script, the registry it reads, and the PROJ and pyproj of the root filesystem. */
+function oracleKey(): string {
+  const status = readFileSync(path.join(GDAL_TRIXIE_ROOT, 'var', 'lib', 'dpkg', 'status'), 'utf8');
+  const versions = ['libproj25', 'python3-pyproj'].map((p) => {
+    const v = /^Version: (.*)$/m.exec(status.split(`\nPackage: ${p}\n`)[1] ?? '')?.[1];
+    if (!v) throw new Error(`${p} is not installed in ${GDAL_TRIXIE_ROOT}`);
+    return `${p} ${v}`;
+  });
+  return cacheKey([readFileSync(ORACLE), readFileSync(PROJ_DB), ...versions]);
+}
+
+/** Runs the oracle in trixie's root filesystem, giving each line of its output to `line` as it comes. */
+async function runOracle(line: (text: string) => Promise<void>): Promise<void> {
   // The oracle's PROJ reads our registry from a directory of its own, with no grid and no network.
-  const tmp = trixie.makeTempDir('proj-transform');
+  const tmp = chrootTemp.tempDir();
   try {
-    copyFileSync(PROJ_DB, path.join(tmp.dir, 'proj.db'));
-    writeFileSync(path.join(tmp.dir, 'proj.ini'), 'network = off\n');
-    copyFileSync(ORACLE, path.join(tmp.dir, 'oracle.py'));
-    const inv = trixie.invocation('python3', ['-W', 'ignore', trixie.pathFor(path.join(tmp.dir, 'oracle.py'))], tmp.dir);
-    const child = spawn(inv.file, inv.args, { env: { ...inv.env, PROJ_DATA: trixie.pathFor(tmp.dir), PROJ_NETWORK: 'OFF' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    copyFileSync(PROJ_DB, path.join(tmp, 'proj.db'));
+    writeFileSync(path.join(tmp, 'proj.ini'), 'network = off\n');
+    copyFileSync(ORACLE, path.join(tmp, 'oracle.py'));
+    const inv = trixie.invocation('python3', ['-W', 'ignore', trixie.pathFor(path.join(tmp, 'oracle.py'))], tmp);
+    const child = spawn(inv.file, inv.args, { env: { ...inv.env, PROJ_DATA: trixie.pathFor(tmp), PROJ_NETWORK: 'OFF' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4000)));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    let about: About | undefined;
     // One chunk at a time: the next line waits until the server has answered the previous one.
-    for await (const line of createInterface({ input: child.stdout })) {
-      if (!about) about = JSON.parse(line) as About;
-      else await chunk((JSON.parse(line) as { answers: Answer[] }).answers);
-    }
+    for await (const text of createInterface({ input: child.stdout })) await line(text);
     const code = await exited;
-    if (code !== 0 || !about) throw new Error(`${inv.file} ${inv.args.join(' ')} exited with ${code}: ${stderr}`);
-    return about;
+    if (code !== 0) throw new Error(`${inv.file} ${inv.args.join(' ')} exited with ${code}: ${stderr}`);
   } finally {
-    tmp.cleanup();
+    chrootTemp.removeTempDirs();
   }
+}
+
+/**
+ * The oracle's answers, each chunk handed to `chunk` as it comes (the server works on one chunk while the oracle
+ * computes the next): computed once per PROJ, pyproj, registry and oracle script, then read from the cache
+ * (oracle-cache.ts). Resolves with the oracle's header once every chunk is done.
+ */
+async function oracleAnswers(chunk: (answers: Answer[]) => Promise<void>): Promise<About> {
+  let about: About | undefined;
+  const { cached, file } = await cachedLines('proj-transform', oracleKey(), runOracle, async (text) => {
+    if (!about) about = JSON.parse(text) as About;
+    else await chunk((JSON.parse(text) as { answers: Answer[] }).answers);
+  });
+  // eslint-disable-next-line no-console
+  console.log(`PROJ's answers ${cached ? 'read from' : 'computed and kept in'} ${file}`);
+  if (!about) throw new Error(`the oracle gave no header line (${file})`);
+  return about;
 }
 
 it(
@@ -174,7 +199,7 @@ it(
       else if (KNOWN_DISAGREEMENTS.has(a.code)) known.set(a.code, found);
       else failures.push(...found);
     };
-    const about = await runOracle(async (answers) => {
+    const about = await oracleAnswers(async (answers) => {
       all.push(...answers);
       await pool(answers, check);
     });

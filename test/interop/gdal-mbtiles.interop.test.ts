@@ -7,36 +7,30 @@
 // nearest whole number of pixels. A -projwin on the tile's bounds can then land one pixel off, so the
 // window is given in pixels (-srcwin, rounded the way GDAL rounds its shift: floor(0.5 + offset)).
 import path from 'node:path';
-import {
-  expectSamePixels,
-  gatedTest,
-  GDAL_CHECK,
-  gdalinfo,
-  gdalTranslateTile,
-  makeTempDir,
-  MAP_STORE,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  TERRAIN_STORE,
-} from './helpers';
+import { gdalinfo, gdalTranslateTile, MAP_STORE, TERRAIN_STORE } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { pickTile, readMetadata, readStoredTile } from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-gdal-mbtiles-');
 
 
 describe('GDAL MBTiles driver reads the store files', () => {
   const clientTest = gatedTest('GDAL MBTiles driver', GDAL_CHECK);
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
 
   beforeAll(() => {
-    tmp = makeTempDir('gdal-mbtiles');
+    tmp = tempDir();
   });
-  afterAll(() => tmp?.cleanup());
+  afterAll(() => removeTempDirs());
 
   let n = 0;
-  const out = (label: string) => path.join(tmp.dir, `${++n}-${label}.png`);
+  const out = (label: string) => path.join(tmp, `${++n}-${label}.png`);
 
   clientTest('maps/sample.mbtiles: MBTiles driver, EPSG:3857, 512 px blocks, full resolution at maxzoom', async () => {
     const meta = readMetadata(MAP_STORE);
-    const info = await gdalinfo(MAP_STORE, [], tmp.dir);
+    const info = await gdalinfo(MAP_STORE, [], tmp);
     expect(info.driverShortName).toBe('MBTiles');
     expect(info.coordinateSystem?.wkt).toMatch(/Pseudo-Mercator|3857/);
     expect(info.geoTransform[1]).toBeCloseTo((2 * Math.PI * 6378137) / 512 / 2 ** Number(meta.maxzoom), 6);
@@ -45,7 +39,7 @@ describe('GDAL MBTiles driver reads the store files', () => {
 
   clientTest('maps/sample.mbtiles: the pixels of a tile at the max zoom and of one from an overview', async () => {
     const max = Number(readMetadata(MAP_STORE).maxzoom);
-    const info = await gdalinfo(MAP_STORE, [], tmp.dir);
+    const info = await gdalinfo(MAP_STORE, [], tmp);
     for (const z of [max, Math.max(0, max - 2)]) {
       const tile = pickTile(MAP_STORE, z);
       const file = out(`map-z${z}`);
@@ -58,7 +52,7 @@ describe('GDAL MBTiles driver reads the store files', () => {
     const meta = readMetadata(TERRAIN_STORE);
     const max = Number(meta.maxzoom);
     const bounds = meta.bounds.split(',').map(Number) as [number, number, number, number];
-    const info = await gdalinfo(TERRAIN_STORE, [], tmp.dir);
+    const info = await gdalinfo(TERRAIN_STORE, [], tmp);
     expect(info.geoTransform[1]).toBeCloseTo((2 * Math.PI * 6378137) / 256 / 2 ** max, 6);
     const tile = pickTile(TERRAIN_STORE, max, { inside: bounds });
     const file = out('terrain');

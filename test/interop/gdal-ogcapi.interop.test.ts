@@ -21,24 +21,21 @@
 import path from 'node:path';
 import {
   chrootGdal,
-  expectSamePixels,
-  fetchJson,
+  type Gdal,
   gdalAtLeast,
   gdalinfo,
   gdalinfoFailing,
   gdalTest,
   gdalTranslateTile,
+  type InteropServer,
   MAP_STORE,
-  MERCATOR_HALF,
-  pickTile,
-  readMetadata,
-  readStoredTile,
   startInteropServer,
   systemGdal,
-  withKey,
-  type Gdal,
-  type InteropServer,
 } from './helpers';
+import { fetchJson, withKey } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
+import { MERCATOR_HALF, pickTile, readMetadata, readStoredTile } from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
 
 const REL_TILESETS_MAP = 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-map';
 const REL_TILING_SCHEME = 'http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme';
@@ -116,11 +113,12 @@ describe('GDAL OGCAPI driver reads the served OGC API - Tiles', () => {
     const extent = readsCrs84Bbox ? [] : WORLD_EXTENT;
     const extentNote = readsCrs84Bbox ? 'extent from the collection' : 'extent given as -oo MINX..MAXY';
     // Created by the first test that writes (a GDAL that cannot run may have no place to write to).
-    let tmp: { dir: string; cleanup: () => void } | undefined;
-    const dir = () => (tmp ??= gdal.makeTempDir('gdal-ogcapi')).dir;
+    const temp = tempDirs('tilemirror-gdal-ogcapi-', gdal.tempBase);
+    let tmp: string | undefined;
+    const dir = () => (tmp ??= temp.tempDir());
     let n = 0;
     const out = (label: string) => path.join(dir(), `${++n}-${label.replace(/[^\w.-]+/g, '_')}.png`);
-    afterAll(() => tmp?.cleanup());
+    afterAll(temp.removeTempDirs);
 
     if (atLeast) {
       it(`is GDAL ${atLeast.join('.')} or later`, () => {

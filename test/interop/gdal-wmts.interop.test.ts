@@ -9,47 +9,45 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  expectSamePixels,
-  fetchText,
-  gatedTest,
-  GDAL_CHECK,
   gdalinfo,
   gdalTranslateTile,
+  type InteropServer,
   KEYFRAMES,
   layerMatrixSet,
-  makeTempDir,
   MAP_STORE,
-  pickTile,
-  readMetadata,
-  readStoredTile,
   startInteropServer,
   summarizeCapabilities,
   TERRAIN_STORE,
   WEATHER_LAYER,
-  type InteropServer,
-  type TileAddress,
 } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { fetchText } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
+import { pickTile, readMetadata, readStoredTile, type TileAddress } from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-gdal-wmts-');
 
 
 describe('GDAL WMTS driver reads the served WMTS', () => {
   const clientTest = gatedTest('GDAL WMTS driver', GDAL_CHECK);
   let server: InteropServer;
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let mapMax: number;
 
   beforeAll(async () => {
     server = await startInteropServer();
-    tmp = makeTempDir('gdal-wmts');
+    tmp = tempDir();
     mapMax = Number(readMetadata(MAP_STORE).maxzoom);
   });
   afterAll(async () => {
     await server?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   const mapCaps = () => `${server.url}/maps/sample/WMTSCapabilities.xml?key=demo`;
   let n = 0;
-  const out = (label: string) => path.join(tmp.dir, `${++n}-${label.replace(/[^\w.-]+/g, '_')}.png`);
+  const out = (label: string) => path.join(tmp, `${++n}-${label.replace(/[^\w.-]+/g, '_')}.png`);
 
   async function expectTileViaWmts(
     source: string,
@@ -65,7 +63,7 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
   }
 
   clientTest('gdalinfo opens maps/sample: EPSG:3857, RGBA, one overview per lower zoom', async () => {
-    const info = await gdalinfo(`WMTS:${mapCaps()},layer=maps/sample`, [], tmp.dir);
+    const info = await gdalinfo(`WMTS:${mapCaps()},layer=maps/sample`, [], tmp);
     expect(info.coordinateSystem?.wkt).toMatch(/Pseudo-Mercator|3857/);
     expect(info.bands.length).toBeGreaterThanOrEqual(3);
     // Full resolution is the max zoom of the 512 px pyramid: pixel size = 2*pi*R / 512 / 2^maxzoom.
@@ -92,7 +90,7 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     expect(xml).toMatch(/<(?:ows:)?Operation[^>]+name="GetTile"/);
     const kvpOnly = xml.replace(/<(?:\w+:)?ResourceURL\b[^>]*?(?:\/>|>[\s\S]*?<\/(?:\w+:)?ResourceURL>)/g, '');
     expect(kvpOnly).not.toMatch(/ResourceURL/);
-    const file = path.join(tmp.dir, 'kvp-only-capabilities.xml');
+    const file = path.join(tmp, 'kvp-only-capabilities.xml');
     writeFileSync(file, kvpOnly);
 
     const tile = pickTile(MAP_STORE, mapMax);
@@ -141,13 +139,13 @@ describe('GDAL WMTS driver reads the served WMTS', () => {
     const describe = (extra: string) =>
       `<GDAL_WMTS><GetCapabilitiesUrl>${server.url}/weather/WMTSCapabilities.xml?key=demo</GetCapabilitiesUrl>${extra}<Layer>${WEATHER_LAYER}</Layer></GDAL_WMTS>`;
     for (const k of KEYFRAMES) {
-      const xml = path.join(tmp.dir, `weather-${k.time.replace(/\W/g, '')}.xml`);
+      const xml = path.join(tmp, `weather-${k.time.replace(/\W/g, '')}.xml`);
       writeFileSync(xml, describe(`<ExtraQueryParameters>TIME=${k.time}</ExtraQueryParameters>`));
       const file = out(`weather-xml-${k.time}`);
       await gdalTranslateTile(xml, tile, 256, file);
       await expectSamePixels(file, readStoredTile(k.store, tile), `GDAL_WMTS ${WEATHER_LAYER} at ${k.time}`);
     }
-    const latest = path.join(tmp.dir, 'weather-latest.xml');
+    const latest = path.join(tmp, 'weather-latest.xml');
     writeFileSync(latest, describe(''));
     const file = out('weather-latest');
     await gdalTranslateTile(latest, tile, 256, file);

@@ -6,33 +6,40 @@
 import path from 'node:path';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
-import { assertOk, expectSamePixels, gatedTest, gdalTranslateTile, makeTempDir, pickTile, run, tileBoundsLonLat } from './helpers';
+import { gdalTranslateTile } from './helpers';
+import { gatedTest } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, run } from '../helpers/run';
+import { pickTile, tileBoundsLonLat } from '../helpers/stored-tiles';
 import { BOUNDS, GDAL2TILES_CHECK, makeGdal2tilesSite, sha, TILE_SIZE, type Gdal2tilesSite } from './gdal2tiles';
 import { metadata, storedTiles, storedTileSize } from './mapproxy';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-gdal2tiles-upstream-');
 
 const clientTest = gatedTest('gdal2tiles as upstream', GDAL2TILES_CHECK);
 
 describe('gdal2tiles --xyz output with a hand-made TileJSON', () => {
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let site: Gdal2tilesSite | undefined;
   let served: TestServer | undefined;
 
   beforeAll(() => {
-    tmp = makeTempDir('gdal2tiles-upstream');
+    tmp = tempDir();
   });
   afterAll(async () => {
     await served?.close();
     await site?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   clientTest('every tile byte-identical to its file, tile size measured as 512, GDAL reads it through tilemirror', async () => {
-    site = await makeGdal2tilesSite(tmp.dir);
+    site = await makeGdal2tilesSite(tmp);
     const { files } = site;
     expect(files.size).toBeGreaterThan(8);
     expect(new Set([...files.values()].map((b) => b.readUInt32BE(16)))).toEqual(new Set([TILE_SIZE])); // IHDR width
 
-    const data = path.join(tmp.dir, 'data');
+    const data = path.join(tmp, 'data');
     const r = assertOk(await run(process.execPath, [built('cli.js'), 'mirror', '-d', data, '--source-tilejson', `${site.url}/tiles.json`, '--id', 'g2t'], { timeoutMs: 120_000 }));
     expect(r.stdout).toMatch(/tiles planned: \d+ fetched and stored, \d+ empty, 0 already stored, 0 failed/);
 
@@ -54,7 +61,7 @@ describe('gdal2tiles --xyz output with a hand-made TileJSON', () => {
 
     served = await startServer({ dataDir: data });
     const tile = pickTile(file, 4, { inside: BOUNDS });
-    const out = path.join(tmp.dir, 'gdal-g2t.png');
+    const out = path.join(tmp, 'gdal-g2t.png');
     await gdalTranslateTile(`WMTS:${served.url.replace(/\/+$/, '')}/tiles/g2t/WMTSCapabilities.xml?key=demo`, tile, TILE_SIZE, out);
     await expectSamePixels(out, files.get(`${tile.z}/${tile.x}/${tile.y}`)!, `g2t ${tile.z}/${tile.x}/${tile.y} through GDAL`);
   }, 240_000);

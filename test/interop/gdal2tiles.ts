@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { assertOk, GDAL_CHECK, run, SYSTEM_PYTHON, type ClientCheck } from './helpers';
+import { type ClientCheck, GDAL_CHECK, SYSTEM_PYTHON } from '../helpers/clients';
+import { assertOk, run } from '../helpers/run';
 
 export const GDAL2TILES_CHECK: ClientCheck = {
   ...GDAL_CHECK,

@@ -10,8 +10,13 @@ import { runMirror } from '../../src/mirror/engine/run';
 import type { MirrorOptions } from '../../src/mirror/engine/options';
 import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sources';
 import { startServer, type TestServer } from '../helpers/server';
-import { expectSamePixels, fetchOk, gdalTranslateTile, makeTempDir } from './helpers';
+import { gdalTranslateTile } from './helpers';
+import { fetchOk } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, type MapProxy } from './mapproxy';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-mapproxy-upstream-');
 
 const clientTest = mapproxyTest('MapProxy as upstream');
 
@@ -47,22 +52,22 @@ describe('MapProxy 1.15 WMTS mirrored (RESTful and KVP)', () => {
   let upstream: TestServer;
   let served: TestServer;
   let mapproxy: MapProxy;
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let data: string;
 
   beforeAll(async () => {
-    tmp = makeTempDir('mapproxy-upstream');
-    data = path.join(tmp.dir, 'data');
+    tmp = tempDir();
+    data = path.join(tmp, 'data');
     upstream = await startServer();
-    const config = path.join(tmp.dir, 'mapproxy.yaml');
-    writeFileSync(config, mapproxyConfig(upstream.url.replace(/\/+$/, ''), tmp.dir)); // JSON is YAML
+    const config = path.join(tmp, 'mapproxy.yaml');
+    writeFileSync(config, mapproxyConfig(upstream.url.replace(/\/+$/, ''), tmp)); // JSON is YAML
     mapproxy = await startMapProxy(config);
   }, 60_000);
   afterAll(async () => {
     mapproxy?.proc.kill();
     await served?.close();
     await upstream?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   const mirror = (id: string, source: GenericSource, zoom: [number, number]) => {
@@ -108,7 +113,7 @@ describe('MapProxy 1.15 WMTS mirrored (RESTful and KVP)', () => {
     expect(r.status).toBe('published');
     served = await startServer({ dataDir: data });
     const tile = { z: 2, x: 2, y: 1 };
-    const out = path.join(tmp.dir, 'gdal-512.png');
+    const out = path.join(tmp, 'gdal-512.png');
     await gdalTranslateTile(`WMTS:${served.url.replace(/\/+$/, '')}/tiles/mp-512-gdal/WMTSCapabilities.xml?key=demo`, tile, 512, out);
     const theirs = await fetchOk(`${mapproxy.url}/wmts/sample512/wm512/${tile.z}/${tile.x}/${tile.y}.png`);
     await expectSamePixels(out, theirs.body, 'mp-512 z2/2/1 through GDAL');

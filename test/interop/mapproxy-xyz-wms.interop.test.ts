@@ -18,8 +18,15 @@ import type { MirrorResult } from '../../src/mirror/engine/result';
 import { sourceBase, type GenericSource } from '../../src/mirror/discovery/sources';
 import { built } from '../helpers/dist';
 import { startServer, type TestServer } from '../helpers/server';
-import { decodeRGBA, expectSamePixels, fetchJson, fetchOk, gdalinfo, gdalTranslateTile, isUniform, makeTempDir, tileBounds3857 } from './helpers';
+import { waitFor } from '../helpers/wait';
+import { gdalinfo, gdalTranslateTile } from './helpers';
+import { fetchJson, fetchOk } from '../helpers/fetch';
+import { decodeRGBA, expectSamePixels, isUniform } from '../helpers/pixels';
+import { tileBounds3857 } from '../helpers/stored-tiles';
 import { mapproxyTest, metadata, startMapProxy, storedTiles, storedTileSize, type MapProxy } from './mapproxy';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-mapproxy-xyz-wms-');
 
 const clientTest = mapproxyTest('MapProxy XYZ and WMS as upstream');
 
@@ -82,16 +89,16 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
   let served: TestServer | undefined;
   let mapproxy: MapProxy;
   let second: MapProxy | undefined;
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let data: string;
   let config: string;
 
   beforeAll(async () => {
-    tmp = makeTempDir('mapproxy-xyz-wms');
-    data = path.join(tmp.dir, 'data');
+    tmp = tempDir();
+    data = path.join(tmp, 'data');
     upstream = await startServer();
-    config = path.join(tmp.dir, 'mapproxy.yaml');
-    writeFileSync(config, mapproxyConfig(upstream.url.replace(/\/+$/, ''), tmp.dir)); // JSON is YAML
+    config = path.join(tmp, 'mapproxy.yaml');
+    writeFileSync(config, mapproxyConfig(upstream.url.replace(/\/+$/, ''), tmp)); // JSON is YAML
     mapproxy = await startMapProxy(config, { logRequests: true });
   }, 60_000);
   afterAll(async () => {
@@ -99,7 +106,7 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
     second?.proc.kill();
     await served?.close();
     await upstream?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   const mirror = (id: string, source: GenericSource, zoom?: [number, number], extra: Partial<MirrorOptions> = {}): Promise<MirrorResult> =>
@@ -149,7 +156,7 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
     // fetched again) went to the first.
     // The servers' request lines arrive on their stdout pipes independently of the answers: wait for all of them.
     const count = () => ({ firstHost: mapproxy.requests.slice(before).filter((p) => p.startsWith('/tiles/')).length, secondHost: second!.requests.filter((p) => p.startsWith('/tiles/')).length });
-    for (let i = 0; i < 100 && count().firstHost + count().secondHost < 1 + tilesOf([1, 2, 3]); i++) await new Promise((res) => setTimeout(res, 100));
+    await waitFor(`the request lines of both servers (${JSON.stringify(count())} so far)`, () => count().firstHost + count().secondHost >= 1 + tilesOf([1, 2, 3]));
     const { firstHost, secondHost } = count();
     expect({ firstHost, secondHost }).toEqual({ firstHost: 1 + tilesOf([1, 2, 3]) / 2, secondHost: tilesOf([1, 2, 3]) / 2 });
   }, 120_000);
@@ -263,7 +270,7 @@ describe('MapProxy 1.15 XYZ (/tiles) and WMS mirrored with --source-xyz and --so
     const extent = { west: info.geoTransform[0], north: info.geoTransform[3], east: info.geoTransform[0] + info.size[0] * res, south: info.geoTransform[3] - info.size[1] * res };
     for (const [k, v] of Object.entries({ west: 0, north, east: WORLD_3857 / 2, south: 0 })) expect({ edge: k, off: Math.abs(extent[k as keyof typeof extent] - v) <= res }).toEqual({ edge: k, off: true });
     const tile = { z: 3, x: 5, y: 3 };
-    const out = path.join(tmp.dir, `${id}.png`);
+    const out = path.join(tmp, `${id}.png`);
     await gdalTranslateTile(caps, tile, tileSize, out);
     const theirs = await fetchOk(getMapUrl(mapproxy.url, { version: '1.3.0', layer, ...tile, size: tileSize }));
     await expectSamePixels(out, theirs.body, `${id} ${tile.z}/${tile.x}/${tile.y} through GDAL`);

@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
-import { GDAL_CHECK, gatedTest, REPO_ROOT, SYSTEM_PYTHON, type ClientCheck } from './helpers';
+import { REPO_ROOT } from './helpers';
+import { type ClientCheck, gatedTest, GDAL_CHECK, SYSTEM_PYTHON } from '../helpers/clients';
 
 export const MAPPROXY_CHECK: ClientCheck = { pythonModules: ['mapproxy.wsgiapp'], packages: ['python3-mapproxy'] };
 

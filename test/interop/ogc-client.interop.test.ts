@@ -13,27 +13,21 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { SAMPLE_OGC_COLLECTIONS, SAMPLE_OGC_CONFORMANCE, SAMPLE_WMTS_LAYERS } from '../fixtures/sample-listings';
 import {
-  API_KEY,
-  assertOk,
-  clientEnv,
-  fetchText,
+  type CapsSummary,
+  type InteropServer,
   KEYFRAMES,
   MAP_STORE,
   matrixIdForZoom,
-  MERCATOR_HALF,
   mercatorScaleDenominator,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  run,
   startInteropServer,
   summarizeCapabilities,
   VECTOR_STORE,
   WEATHER_LAYER,
-  type CapsSummary,
-  type InteropServer,
-  type TileAddress,
 } from './helpers';
+import { fetchText } from '../helpers/fetch';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import { KEY as API_KEY } from '../helpers/server';
+import { MERCATOR_HALF, pickTile, readMetadata, readStoredTile, type TileAddress } from '../helpers/stored-tiles';
 
 const SCRIPT = path.join(__dirname, 'ogc-client.mjs');
 const PNG = 'image/png';

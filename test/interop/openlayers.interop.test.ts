@@ -4,25 +4,19 @@
 // those URLs and compares the pixels with the tile stored in the .mbtiles file.
 import path from 'node:path';
 import {
-  assertOk,
-  clientEnv,
-  expectSamePixels,
-  fetchOk,
-  fetchText,
+  type InteropServer,
   KEYFRAMES,
   layerMatrixSet,
   MAP_STORE,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  run,
   startInteropServer,
   summarizeCapabilities,
   TERRAIN_STORE,
   WEATHER_LAYER,
-  type InteropServer,
-  type TileAddress,
 } from './helpers';
+import { fetchOk, fetchText } from '../helpers/fetch';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import { pickTile, readMetadata, readStoredTile, type TileAddress } from '../helpers/stored-tiles';
 
 const SCRIPT = path.join(__dirname, 'ol-capabilities.mjs');
 

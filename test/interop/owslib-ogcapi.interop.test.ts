@@ -3,7 +3,10 @@
 // (/req/landing-page/root-success: links to the API definition, the conformance declaration and the data) are
 // also checked here directly, and the service-desc and service-doc links are followed.
 import path from 'node:path';
-import { SYSTEM_PYTHON, assertOk, clientEnv, fetchJson, gatedTest, run, startInteropServer, type InteropServer } from './helpers';
+import { type InteropServer, startInteropServer } from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { fetchJson } from '../helpers/fetch';
+import { assertOk, clientEnv, run } from '../helpers/run';
 
 const SCRIPT = path.join(__dirname, 'owslib_ogcapi.py');
 

@@ -6,26 +6,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  assertOk,
-  clientEnv,
-  expectSamePixels,
-  gatedTest,
+  type InteropServer,
   KEYFRAMES,
-  makeTempDir,
   MAP_STORE,
   matrixIdForZoom,
   mercatorScaleDenominator,
-  pickTile,
-  readMetadata,
-  readStoredTile,
-  run,
   startInteropServer,
-  SYSTEM_PYTHON,
   TERRAIN_STORE,
   WEATHER_LAYER,
-  type InteropServer,
-  type TileAddress,
 } from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import { pickTile, readMetadata, readStoredTile, type TileAddress } from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-owslib-');
 
 const SCRIPT = path.join(__dirname, 'owslib_wmts.py');
 
@@ -88,21 +84,21 @@ describe('OWSLib WebMapTileService', () => {
     packages: ['python3-owslib'],
   });
   let server: InteropServer;
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let mapMax: number;
 
   beforeAll(async () => {
     server = await startInteropServer();
-    tmp = makeTempDir('owslib');
+    tmp = tempDir();
     mapMax = Number(readMetadata(MAP_STORE).maxzoom);
   });
   afterAll(async () => {
     await server?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   async function owslib(capsUrl: string, specs: string[]): Promise<OwsReport> {
-    const r = assertOk(await run(SYSTEM_PYTHON, [SCRIPT, capsUrl, tmp.dir, ...specs], { env: clientEnv(), timeoutMs: 60_000 }));
+    const r = assertOk(await run(SYSTEM_PYTHON, [SCRIPT, capsUrl, tmp, ...specs], { env: clientEnv(), timeoutMs: 60_000 }));
     return JSON.parse(r.stdout) as OwsReport;
   }
 

@@ -9,22 +9,13 @@ import { exportPmtilesCommand } from '../../src/interchange-cli';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import { handArchive, type HandTile } from '../fixtures/pmtiles-hand';
 import { startServer, type TestServer } from '../helpers/server';
-import {
-  GDAL_CHECK,
-  MERCATOR_HALF,
-  MIRROR_DIR,
-  expectSamePixels,
-  gatedTest,
-  gdalinfo,
-  gdalinfoFailing,
-  systemGdal,
-  gdalTranslateTile,
-  makeTempDir,
-  pickTile,
-  readMetadata,
-  tileBoundsLonLat,
-  type TileAddress,
-} from './helpers';
+import { gdalinfo, gdalinfoFailing, gdalTranslateTile, MIRROR_DIR, systemGdal } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
+import { expectSamePixels } from '../helpers/pixels';
+import { MERCATOR_HALF, pickTile, readMetadata, type TileAddress, tileBoundsLonLat } from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-pmtiles-gdal-');
 
 const TERRAIN = path.join(MIRROR_DIR, 'tiles/sample-terrain.mbtiles');
 const HAND_BOUNDS: [number, number, number, number] = [-90, -45, 90, 60];
@@ -52,14 +43,14 @@ function mercatorY(lat: number): number {
 
 describe('GDAL WMTS driver reads PMTiles archives served from tiles/', () => {
   const clientTest = gatedTest('GDAL WMTS driver', GDAL_CHECK);
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let server: TestServer;
   let data: string;
   let handFile: string;
 
   beforeAll(async () => {
-    tmp = makeTempDir('pmtiles-gdal');
-    data = path.join(tmp.dir, 'data');
+    tmp = tempDir();
+    data = path.join(tmp, 'data');
     mkdirSync(path.join(data, 'tiles'), { recursive: true });
     exportPmtilesCommand({ data: MIRROR_DIR, resource: 'tiles/sample-terrain', out: path.join(data, 'tiles', 'terrain-pm.pmtiles') });
     const tiles: HandTile[] = [];
@@ -75,24 +66,24 @@ describe('GDAL WMTS driver reads PMTiles archives served from tiles/', () => {
   });
   afterAll(async () => {
     await server?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   const caps = (id: string) => `WMTS:${server.url.replace(/\/$/, '')}/tiles/${id}/WMTSCapabilities.xml?key=demo,layer=tiles/${id}`;
 
   /** GDAL's full-resolution pixel size, extent (EPSG:3857) and overview count, checked against zooms and bounds. */
   async function expectGrid(id: string, minzoom: number, maxzoom: number, bounds: [number, number, number, number]): Promise<void> {
-    const info = await gdalinfo(caps(id), [], tmp.dir);
+    const info = await gdalinfo(caps(id), [], tmp);
     expect(info.coordinateSystem?.wkt).toMatch(/Pseudo-Mercator|3857/);
     const res = (2 * MERCATOR_HALF) / 256 / 2 ** maxzoom;
     expect(info.geoTransform[1]).toBeCloseTo(res, 6);
     // The zooms: GDAL's ZOOM_LEVEL counts the layer's tile matrices from the coarsest (0): the min zoom is
     // level 0 and there are exactly maxzoom - minzoom + 1 of them.
-    const coarsest = await gdalinfo(caps(id), ['ZOOM_LEVEL=0'], tmp.dir);
+    const coarsest = await gdalinfo(caps(id), ['ZOOM_LEVEL=0'], tmp);
     expect(coarsest.geoTransform[1]).toBeCloseTo((2 * MERCATOR_HALF) / 256 / 2 ** minzoom, 6);
-    const finest = await gdalinfo(caps(id), [`ZOOM_LEVEL=${maxzoom - minzoom}`], tmp.dir);
+    const finest = await gdalinfo(caps(id), [`ZOOM_LEVEL=${maxzoom - minzoom}`], tmp);
     expect(finest.geoTransform[1]).toBeCloseTo(res, 6);
-    const r = await gdalinfoFailing(caps(id), [`ZOOM_LEVEL=${maxzoom - minzoom + 1}`], tmp.dir, systemGdal());
+    const r = await gdalinfoFailing(caps(id), [`ZOOM_LEVEL=${maxzoom - minzoom + 1}`], tmp, systemGdal());
     expect(r.stderr).toMatch(/Cannot find TileMatrix/);
     // The extent is the archive's bounds, to the pixel.
     const [gx, , , gy] = info.geoTransform;
@@ -106,7 +97,7 @@ describe('GDAL WMTS driver reads PMTiles archives served from tiles/', () => {
   }
 
   async function expectTile(id: string, tile: TileAddress, stored: Buffer, label: string): Promise<void> {
-    const out = path.join(tmp.dir, `${label}.png`);
+    const out = path.join(tmp, `${label}.png`);
     await gdalTranslateTile(caps(id), tile, 256, out);
     await expectSamePixels(out, stored, `${label} ${tile.z}/${tile.x}/${tile.y}`);
   }

@@ -6,12 +6,15 @@
 // PROJ.4 string differs between the two (our search's `exports.proj4` against pyproj's `to_proj4()`) is not
 // compared, and at least 200 CRS must be.
 
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_INDEX_DIR } from '../../src/config/load';
 import { KEY, startServer, type TestServer } from '../helpers/server';
-import { SYSTEM_PYTHON, assertOk, clientEnv, gatedTest, run } from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('grids-gsb-');
 
 const SCRIPT = path.join(__dirname, 'pyproj_oracle.py');
 
@@ -129,9 +132,9 @@ gridTest(
 
     // The grid as Debian ships it (NTv2), and the same grid as a GeoTIFF (the format cdn.proj.org distributes),
     // converted by GDAL under the name PROJ ≥ 7 gives it: each alone in coordinates.gridDir.
-    const gsbDir = mkdtempSync(path.join(tmpdir(), 'grids-gsb-'));
+    const gsbDir = tempDir();
     copyFileSync(BETA2007, path.join(gsbDir, 'BETA2007.gsb'));
-    const tifDir = mkdtempSync(path.join(tmpdir(), 'grids-tif-'));
+    const tifDir = tempDir('grids-tif-');
     assertOk(await run(SYSTEM_PYTHON, [path.join(__dirname, 'ntv2_to_geotiff.py'), BETA2007, path.join(tifDir, 'de_adv_BETA2007.tif')], { env: clientEnv(), timeoutMs: 60_000 }));
     for (const gridDir of [gsbDir, tifDir]) {
       const withGrid = await startServer({ config: { indexDir: DEFAULT_INDEX_DIR, coordinates: { gridDir } } });
@@ -152,9 +155,10 @@ gridTest(
         expect(usable(s1)).toBe(true);
       } finally {
         await withGrid.close();
-        rmSync(gridDir, { recursive: true, force: true });
       }
     }
   },
   120_000,
 );
+
+afterAll(removeTempDirs);

@@ -15,37 +15,36 @@
 // - It makes no temporal layer of WMTS (that came with QGIS 3.28): the provider has no temporal capabilities.
 //   Forcing the WMS-T source parameters (type=wmst&timeDimensionExtent=...) makes the layer temporal, but the
 //   tile requests still carry no Time: rendering it at 00:00 shows the Default (06:00). Pinned below.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  assertOk,
-  clientEnv,
-  comparePixels,
-  fetchText,
-  gatedTest,
-  isUniform,
+  type InteropServer,
   KEYFRAMES,
   layerMatrixSet,
-  makeTempDir,
   MAP_STORE,
   matrixIdForZoom,
+  startInteropServer,
+  summarizeCapabilities,
+  TERRAIN_STORE,
+  WEATHER_LAYER,
+} from './helpers';
+import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import { fetchText } from '../helpers/fetch';
+import { comparePixels, isUniform, type RGBA } from '../helpers/pixels';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import {
   MERCATOR_HALF,
   pickTile,
   readMetadata,
   readStoredTile,
-  run,
-  startInteropServer,
-  summarizeCapabilities,
-  SYSTEM_PYTHON,
-  TERRAIN_STORE,
-  tileBounds3857,
-  WEATHER_LAYER,
-  type InteropServer,
-  type RGBA,
   type TileAddress,
-} from './helpers';
+  tileBounds3857,
+} from '../helpers/stored-tiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-qgis-home-');
 
 const SCRIPT = path.join(__dirname, 'qgis_wmts.py');
 const DEFAULT_TIME = KEYFRAMES[1].time;
@@ -228,25 +227,23 @@ describe('QGIS 3.22 (python3-qgis) reads the served WMTS', () => {
     packages: ['python3-qgis'],
   });
   let server: InteropServer;
-  let tmp: { dir: string; cleanup: () => void };
   let serviceCaps: string;
   let serviceXml: string;
 
   beforeAll(async () => {
     server = await startInteropServer();
-    tmp = makeTempDir('qgis');
     serviceCaps = `${server.url}/wmts/1.0.0/WMTSCapabilities.xml?key=demo`;
     serviceXml = await fetchText(serviceCaps);
   });
   afterAll(async () => {
     await server?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   /** One QGIS session running the jobs, with a home of its own (settings, network cache: nothing from earlier runs). */
   async function qgis<T extends unknown[]>(jobs: Job[]): Promise<T> {
-    const home = mkdtempSync(path.join(tmp.dir, 'home-'));
-    const out = mkdtempSync(path.join(tmp.dir, 'out-'));
+    const home = tempDir();
+    const out = tempDir('tilemirror-qgis-out-');
     const env = clientEnv({ HOME: home, XDG_RUNTIME_DIR: home, QT_QPA_PLATFORM: 'offscreen' });
     const r = assertOk(await run(SYSTEM_PYTHON, [SCRIPT, out, JSON.stringify(jobs)], { env, timeoutMs: 45_000 }));
     const report = JSON.parse(r.stdout) as { qgisVersion: string; results: (T[number] & { error?: string; traceback?: string })[] };

@@ -8,9 +8,15 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { built } from '../helpers/dist';
 import { rawGet, startServer, type TestServer } from '../helpers/server';
-import { assertOk, expectSamePixels, gdalTranslateTile, makeTempDir, MIRROR_DIR, pickTile, run, type TileAddress } from './helpers';
+import { gdalTranslateTile, MIRROR_DIR } from './helpers';
+import { expectSamePixels } from '../helpers/pixels';
+import { assertOk, run } from '../helpers/run';
+import { pickTile, type TileAddress } from '../helpers/stored-tiles';
 import { metadata, storedTiles, storedTileSize } from './mapproxy';
 import { startTileserver, tileserverTest, type Tileserver } from './tileserver';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-tileserver-upstream-');
 
 const clientTest = tileserverTest('tileserver-gl-light as upstream');
 
@@ -30,25 +36,25 @@ function pngWidth(png: Buffer): number {
 describe('tileserver-gl-light 5 mirrored through its TileJSON', () => {
   let ts: Tileserver;
   let served: TestServer | undefined;
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let upstreamFile: string;
   let data: string;
 
   beforeAll(async () => {
-    tmp = makeTempDir('tileserver-upstream');
-    data = path.join(tmp.dir, 'data');
-    mkdirSync(path.join(tmp.dir, 'upstream'));
-    upstreamFile = path.join(tmp.dir, 'upstream', 'img.mbtiles');
+    tmp = tempDir();
+    data = path.join(tmp, 'data');
+    mkdirSync(path.join(tmp, 'upstream'));
+    upstreamFile = path.join(tmp, 'upstream', 'img.mbtiles');
     copyFileSync(SOURCE, upstreamFile);
   });
   afterAll(async () => {
     await served?.close();
     await ts?.stop();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   clientTest('every tile byte-identical to the MBTiles after the transport gzip, tile size measured, GDAL reads it through tilemirror', async () => {
-    ts = await startTileserver(tmp.dir, 'img', upstreamFile);
+    ts = await startTileserver(tmp, 'img', upstreamFile);
 
     // What makes this upstream hard: its PNG tiles come gzipped, and its TileJSON gives no tileSize.
     const raw = await rawGet(`${ts.url}/data/img/0/0/0.png`, { 'Accept-Encoding': 'gzip' });
@@ -74,7 +80,7 @@ describe('tileserver-gl-light 5 mirrored through its TileJSON', () => {
 
     served = await startServer({ dataDir: data });
     const tile: TileAddress = pickTile(upstreamFile, 2);
-    const out = path.join(tmp.dir, 'gdal-ts.png');
+    const out = path.join(tmp, 'gdal-ts.png');
     await gdalTranslateTile(`WMTS:${served.url.replace(/\/+$/, '')}/tiles/ts-img/WMTSCapabilities.xml?key=demo`, tile, 256, out);
     const original = storedTiles(upstreamFile).find((t) => t.z === tile.z && t.x === tile.x && t.y === tile.y);
     await expectSamePixels(out, original!.data, `ts-img ${tile.z}/${tile.x}/${tile.y} through GDAL`);

@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { GDAL_CHECK, gatedTest, REPO_ROOT } from './helpers';
+import { REPO_ROOT } from './helpers';
+import { gatedTest, GDAL_CHECK } from '../helpers/clients';
 import { waitFor } from '../helpers/wait';
 import { rawGet } from '../helpers/server';
 

@@ -13,16 +13,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  assertOk,
-  clientEnv,
-  gatedTest,
-  fetchOk,
-  makeTempDir,
-  run,
-  startInteropServer,
-  type InteropServer,
-} from './helpers';
+import { type InteropServer, startInteropServer } from './helpers';
+import { gatedTest } from '../helpers/clients';
+import { fetchOk } from '../helpers/fetch';
+import { assertOk, clientEnv, run } from '../helpers/run';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-xmllint-');
 
 const DEBIAN_XSD = '/usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd';
 
@@ -52,26 +49,26 @@ describe('WMTS documents validate against the WMTS 1.0 and OWS 1.1 XSDs (xmllint
     packages: ['libxml2-utils', 'python3-mapproxy'],
   });
   let server: InteropServer;
-  let tmp: { dir: string; cleanup: () => void };
+  let tmp: string;
   let capabilitiesXsd: string | undefined;
   let exceptionXsd: string | undefined;
 
   beforeAll(async () => {
     server = await startInteropServer();
-    tmp = makeTempDir('xmllint');
+    tmp = tempDir();
     const shipped = await findSchema();
-    capabilitiesXsd = shipped && correctedSchema(shipped, tmp.dir);
+    capabilitiesXsd = shipped && correctedSchema(shipped, tmp);
     exceptionXsd = shipped && path.resolve(path.dirname(shipped), '..', '..', 'ows', '1.1.0', 'owsExceptionReport.xsd');
   });
   afterAll(async () => {
     await server?.close();
-    tmp?.cleanup();
+    removeTempDirs();
   });
 
   /** xmllint's verdict on a document against a schema, failing the test with its errors. */
   async function expectValid(label: string, url: string, body: string | Buffer, xsd: string | undefined): Promise<void> {
     if (!xsd || !existsSync(xsd)) throw new Error(`python3-mapproxy is installed but the schema ${xsd ?? ''} was not found (dpkg -L python3-mapproxy)`);
-    const file = path.join(tmp.dir, `${label.replace(/[^\w]+/g, '_')}.xml`);
+    const file = path.join(tmp, `${label.replace(/[^\w]+/g, '_')}.xml`);
     writeFileSync(file, body);
     const r = await run('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { env: clientEnv(), timeoutMs: 30_000 });
     // A schema that could not be loaded makes xmllint skip validation with a warning: treat as failure.

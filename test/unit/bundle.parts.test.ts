@@ -2,18 +2,20 @@
 // records straddle part boundaries) read back through PayloadReader byte for byte, including tiles bigger than
 // half its buffer and runs long enough to cross many buffer refills; sizes as people type them.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BundleError, encodeManifest, type Manifest } from '../../src/bundle/manifest';
 import { openBundle, parseSize, PayloadReader, PayloadWriter } from '../../src/bundle/parts';
 import { decodeRecord, encodeDocumentDelete, encodeDocumentPut, encodeTileDelete, encodeTilePut, type BundleRecord } from '../../src/bundle/records';
 import { startHashing, StreamHashing, verifyParts } from '../../src/bundle/verify';
 import { bytesFor } from '../fixtures/bundle-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-parts-');
 
 let dir: string;
-beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'tm-parts-'))));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => (dir = tempDir()));
+afterAll(() => removeTempDirs());
 
 /** 600 records: small tiles, a NULL and an empty tile, 3 tiles of 3 MB (over half the 4 MB buffer), documents, deletes. */
 function records(): BundleRecord[] {

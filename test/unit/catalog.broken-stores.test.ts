@@ -2,19 +2,21 @@
 // version however many rescans pass, and tried again only when the file changes. Real files, the real Catalog;
 // descriptors counted in /proc/self/fd.
 
-import { mkdtempSync, readdirSync, renameSync, rmSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../src/store/catalog/catalog';
 import { GZIP_TILE, PLAIN_TILE, writeBrokenStores, writeDamagedVectorStore, writeGoodVectorStore } from '../fixtures/hand-made-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-broken-');
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-broken-'));
+  dir = tempDir();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => removeTempDirs());
 
 test('9 broken files: refused, reported once each over 20 rescans, no descriptor kept; the good stores serve', () => {
   const broken = writeBrokenStores(join(dir, 'tiles'));

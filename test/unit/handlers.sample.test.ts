@@ -8,7 +8,7 @@ import { mapTile } from '../../src/http/routes/maps';
 import { ogcLanding } from '../../src/http/routes/ogc';
 import { sprite } from '../../src/http/routes/sprites';
 import { Catalog } from '../../src/store/catalog/catalog';
-import { readStoredTile } from '../interop/helpers';
+import { readStoredTile } from '../helpers/stored-tiles';
 import { SAMPLE_DIR } from '../helpers/server';
 
 // Handlers called in-process over the sample catalog, no socket: a RequestContext in, a Reply (data) out.

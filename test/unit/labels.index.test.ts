@@ -1,7 +1,6 @@
 // The label index of the sample city (a real SQLite file built from the real store). Expected names and positions
 // come from the raw OSM QA tiles, decoded here with @mapbox/vector-tile, not from the index's own extraction.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Pbf from 'pbf';
 import { VectorTile } from '@mapbox/vector-tile';
@@ -10,6 +9,9 @@ import { LabelIndex, metersBetween } from '../../src/services/geocoding/labels-i
 import { cityTileAddresses } from '../../src/sample/city';
 import { MbtilesStore } from '../../src/store/mbtiles/reader';
 import { SAMPLE_DIR } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('labels-index-');
 
 interface RawFeature {
   tile: string;
@@ -40,7 +42,7 @@ let ix: LabelIndex;
 let stats: LabelIndexStats;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'labels-index-'));
+  dir = tempDir();
   const file = path.join(SAMPLE_DIR, 'tiles', 'sample-city.mbtiles');
   const store = new MbtilesStore(file, 'tiles', 'sample-city', 'v1');
   try {
@@ -53,7 +55,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   ix?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const opts = { prefix: false, fuzzy: false, limit: 10 };

@@ -1,17 +1,17 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { BatchedDestination } from '../../src/http/log-destination';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-log-');
 
 // The server's log destination, writing to a real file descriptor.
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(removeTempDirs);
 
 function tmpFile(): { file: string; fd: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'tm-log-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const file = join(dir, 'log.ndjson');
   return { file, fd: openSync(file, 'w') };
 }

@@ -3,7 +3,7 @@
 
 import { AdaptiveLimit, PRESSURE_HIGH, PRESSURE_WINDOW, START_LIMIT, type LoadSignal, type Slot } from '../../src/mirror/upstream/concurrency';
 import { HEDGE_MIN_MS, RecentLatencies, hedgeAfterMs } from '../../src/mirror/upstream/hedging';
-import { ACCIDENT_MAX_MS, DEFAULT_RETRY, backoffDelay, decideRetry, isOverload } from '../../src/mirror/upstream/retry';
+import { ACCIDENT_BASE_MS, ACCIDENT_MAX_MS, DEFAULT_RETRY, backoffDelay, decideRetry, isOverload } from '../../src/mirror/upstream/retry';
 
 class Clock {
   t = 0;
@@ -145,8 +145,10 @@ describe('hedging and retries', () => {
     expect(r.p95()).toBe(7);
   });
 
-  test('an accident backs off at most ACCIDENT_MAX_MS, an overload signal up to maxMs', () => {
+  test('an accident backs off from ACCIDENT_BASE_MS to at most ACCIDENT_MAX_MS, an overload signal from baseMs up to maxMs', () => {
     const one = (): number => 1;
+    expect(backoffDelay(1, DEFAULT_RETRY, one, false)).toBe(ACCIDENT_BASE_MS);
+    expect(backoffDelay(1, DEFAULT_RETRY, one, true)).toBe(DEFAULT_RETRY.baseMs);
     expect(backoffDelay(8, DEFAULT_RETRY, one, false)).toBe(ACCIDENT_MAX_MS);
     expect(backoffDelay(8, DEFAULT_RETRY, one, true)).toBe(Math.min(DEFAULT_RETRY.maxMs, DEFAULT_RETRY.baseMs * 2 ** 7));
     expect(isOverload({ kind: 'status', status: 500 })).toBe(false);

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tileRange } from '../../src/geo/mercator';
 import { coverRows, coverSet, coverZoom, parseArea, readAreaFile, type PolygonArea } from '../../src/mirror/area';
@@ -8,6 +7,9 @@ import { tilesOf, zoomPlanHas } from '../../src/geo/tile-bands';
 import { UsageError } from '../../src/mirror/errors';
 import { StagingStore, storePaths } from '../../src/store/mbtiles/staging';
 import type { Bounds } from '../../src/store/types';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-area-');
 
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
 
@@ -243,9 +245,9 @@ describe('polygon covers', () => {
 describe('GeoJSON input', () => {
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tm-area-'));
+    dir = tempDir();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(removeTempDirs);
 
   test('Feature, FeatureCollection, MultiPolygon and Polygon are read; others are refused clearly', () => {
     const poly = { type: 'Polygon', coordinates: [ring(TRIANGLE)] };
@@ -314,35 +316,33 @@ describe('GeoJSON input', () => {
 
 describe('staging stores with polygon plans', () => {
   test('pruning and counting work for plans with hundreds of bands (rows scanned, not one SQL condition)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tm-area-staging-'));
-    try {
-      const circle: Pt[] = Array.from({ length: 64 }, (_, i) => [10 + 8 * Math.cos((i / 64) * 2 * Math.PI), 45 + 5 * Math.sin((i / 64) * 2 * Math.PI)] as Pt);
-      const area = polygonArea([circle]);
-      const bounds: Bounds = [1.5, 39.5, 18.5, 50.5];
-      const header = { kind: 'tiles' as const, name: 't', pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'png' as const, minzoom: 13, maxzoom: 13, bounds }] };
-      const paths = storePaths(dir, 'tiles', 't');
-      mkdirSync(paths.dir, { recursive: true });
-      const boxPlan = planPyramid('main', header.pyramids[0], [bounds], [13, 13]);
-      const polyPlan = planPyramid('main', header.pyramids[0], [], [13, 13], [area]);
-      expect(polyPlan.zooms[0].bands.length).toBeGreaterThan(64);
-      const png = Buffer.from('89504e470d0a1a0a', 'hex');
-      // A first run over the box stores tiles inside and outside the circle, and empties.
-      const first = StagingStore.open({ paths, header, fingerprint: 'f', upstream: 'u', plans: [boxPlan], planSignature: 'box' });
-      const some = [...tilesOf(boxPlan)].filter((_, i) => i % 211 === 0);
-      await Promise.all(some.map((t, i) => first.record(t, i % 2 ? { data: png } : { emptyStatus: 204 }, { checkedAt: 1 })));
-      first.flush();
-      first.close();
-      // Resumed with the circle: what lies outside it is pruned, what lies inside is counted.
-      const second = StagingStore.open({ paths, header, fingerprint: 'f', upstream: 'u', plans: [polyPlan], planSignature: 'poly' });
-      const inside = some.filter((t) => zoomPlanHas(polyPlan.zooms[0], t.x, t.y));
-      expect(inside.length).toBeGreaterThan(10);
-      expect(inside.length).toBeLessThan(some.length);
-      const c = second.countPlanned([polyPlan]);
-      expect(c.stored + c.empty).toBe(inside.length);
-      expect(second.countAll()).toBe(inside.length);
-      second.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir('tm-area-staging-');
+    const circle: Pt[] = Array.from({ length: 64 }, (_, i) => [10 + 8 * Math.cos((i / 64) * 2 * Math.PI), 45 + 5 * Math.sin((i / 64) * 2 * Math.PI)] as Pt);
+    const area = polygonArea([circle]);
+    const bounds: Bounds = [1.5, 39.5, 18.5, 50.5];
+    const header = { kind: 'tiles' as const, name: 't', pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'png' as const, minzoom: 13, maxzoom: 13, bounds }] };
+    const paths = storePaths(dir, 'tiles', 't');
+    mkdirSync(paths.dir, { recursive: true });
+    const boxPlan = planPyramid('main', header.pyramids[0], [bounds], [13, 13]);
+    const polyPlan = planPyramid('main', header.pyramids[0], [], [13, 13], [area]);
+    expect(polyPlan.zooms[0].bands.length).toBeGreaterThan(64);
+    const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    // A first run over the box stores tiles inside and outside the circle, and empties.
+    const first = StagingStore.open({ paths, header, fingerprint: 'f', upstream: 'u', plans: [boxPlan], planSignature: 'box' });
+    const some = [...tilesOf(boxPlan)].filter((_, i) => i % 211 === 0);
+    await Promise.all(some.map((t, i) => first.record(t, i % 2 ? { data: png } : { emptyStatus: 204 }, { checkedAt: 1 })));
+    first.flush();
+    first.close();
+    // Resumed with the circle: what lies outside it is pruned, what lies inside is counted.
+    const second = StagingStore.open({ paths, header, fingerprint: 'f', upstream: 'u', plans: [polyPlan], planSignature: 'poly' });
+    const inside = some.filter((t) => zoomPlanHas(polyPlan.zooms[0], t.x, t.y));
+    expect(inside.length).toBeGreaterThan(10);
+    expect(inside.length).toBeLessThan(some.length);
+    const c = second.countPlanned([polyPlan]);
+    expect(c.stored + c.empty).toBe(inside.length);
+    expect(second.countAll()).toBe(inside.length);
+    second.close();
   });
 });
+
+afterAll(removeTempDirs);

@@ -1,17 +1,20 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { acquireLock } from '../../src/store/data-dir/lock';
 import { LockError } from '../../src/mirror/errors';
 import { built } from '../helpers/dist';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-lock-');
 
 const ROOT = resolve(__dirname, '../..');
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-lock-'));
+  dir = tempDir();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => removeTempDirs());
 
 /** A child node process that takes the lock through ts-node-free plain JS (better-sqlite3 from the project). */
 const CHILD = `

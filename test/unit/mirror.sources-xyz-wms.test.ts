@@ -25,7 +25,10 @@ describe('tile URLs of XYZ and WMS sources', () => {
     expect(upstreamTileUrl(src, 3, 0, 0)).toBe('https://a.tile.example/3/0/0.png');
     expect(upstreamTileUrl(src, 3, 1, 0)).toBe('https://b.tile.example/3/1/0.png');
     expect(upstreamTileUrl(src, 3, 2, 3)).toBe('https://c.tile.example/3/2/3.png');
-    expect(upstreamTileUrl(src, 3, 2, 3)).toBe(upstreamTileUrl(src, 3, 2, 3));
+    // The same every time: each tile of z3 asked twice, in two orders, against the rule written out here.
+    const tiles = Array.from({ length: 64 }, (_, i) => [i % 8, Math.floor(i / 8)] as const);
+    const expected = (x: number, y: number): string => `https://${'abc'[(x + y) % 3]}.tile.example/3/${x}/${y}.png`;
+    for (const [x, y] of [...tiles, ...[...tiles].reverse()]) expect([x, y, upstreamTileUrl(src, 3, x, y)]).toEqual([x, y, expected(x, y)]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { tileRange, WORLD_BOUNDS } from '../../src/geo/mercator';
+import { WORLD_BOUNDS } from '../../src/geo/mercator';
 import { buildWmtsCapabilities, type WmtsLayer } from '../../src/ogc/wmts';
 import { sourceBase, splitSourceKey } from '../../src/mirror/discovery/sources';
 import { probeCandidates, sniffTileFormat } from '../../src/mirror/discovery/sources/tilejson';
@@ -29,7 +29,9 @@ describe('WMTS capabilities as a source', () => {
     expect(src).toMatchObject({ format: 'png', minzoom: 2, maxzoom: 9, bounds: [5.9, 45.8, 10.5, 47.8], title: 'Alps "quoted"', abstract: 'A & B' });
     expect(src.set).toMatchObject({ id: 'GoogleMapsCompatible256-z2-9', tileSize: 256 });
     expect(src.matrixIds).toEqual({});
-    expect(src.limits[9]).toEqual(tileRange([5.9, 45.8, 10.5, 47.8], 9));
+    // Worked out by hand from the bounds (x = (lon + 180) / 360 · 2^z, y = (1 - asinh(tan φ) / π) / 2 · 2^z): at z9
+    // 5.9° → 264.39, 10.5° → 270.93, 47.8° → 178.40, 45.8° → 182.56, so columns 264-270 and rows 178-182.
+    expect(src.limits[9]).toEqual({ minX: 264, maxX: 270, minY: 178, maxY: 182 });
     expect(src.limits[2]).toEqual({ minX: 2, maxX: 2, minY: 1, maxY: 1 });
   });
 

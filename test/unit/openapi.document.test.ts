@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { routes } from '../../src/http/routes';
 import { buildOpenApi, expandPattern } from '../../src/ogc/openapi';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('openapi-');
 
 // The OpenAPI definition built from the route table: valid OpenAPI 3.1 (checked by an independent validator from
 // npm), and the shapes it gives optional parts, parameters, statuses and the key.
@@ -32,28 +34,20 @@ interface Operation {
 }
 
 test('the document validates as OpenAPI 3.1 (@seriousme/openapi-schema-validator)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
-  try {
-    const file = join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(doc));
-    const out = execFileSync(process.execPath, [join(__dirname, '../helpers/validate-openapi.mjs'), file], { encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ valid: true, version: '3.1', errors: [] });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir();
+  const file = join(dir, 'openapi.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const out = execFileSync(process.execPath, [join(__dirname, '../helpers/validate-openapi.mjs'), file], { encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual({ valid: true, version: '3.1', errors: [] });
 });
 
 test('the validator does reject a broken document (it is not a no-op)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
-  try {
-    const file = join(dir, 'broken.json');
-    const broken = { ...doc, paths: { '/x': { get: { responses: { 200: { content: {} } } } } } };
-    writeFileSync(file, JSON.stringify(broken));
-    const out = JSON.parse(execFileSync(process.execPath, [join(__dirname, '../helpers/validate-openapi.mjs'), file], { encoding: 'utf8' }));
-    expect(out.valid).toBe(false);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir();
+  const file = join(dir, 'broken.json');
+  const broken = { ...doc, paths: { '/x': { get: { responses: { 200: { content: {} } } } } } };
+  writeFileSync(file, JSON.stringify(broken));
+  const out = JSON.parse(execFileSync(process.execPath, [join(__dirname, '../helpers/validate-openapi.mjs'), file], { encoding: 'utf8' }));
+  expect(out.valid).toBe(false);
 });
 
 test('optional parts expand to concrete paths; literal parameters are written out', () => {
@@ -164,3 +158,5 @@ test('the admin writes are the only POST operations, under the Admin tag, answer
   }
   for (const item of Object.values(doc.paths)) expect(Object.keys(item as object).every((m) => m === 'get' || m === 'post')).toBe(true);
 });
+
+afterAll(removeTempDirs);

@@ -1,20 +1,22 @@
 // PmtilesStore and the catalog over `.pmtiles` files: an archive made by hand from the spec (not by our
 // writer) read tile by tile, damaged and truncated archives refused at open with a reason and no crash, a
 // replaced archive picked up as a new version, a file truncated under an open store served as absent tiles.
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { Catalog } from '../../src/store/catalog/catalog';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import { handArchive, type HandArchive, type HandTile } from '../fixtures/pmtiles-hand';
 import { readArchive } from '../helpers/pmtiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-pmtiles-store-');
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-pmtiles-store-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 /** Tiles z0-3 with distinct bytes; 3/0/0 repeats for 3 consecutive tile ids (a run). */
 function handTiles(tag: string): HandTile[] {

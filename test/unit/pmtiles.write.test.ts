@@ -1,7 +1,6 @@
 // PMTiles written by `export --format pmtiles` (src/store/pmtiles/write.ts), read back tile by tile with the
 // Protomaps `pmtiles` library: every tile of the store equal, the header and metadata as the store says.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -9,12 +8,15 @@ import { exportPmtilesCommand } from '../../src/interchange-cli';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { SAMPLE_DIR } from '../helpers/server';
 import { mbtilesRows, readArchive } from '../helpers/pmtiles';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-pmtiles-write-');
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-pmtiles-write-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const plain = (b: Buffer): Buffer => (b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b) : b);
 

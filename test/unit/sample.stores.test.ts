@@ -3,7 +3,6 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -28,6 +27,9 @@ import { renderMapTiles } from '../../src/sample/map-raster';
 import { decodeGlyphs } from '../../src/services/fonts/glyphs';
 import { checkFeatureCollection } from '../../src/mirror/discovery/kinds/data';
 import { checkWeatherCatalog, keyframeIds } from '../../src/mirror/discovery/kinds/weather';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-sample-');
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).
 const vtpbfDir = path.dirname(require.resolve('vt-pbf'));
@@ -94,12 +96,12 @@ async function mapPixel(db: Database.Database, pyramid: string | null, size: num
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sample-'));
+  dir = tempDir();
   await buildSample(dir, { log: (m) => logs.push(m) });
 }, 600_000); // a safety net for a hang, not a bound: ~1 min alone, several on a loaded 2-core machine
 
 afterAll(() => {
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('bundled sample build', () => {
@@ -570,16 +572,12 @@ describe('sample weather (weather/latest.mbtiles and its keyframe tilesets)', ()
 
 describe('sample determinism', () => {
   it('rebuilds every store but the map to identical bytes', async () => {
-    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-sample-b-'));
-    try {
-      const keys = ['vector', 'terrain', 'image', 'font', 'sprite', 'data', 'keyframe0', 'keyframe1', 'weather'] as const;
-      await buildSample(other, { only: [...keys] });
-      for (const key of keys) {
-        expect(sha(path.join(other, SAMPLE_STORES[key]))).toBe(sha(path.join(dir, SAMPLE_STORES[key])));
-      }
-      expect(fs.existsSync(path.join(other, SAMPLE_STORES.map))).toBe(false);
-    } finally {
-      fs.rmSync(other, { recursive: true, force: true });
+    const other = tempDir('tilemirror-sample-b-');
+    const keys = ['vector', 'terrain', 'image', 'font', 'sprite', 'data', 'keyframe0', 'keyframe1', 'weather'] as const;
+    await buildSample(other, { only: [...keys] });
+    for (const key of keys) {
+      expect(sha(path.join(other, SAMPLE_STORES[key]))).toBe(sha(path.join(dir, SAMPLE_STORES[key])));
     }
+    expect(fs.existsSync(path.join(other, SAMPLE_STORES.map))).toBe(false);
   }, 300_000);
 });

@@ -2,11 +2,13 @@
 // allow-list names it, and an allow-list entry that no longer matches is a failure too. Judged here on made-up
 // results, then end to end: jest runs in a child process on a small test file with a skipped and a todo test.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import SkipGuard = require('../reporters/skip-guard');
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-skip-guard-');
 
 const { judge, readAllowList, SEP } = SkipGuard;
 const ROOT = resolve(__dirname, '../..');
@@ -59,19 +61,15 @@ describe('judge', () => {
   });
 
   test('the allow-list needs a reason for every entry and full names', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tm-skip-guard-'));
-    try {
-      const f = join(dir, 'allow.json');
-      writeFileSync(f, JSON.stringify({ [`test/a.test.ts${SEP}x`]: '' }));
-      expect(() => readAllowList(f)).toThrow(/needs a reason/);
-      writeFileSync(f, JSON.stringify({ 'just a title': 'why' }));
-      expect(() => readAllowList(f)).toThrow(/is not "<file>/);
-      writeFileSync(f, JSON.stringify([]));
-      expect(() => readAllowList(f)).toThrow(/expected an object/);
-      expect(readAllowList(join(dir, 'missing.json'))).toEqual({});
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir();
+    const f = join(dir, 'allow.json');
+    writeFileSync(f, JSON.stringify({ [`test/a.test.ts${SEP}x`]: '' }));
+    expect(() => readAllowList(f)).toThrow(/needs a reason/);
+    writeFileSync(f, JSON.stringify({ 'just a title': 'why' }));
+    expect(() => readAllowList(f)).toThrow(/is not "<file>/);
+    writeFileSync(f, JSON.stringify([]));
+    expect(() => readAllowList(f)).toThrow(/expected an object/);
+    expect(readAllowList(join(dir, 'missing.json'))).toEqual({});
   });
 
   test('the repository allow-list reads and every entry names an existing file', () => {
@@ -85,13 +83,13 @@ describe('as a jest reporter (jest in a child process)', () => {
   const run = promisify(execFile);
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tm-skip-guard-run-'));
+    dir = tempDir('tm-skip-guard-run-');
     writeFileSync(
       join(dir, 'sample.fixture.js'),
       `describe('box', () => {\n  test('runs', () => expect(1 + 1).toBe(2));\n  test.skip('skipped', () => {});\n});\ntest.todo('later');\n`,
     );
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(removeTempDirs);
 
   async function jest(allow: Record<string, string>, env: Record<string, string>): Promise<{ code: number; err: string }> {
     const allowFile = join(dir, `allow-${Object.keys(allow).length}-${env.CI ?? 'local'}.json`);

@@ -2,13 +2,14 @@
 // the machine that wrote it: after a machine crash it may be torn in ways quick_check cannot see.
 
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import { planPyramid } from '../../src/mirror/plan';
 import { tilesOf } from '../../src/geo/tile-bands';
 import { bootId, StagingStore, STATE, storePaths } from '../../src/store/mbtiles/staging';
 import type { Bounds } from '../../src/store/types';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-staging-boot-');
 
 const bounds: Bounds = [-180, -85, 180, 85];
 const header = { kind: 'tiles' as const, name: 't', pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'png' as const, minzoom: 0, maxzoom: 2, bounds }] };
@@ -17,9 +18,9 @@ const png = Buffer.from('89504e470d0a1a0a', 'hex');
 
 let dir = '';
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-staging-boot-'));
+  dir = tempDir();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => removeTempDirs());
 
 function open(): StagingStore {
   const paths = storePaths(dir, 'tiles', 't');

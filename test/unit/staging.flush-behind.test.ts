@@ -8,11 +8,11 @@
 // earlier test file could end in the middle and move the count.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { built } from '../helpers/dist';
 import { bootId } from '../../src/store/mbtiles/staging';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-flush-behind-');
 
 const PROBE = `
 const { readFileSync, mkdirSync } = require('node:fs');
@@ -51,9 +51,9 @@ const until = Date.now() + 10000;
 
 let dir = '';
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-flush-behind-'));
+  dir = tempDir();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => removeTempDirs());
 
 describe('flushing a staging file behind the commits', () => {
   test('this machine runs the journal mode that uses it (the boot can be told)', () => {

@@ -4,20 +4,22 @@
 // index) or not what the manifest says is refused, and abandon() leaves nothing behind.
 
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHeader } from '../../src/store/bundle/content';
 import { StoreFileCopy, StoreFileError } from '../../src/store/bundle/file-copy';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { bytesFor, contentRows } from '../fixtures/bundle-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-file-copy-');
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-file-copy-'));
+  dir = tempDir();
   mkdirSync(join(dir, 'out'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const WORLD: [number, number, number, number] = [-180, -85.0511287798066, 180, 85.0511287798066];
 

@@ -3,18 +3,20 @@
 // and the published store as it was.
 
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { patchPaths, StorePatch } from '../../src/store/bundle/patch';
 import { bytesFor } from '../fixtures/bundle-stores';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tm-patch-');
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tm-patch-'));
+  dir = tempDir();
   mkdirSync(join(dir, 'tiles'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const BIG = { bytes: 1 << 30 };
 const header = { tables: ['tiles' as const], metadata: [['name', 'p'] as [string, string]], pyramids: [] };

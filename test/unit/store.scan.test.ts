@@ -3,8 +3,7 @@
 // closed, meanwhile).
 // The expected tiles are the files' rows read with plain SQL (MBTiles) and the archive read with the Protomaps
 // library (PMTiles), not the stores' own reads.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { exportPmtilesCommand } from '../../src/interchange-cli';
@@ -14,12 +13,15 @@ import type { ScannedTile, TileReader } from '../../src/store/tile-reader';
 import { StoreWriter } from '../../src/store/mbtiles/writer';
 import { mbtilesRows, readArchive } from '../helpers/pmtiles';
 import { SAMPLE_DIR } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-scan-');
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-scan-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const key = (t: { z: number; x: number; y: number }): string => `${t.z}/${t.x}/${t.y}`;
 

@@ -2,18 +2,19 @@
 // page instead of spreading over four 4 KB overflow pages), tiles of every size read back byte for byte, and a
 // file that already has tables (a staging file resumed) keeps the page size it was made with.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MbtilesStore } from '../../src/store/mbtiles/reader';
 import { StoreWriter, type StoreHeader } from '../../src/store/mbtiles/writer';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-writer-');
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tilemirror-writer-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDirs());
 
 const header: StoreHeader = {
   kind: 'tiles',

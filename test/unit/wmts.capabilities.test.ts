@@ -1,12 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { buildWmtsCapabilities, findWmtsLayer, wmtsLayersFor, wmtsLimitsOf, wmtsTileMatrixSetOf, wmtsTileTemplate } from '../../src/ogc/wmts';
 import type { OwsServiceMetadata, WmtsLayer, WmtsSection } from '../../src/ogc/wmts';
 import type { Bounds, TilesetInfo } from '../../src/store/types';
 import { gatedTest } from '../helpers/clients';
+import { tempDirs } from '../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('wmts-caps-');
 
 const SWISS: Bounds = [5.9, 45.8, 10.5, 47.8];
 const WORLD: Bounds = [-180, -85.0511287798066, 180, 85.0511287798066];
@@ -370,11 +372,10 @@ const schemaTest = gatedTest('xmllint with the WMTS 1.0 XSD', {
 });
 
 function validate(doc: string, schemaRoot: string): { ok: boolean; out: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmts-caps-'));
+  const dir = tempDir();
   const file = path.join(dir, 'caps.xml');
   fs.writeFileSync(file, doc);
   const r = spawnSync('xmllint', ['--nonet', '--noout', '--schema', path.join(schemaRoot, XSD), file], { encoding: 'utf8' });
-  fs.rmSync(dir, { recursive: true, force: true });
   return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -382,7 +383,7 @@ let relaxedRoot = '';
 /** The schema copy with relaxed limits, made by the first test that needs it (none runs without xmllint). */
 function relaxedSchemaRoot(): string {
   if (relaxedRoot) return relaxedRoot;
-  relaxedRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'wmts-xsd-'));
+  relaxedRoot = tempDir('wmts-xsd-');
   fs.cpSync(SCHEMA_DIR, relaxedRoot, { recursive: true });
   const file = path.join(relaxedRoot, XSD);
   const src = fs.readFileSync(file, 'utf8');
@@ -391,9 +392,7 @@ function relaxedSchemaRoot(): string {
   fs.writeFileSync(file, relaxed);
   return relaxedRoot;
 }
-afterAll(() => {
-  if (relaxedRoot) fs.rmSync(relaxedRoot, { recursive: true, force: true });
-});
+afterAll(removeTempDirs);
 
 describe('XSD validation (xmllint)', () => {
   schemaTest.each([

@@ -2,10 +2,10 @@
 // Network errors, timeouts, 5xx and 429 are worth retrying (the upstream or the path is briefly unwell);
 // other 4xx are answers, not accidents. Waits grow exponentially with "full jitter" (a random delay up to the
 // exponential cap) so many workers that failed together do not return together; Retry-After wins when longer.
-// Two kinds of failure wait differently: an overload signal (429, 503, 408, a timeout) backs off up to `maxMs`,
-// as the upstream asked for less; an accident of one request (a 500, a reset, a body cut short or garbled) says
-// nothing of the load, so its waits stop growing at ACCIDENT_MAX_MS: a tile that meets several accidents in a
-// row is asked again within seconds, not minutes.
+// Two kinds of failure wait differently: an overload signal (429, 503, 408, a timeout) backs off from `baseMs` up
+// to `maxMs`, as the upstream asked for less; an accident of one request (a 500, a reset, a body cut short or
+// garbled) says nothing of the load, so its waits start at ACCIDENT_BASE_MS and stop growing at ACCIDENT_MAX_MS:
+// a tile that meets several accidents in a row is asked again within seconds, not minutes.
 
 export interface RetryPolicy {
   /** Further attempts after the first. */
@@ -24,7 +24,9 @@ export interface RetryPolicy {
  */
 export const DEFAULT_RETRY: RetryPolicy = { retries: 8, baseMs: 250, maxMs: 30_000, maxRetryAfterMs: 120_000 };
 
-/** Longest wait (ms) between attempts after an accident that is no overload signal. */
+/** Cap of the first wait (ms) after an accident that is no overload signal (at most the policy's `baseMs`). */
+export const ACCIDENT_BASE_MS = 100;
+/** Longest wait (ms) between attempts after an accident. */
 export const ACCIDENT_MAX_MS = 2000;
 
 /** What came back from one attempt, as far as retrying cares. */
@@ -64,7 +66,8 @@ export function isOverload(o: AttemptOutcome): boolean {
 
 /** Exponential backoff with full jitter for the n-th retry (1-based); an accident's waits stop at ACCIDENT_MAX_MS. */
 export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random, overload = true): number {
-  const cap = Math.min(overload ? policy.maxMs : Math.min(policy.maxMs, ACCIDENT_MAX_MS), policy.baseMs * 2 ** (retry - 1));
+  const base = overload ? policy.baseMs : Math.min(policy.baseMs, ACCIDENT_BASE_MS);
+  const cap = Math.min(overload ? policy.maxMs : Math.min(policy.maxMs, ACCIDENT_MAX_MS), base * 2 ** (retry - 1));
   return Math.round(random() * cap);
 }
 

@@ -56,8 +56,11 @@ export function summary(a: Answer): string {
 /**
  * Fails with every problem found, one per line, or passes when there is none. A test that checks many layers, formats
  * or tiles collects the problems of all of them, so one run shows every case that is wrong, not just the first.
+ * `checked` counts the cases actually looked at: none is a failure too (a check that found nothing to check has
+ * shown nothing).
  */
 export function assertNoProblems(problems: readonly string[], checked: number, what: string): void {
+  if (!problems.length && checked < 1) throw new Error(`nothing was checked: 0 ${what}`);
   if (!problems.length) return;
   const shown = problems.slice(0, 60);
   const more = problems.length > shown.length ? `\n… and ${problems.length - shown.length} more` : '';

@@ -2,8 +2,7 @@
 // WMTS 1.0 capabilities (wmtsGetCapabilities_response.xsd with OWS 1.1 and XLink beside it) and the OWS 1.1
 // ExceptionReport (owsExceptionReport.xsd). Many documents are validated by one xmllint process.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ClientCheck } from '../../helpers/clients';
@@ -23,12 +22,6 @@ export interface SchemaVerdict {
   valid: boolean;
   /** xmllint's messages about this document, empty when valid. */
   errors: string;
-}
-
-/** A private temporary directory for schema copies and documents, removed by `cleanup`. */
-export function scratchDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tilemirror-conformance-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**

@@ -3,25 +3,28 @@
 // operator types in), never cached, never indexed, under a CSP that allows scripts and styles of this origin only.
 
 import * as adminConsole from '../../../src/http/routes/admin-console';
-import { failure, inProcess, patternsOf, SAMPLE_DIR, tempDir, text } from '../../helpers/in-process';
+import { failure, inProcess, patternsOf, SAMPLE_DIR, text } from '../../helpers/in-process';
 import { JobStateFile } from '../../../src/store/data-dir/job-state';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-console-');
 
 const ADMIN = 'admin-key-5f1e7c3b';
 const PATHS = ['/admin/', '/admin', '/admin/console.js', '/admin/console.css'];
 
 const hidden = inProcess();
-const data = tempDir('console');
-new JobStateFile(data.dir).update('nightly-secret-name', (st) => {
+const data = tempDir();
+new JobStateFile(data).update('nightly-secret-name', (st) => {
   st.runs = 1;
 });
 const app = inProcess({
-  dataDir: data.dir,
+  dataDir: data,
   config: { admin: { keys: [ADMIN] }, mirror: { upstream: 'http://127.0.0.1:9/', jobs: [{ name: 'nightly-secret-name', resources: ['tiles/sample-vector'] }] } },
 });
 const sample = inProcess({ dataDir: SAMPLE_DIR, config: { admin: { keys: [ADMIN] } } });
 afterAll(async () => {
   for (const a of [hidden, app, sample]) await a.close();
-  data.cleanup();
+  removeTempDirs();
 });
 
 test('the route table gives admin-console.ts its three patterns, all public', () => {

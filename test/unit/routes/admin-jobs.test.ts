@@ -5,10 +5,13 @@
 import * as adminJobs from '../../../src/http/routes/admin-jobs';
 import type { RunRecord } from '../../../src/job-contracts';
 import { JobStateFile } from '../../../src/store/data-dir/job-state';
-import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
+import { failure, inProcess, json, patternsOf } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-admin-jobs-');
 
 const ADMIN = 'admin-key-jobs-6b0e1f';
-const data = tempDir('admin-jobs');
+const data = tempDir();
 const record = (i: number): RunRecord => ({
   trigger: 'manual',
   startedAt: `2024-05-0${i}T10:00:00.000Z`,
@@ -20,16 +23,16 @@ const record = (i: number): RunRecord => ({
   errors: 0,
   resources: [],
 });
-new JobStateFile(data.dir).update('image', (st) => {
+new JobStateFile(data).update('image', (st) => {
   st.history = [record(3), record(2), record(1)];
   st.lastRun = record(3);
   st.runs = 3;
 });
-const app = inProcess({ dataDir: data.dir, config: { admin: { keys: [ADMIN] }, mirror: { upstream: 'http://127.0.0.1:9/', jobs: [{ name: 'image', resources: ['images/sample-image'] }] } } });
+const app = inProcess({ dataDir: data, config: { admin: { keys: [ADMIN] }, mirror: { upstream: 'http://127.0.0.1:9/', jobs: [{ name: 'image', resources: ['images/sample-image'] }] } } });
 const bearer = { key: null, headers: { Authorization: `Bearer ${ADMIN}` } };
 afterAll(async () => {
   await app.close();
-  data.cleanup();
+  removeTempDirs();
 });
 
 test('the route table gives admin-jobs.ts its five patterns', () => {

@@ -4,15 +4,18 @@
 
 import * as coordinates from '../../../src/http/routes/coordinates';
 import { COORDINATES_400S } from '../../fixtures/bad-requests';
-import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
+import { failure, inProcess, json, patternsOf } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-no-index-');
 
 const app = inProcess();
-const noIndex = tempDir('no-index');
-const bare = inProcess({ config: { indexDir: noIndex.dir } });
+const noIndex = tempDir();
+const bare = inProcess({ config: { indexDir: noIndex } });
 afterAll(async () => {
   await app.close();
   await bare.close();
-  noIndex.cleanup();
+  removeTempDirs();
 });
 
 const TEXT = 'text/plain; charset=utf-8';

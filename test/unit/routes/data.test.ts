@@ -4,18 +4,21 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as data from '../../../src/http/routes/data';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
-import { failure, inProcess, patternsOf, readStoredDocument, storeFile, tempDir } from '../../helpers/in-process';
+import { failure, inProcess, patternsOf, readStoredDocument, storeFile } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-data-');
 
 const app = inProcess();
 // A dataset store without its document.
-const dir = tempDir('data');
-mkdirSync(join(dir.dir, 'data'));
-new StoreWriter(join(dir.dir, 'data', 'hollow.mbtiles'), { kind: 'data', name: 'hollow', pyramids: [] }).close();
-const hollow = inProcess({ dataDir: dir.dir });
+const dir = tempDir();
+mkdirSync(join(dir, 'data'));
+new StoreWriter(join(dir, 'data', 'hollow.mbtiles'), { kind: 'data', name: 'hollow', pyramids: [] }).close();
+const hollow = inProcess({ dataDir: dir });
 afterAll(async () => {
   await app.close();
   await hollow.close();
-  dir.cleanup();
+  removeTempDirs();
 });
 
 const TEXT = 'text/plain; charset=utf-8';

@@ -10,7 +10,10 @@ import { sampleTerrainElevation, TERRAIN_BOUNDS } from '../../../src/sample/terr
 import { ELEVATION_400S } from '../../fixtures/bad-requests';
 import { writeHandMadeStore } from '../../fixtures/hand-made-stores';
 import { rng } from '../../helpers/fuzz-requests';
-import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
+import { failure, inProcess, json, patternsOf } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-no-terrain-');
 
 type Answer = [number, number, number][];
 const TEXT = 'text/plain; charset=utf-8';
@@ -18,8 +21,8 @@ const path = (positions: readonly (readonly number[])[]) => `/elevation/${positi
 
 const app = inProcess();
 // A data directory without terrain; one whose only terrain covers a region (z5, 1500 m everywhere).
-const empty = tempDir('no-terrain');
-const region = tempDir('region-terrain');
+const empty = tempDir();
+const region = tempDir('tilemirror-region-terrain-');
 const REGION: [number, number, number, number] = [5.9, 45.8, 10.5, 47.8];
 /** Terrain-RGB of a height, encoded here (0.1 m steps from -10 km), apart from the service's decoder. */
 const mapboxRgb = (h: number): [number, number, number] => {
@@ -34,19 +37,18 @@ beforeAll(async () => {
   const r = tileRange(REGION, 5);
   const tiles = [];
   for (let x = r.minX; x <= r.maxX; x++) for (let y = r.minY; y <= r.maxY; y++) tiles.push({ z: 5, x, y, data: png });
-  writeHandMadeStore(join(region.dir, 'tiles/region-terrain.mbtiles'), {
+  writeHandMadeStore(join(region, 'tiles/region-terrain.mbtiles'), {
     metadata: { name: 'region', format: 'png', minzoom: '5', maxzoom: '5', bounds: REGION.join(','), encoding: 'mapbox' },
     tiles,
   });
-  apps.region = inProcess({ dataDir: region.dir, config: { elevation: { tileset: 'region-terrain' } } });
-  apps.missing = inProcess({ dataDir: region.dir, config: { elevation: { tileset: 'nope' } } });
-  apps.empty = inProcess({ dataDir: empty.dir });
+  apps.region = inProcess({ dataDir: region, config: { elevation: { tileset: 'region-terrain' } } });
+  apps.missing = inProcess({ dataDir: region, config: { elevation: { tileset: 'nope' } } });
+  apps.empty = inProcess({ dataDir: empty });
   apps.without = inProcess({ without: ['elevation'] });
 });
 afterAll(async () => {
   for (const a of [app, ...Object.values(apps)]) await a.close();
-  empty.cleanup();
-  region.cleanup();
+  removeTempDirs();
 });
 
 test('the route table gives elevation.ts its one pattern', () => {

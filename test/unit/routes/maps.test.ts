@@ -4,7 +4,7 @@
 import sharp from 'sharp';
 import * as maps from '../../../src/http/routes/maps';
 import { failure, inProcess, patternsOf, storeFile } from '../../helpers/in-process';
-import { readStoredTile } from '../../interop/helpers';
+import { readStoredTile } from '../../helpers/stored-tiles';
 
 const app = inProcess();
 afterAll(() => app.close());

@@ -9,8 +9,11 @@ import type { Reply } from '../../../src/http/reply';
 import * as ogc from '../../../src/http/routes/ogc';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { SAMPLE_OGC_COLLECTIONS } from '../../fixtures/sample-listings';
-import { BASE_URL, inProcess, json, patternsOf, storeFile, tempDir } from '../../helpers/in-process';
-import { readStoredTile } from '../../interop/helpers';
+import { BASE_URL, inProcess, json, patternsOf, storeFile } from '../../helpers/in-process';
+import { readStoredTile } from '../../helpers/stored-tiles';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-ogc-dataset-');
 
 // vt-pbf brings CommonJS versions of the MVT decoder and pbf (the top-level ones are ESM-only).
 const vtpbfDir = dirname(require.resolve('vt-pbf'));
@@ -259,15 +262,15 @@ describe("the dataset's vector tiles: the sample's vector tile sets, combined", 
   test('a tile held by several collections: their tiles joined, every layer of each in one tile', async () => {
     // A data directory with sample-vector and two more vector tile sets of 512 px tiles: one whose layer is new,
     // one whose layer sample-vector already has (left out of the dataset).
-    const tmp = tempDir('ogc-dataset');
+    const tmp = tempDir();
     try {
-      mkdirSync(join(tmp.dir, 'tiles'));
-      copyFileSync(VECTOR, join(tmp.dir, 'tiles', 'sample-vector.mbtiles'));
+      mkdirSync(join(tmp, 'tiles'));
+      copyFileSync(VECTOR, join(tmp, 'tiles', 'sample-vector.mbtiles'));
       // A vector tile of one layer "marks" holding one point.
       const marks = Buffer.from(vtpbf.fromGeojsonVt({ marks: { features: [{ type: 1, geometry: [[10, 10]], tags: { name: 'a mark' } }] } }, { version: 2, extent: 4096 }));
       const world: [number, number, number, number] = [-180, -85.0511287798066, 180, 85.0511287798066];
       for (const [id, layer] of [['marks', 'marks'], ['shadow', 'countries']]) {
-        const w = new StoreWriter(join(tmp.dir, 'tiles', `${id}.mbtiles`), {
+        const w = new StoreWriter(join(tmp, 'tiles', `${id}.mbtiles`), {
           kind: 'tiles',
           name: id,
           pyramids: [{ name: 'main', tileSize: 512, scale: 1, format: 'pbf', minzoom: 0, maxzoom: 1, bounds: world }],
@@ -276,7 +279,7 @@ describe("the dataset's vector tiles: the sample's vector tile sets, combined", 
         w.putTile('main', 0, 0, 0, gzipSync(marks));
         w.close();
       }
-      const other = inProcess({ dataDir: tmp.dir });
+      const other = inProcess({ dataDir: tmp });
       try {
         const doc = json<{ layers: { id: string }[] }>(await other.get('/ogc/tiles/WebMercatorQuad512'));
         expect(doc.layers.filter((l) => l.id === 'countries')).toHaveLength(1);
@@ -297,16 +300,16 @@ describe("the dataset's vector tiles: the sample's vector tile sets, combined", 
         await other.close();
       }
     } finally {
-      tmp.cleanup();
+      removeTempDirs();
     }
   });
 
   test('a data directory without vector tile sets has no dataset tiles: no landing link, no class, 404', async () => {
-    const tmp = tempDir('ogc-no-dataset');
+    const tmp = tempDir('tilemirror-ogc-no-dataset-');
     try {
-      mkdirSync(join(tmp.dir, 'maps'));
-      copyFileSync(storeFile('maps', 'sample'), join(tmp.dir, 'maps', 'sample.mbtiles'));
-      const other = inProcess({ dataDir: tmp.dir });
+      mkdirSync(join(tmp, 'maps'));
+      copyFileSync(storeFile('maps', 'sample'), join(tmp, 'maps', 'sample.mbtiles'));
+      const other = inProcess({ dataDir: tmp });
       try {
         expect(json<Links>(await other.get('/ogc')).links.some((l) => l.rel.startsWith(`${REL}tilesets-`))).toBe(false);
         expect(json<{ conformsTo: string[] }>(await other.get('/ogc/conformance')).conformsTo.some((c) => c.endsWith('/dataset-tilesets'))).toBe(false);
@@ -319,7 +322,7 @@ describe("the dataset's vector tiles: the sample's vector tile sets, combined", 
         await other.close();
       }
     } finally {
-      tmp.cleanup();
+      removeTempDirs();
     }
   });
 });

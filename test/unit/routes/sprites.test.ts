@@ -5,7 +5,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as sprites from '../../../src/http/routes/sprites';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
-import { BASE_URL, failure, inProcess, patternsOf, readStoredDocument, storeFile, tempDir } from '../../helpers/in-process';
+import { BASE_URL, failure, inProcess, patternsOf, readStoredDocument, storeFile } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-sprites-');
 
 const app = inProcess();
 afterAll(() => app.close());
@@ -20,12 +23,12 @@ const FILES = [
 ] as const;
 
 // Maps whose style names no usable sprite, and a sprite store missing its @2x files.
-const dir = tempDir('sprites');
+const dir = tempDir();
 const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
-mkdirSync(join(dir.dir, 'maps'));
-mkdirSync(join(dir.dir, 'sprites'));
+mkdirSync(join(dir, 'maps'));
+mkdirSync(join(dir, 'sprites'));
 const writeMap = (id: string, style?: object) => {
-  const w = new StoreWriter(join(dir.dir, 'maps', `${id}.mbtiles`), { kind: 'maps', name: id, pyramids: [{ name: '512', tileSize: 512, scale: 1, format: 'png', minzoom: 0, maxzoom: 0, bounds: WORLD }] });
+  const w = new StoreWriter(join(dir, 'maps', `${id}.mbtiles`), { kind: 'maps', name: id, pyramids: [{ name: '512', tileSize: 512, scale: 1, format: 'png', minzoom: 0, maxzoom: 0, bounds: WORLD }] });
   if (style) w.putDocument('style.json', 'application/json', JSON.stringify(style));
   w.close();
 };
@@ -33,13 +36,13 @@ writeMap('plain');
 writeMap('nosprite', { version: 8, sources: {}, layers: [] });
 writeMap('remote', { version: 8, sprite: 'https://example.com/sprite', sources: {}, layers: [] });
 writeMap('missing', { version: 8, sprite: 'tilemirror://sprites/gone/sprite', sources: {}, layers: [] });
-const half = new StoreWriter(join(dir.dir, 'sprites', 'half.mbtiles'), { kind: 'sprites', name: 'half', pyramids: [] });
+const half = new StoreWriter(join(dir, 'sprites', 'half.mbtiles'), { kind: 'sprites', name: 'half', pyramids: [] });
 half.putDocument('sprite.json', 'application/json', readStoredDocument(SPRITE, 'sprite.json'));
 half.close();
-const other = inProcess({ dataDir: dir.dir });
+const other = inProcess({ dataDir: dir });
 afterAll(async () => {
   await other.close();
-  dir.cleanup();
+  removeTempDirs();
 });
 
 test('the route table gives sprites.ts its two patterns, the map-scoped one deprecated', () => {

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import * as staticMaps from '../../../src/http/routes/static-maps';
 import { STATIC_MAP_400S } from '../../fixtures/bad-requests';
 import { FREE_KEY, failure, inProcess, patternsOf, storeFile } from '../../helpers/in-process';
-import { readStoredTile } from '../../interop/helpers';
+import { readStoredTile } from '../../helpers/stored-tiles';
 
 const app = inProcess();
 afterAll(() => app.close());

@@ -4,7 +4,10 @@
 import * as status from '../../../src/http/routes/status';
 import type { RunRecord } from '../../../src/job-contracts';
 import { JobStateFile } from '../../../src/store/data-dir/job-state';
-import { FREE_KEY, failure, inProcess, json, patternsOf, PAID_KEY, SAMPLE_DIR, tempDir } from '../../helpers/in-process';
+import { FREE_KEY, failure, inProcess, json, patternsOf, PAID_KEY, SAMPLE_DIR } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-status-');
 
 const ADMIN = 'admin-key-5f1e7c3b';
 const TEXT = 'text/plain; charset=utf-8';
@@ -13,7 +16,7 @@ const PATHS = ['/admin/status.json'];
 const hidden = inProcess();
 // A data directory with the state of two configured jobs: `vector` scheduled and never run, `image` on demand
 // whose last run failed with an error message holding markup.
-const data = tempDir('status');
+const data = tempDir();
 const lastRun: RunRecord = {
   trigger: 'manual',
   startedAt: '2024-05-01T10:00:00.000Z',
@@ -26,13 +29,13 @@ const lastRun: RunRecord = {
   lastError: '<script>alert("x")</script> & more',
   resources: [],
 };
-new JobStateFile(data.dir).update('image', (st) => {
+new JobStateFile(data).update('image', (st) => {
   st.lastRun = lastRun;
   st.runs = 1;
   st.failures = 1;
 });
 const app = inProcess({
-  dataDir: data.dir,
+  dataDir: data,
   config: {
     admin: { keys: [ADMIN] },
     mirror: {
@@ -47,7 +50,7 @@ const app = inProcess({
 const sampleWithAdmin = inProcess({ dataDir: SAMPLE_DIR, config: { admin: { keys: [ADMIN] } } });
 afterAll(async () => {
   for (const a of [hidden, app, sampleWithAdmin]) await a.close();
-  data.cleanup();
+  removeTempDirs();
 });
 
 interface Doc {

@@ -6,8 +6,11 @@ import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import * as tiles from '../../../src/http/routes/tiles';
 import { DAMAGED_GZIP, writeDamagedVectorStore } from '../../fixtures/hand-made-stores';
-import { failure, inProcess, patternsOf, plainBody, storeFile, tempDir } from '../../helpers/in-process';
-import { readStoredTile } from '../../interop/helpers';
+import { failure, inProcess, patternsOf, plainBody, storeFile } from '../../helpers/in-process';
+import { readStoredTile } from '../../helpers/stored-tiles';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-damaged-');
 
 const app = inProcess();
 afterAll(() => app.close());
@@ -102,12 +105,12 @@ describe('images', () => {
 });
 
 describe('a damaged stored tile', () => {
-  const data = tempDir('damaged');
-  writeDamagedVectorStore(join(data.dir, 'tiles', 'bad.mbtiles'));
-  const damaged = inProcess({ dataDir: data.dir });
+  const data = tempDir();
+  writeDamagedVectorStore(join(data, 'tiles', 'bad.mbtiles'));
+  const damaged = inProcess({ dataDir: data });
   afterAll(async () => {
     await damaged.close();
-    data.cleanup();
+    removeTempDirs();
   });
 
   test('is 500 "Damaged tile" for a client that needs it inflated, the stored bytes for one that accepts gzip', async () => {

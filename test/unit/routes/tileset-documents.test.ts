@@ -7,10 +7,13 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import * as documents from '../../../src/http/routes/tileset-documents';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
-import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, tempDir, text } from '../../helpers/in-process';
-import { readMetadata, readStoredTile } from '../../interop/helpers';
+import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, text } from '../../helpers/in-process';
+import { readMetadata, readStoredTile } from '../../helpers/stored-tiles';
 import { parseExceptionReport } from '../../helpers/ows-exception';
 import type { Reply } from '../../../src/http/reply';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-documents-');
 
 const app = inProcess();
 afterAll(() => app.close());
@@ -27,11 +30,11 @@ const OGC_SCHEMA_HOSTS = /^http:\/\/(www\.opengis\.net|schemas\.opengis\.net|www
 
 // A data directory holding what the sample lacks: a map with one 512 px pyramid and no style, an image without
 // image.json, a tile set of 1024 px tiles (no OGC tile matrix set describes it).
-const extra = tempDir('documents');
+const extra = tempDir();
 const WORLD: [number, number, number, number] = [-180, -85.0511287798066, 180, 85.0511287798066];
 const write = (kind: 'maps' | 'tiles' | 'images', id: string, tileSize: number, image?: { width: number; height: number }) => {
-  mkdirSync(join(extra.dir, kind), { recursive: true });
-  new StoreWriter(join(extra.dir, kind, `${id}.mbtiles`), {
+  mkdirSync(join(extra, kind), { recursive: true });
+  new StoreWriter(join(extra, kind, `${id}.mbtiles`), {
     kind,
     name: id,
     image,
@@ -41,10 +44,10 @@ const write = (kind: 'maps' | 'tiles' | 'images', id: string, tileSize: number, 
 write('maps', 'plain', 512);
 write('images', 'logo', 256, { width: 300, height: 200 });
 write('tiles', 'huge', 1024);
-const other = inProcess({ dataDir: extra.dir });
+const other = inProcess({ dataDir: extra });
 afterAll(async () => {
   await other.close();
-  extra.cleanup();
+  removeTempDirs();
 });
 
 test('the route table gives tileset-documents.ts these patterns', () => {

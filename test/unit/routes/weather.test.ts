@@ -6,24 +6,27 @@ import { join } from 'node:path';
 import * as weather from '../../../src/http/routes/weather';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { weatherCatalog, writeWeatherStore } from '../../fixtures/document-stores';
-import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile, tempDir } from '../../helpers/in-process';
+import { BASE_URL, failure, inProcess, json, patternsOf, readStoredDocument, storeFile } from '../../helpers/in-process';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-weather-');
 
 const TEXT = 'text/plain; charset=utf-8';
 
 const app = inProcess();
 // A catalog naming keyframes by local URL; an empty data directory; a catalog that is not JSON.
-const local = tempDir('weather');
-writeWeatherStore(local.dir, ['kf-a', 'kf-b']);
-const empty = tempDir('weather-none');
-const broken = tempDir('weather-broken');
-mkdirSync(join(broken.dir, 'weather'));
-const w = new StoreWriter(join(broken.dir, 'weather', 'latest.mbtiles'), { kind: 'weather', name: 'Weather', pyramids: [] });
+const local = tempDir();
+writeWeatherStore(local, ['kf-a', 'kf-b']);
+const empty = tempDir('tilemirror-weather-none-');
+const broken = tempDir('tilemirror-weather-broken-');
+mkdirSync(join(broken, 'weather'));
+const w = new StoreWriter(join(broken, 'weather', 'latest.mbtiles'), { kind: 'weather', name: 'Weather', pyramids: [] });
 w.putDocument('latest.json', 'application/json', '{"variables": [');
 w.close();
-const apps = { local: inProcess({ dataDir: local.dir }), empty: inProcess({ dataDir: empty.dir }), broken: inProcess({ dataDir: broken.dir }) };
+const apps = { local: inProcess({ dataDir: local }), empty: inProcess({ dataDir: empty }), broken: inProcess({ dataDir: broken }) };
 afterAll(async () => {
   for (const a of [app, ...Object.values(apps)]) await a.close();
-  for (const d of [local, empty, broken]) d.cleanup();
+  removeTempDirs();
 });
 
 test('the route table gives weather.ts its one pattern', () => {

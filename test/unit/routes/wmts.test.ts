@@ -20,17 +20,20 @@ import {
   type ExceptionCase,
 } from '../../fixtures/wmts-exceptions';
 import { SAMPLE_WMTS_LAYERS } from '../../fixtures/sample-listings';
-import { BASE_URL, inProcess, patternsOf, plainBody, storeFile, tempDir, text } from '../../helpers/in-process';
+import { BASE_URL, inProcess, patternsOf, plainBody, storeFile, text } from '../../helpers/in-process';
 import { parseExceptionReport } from '../../helpers/ows-exception';
-import { readStoredTile } from '../../interop/helpers';
+import { readStoredTile } from '../../helpers/stored-tiles';
 import type { Reply } from '../../../src/http/reply';
+import { tempDirs } from '../../helpers/temp-dirs';
+
+const { tempDir, removeTempDirs } = tempDirs('tilemirror-wmts-no-weather-');
 
 const app = inProcess();
 // An empty data directory: no weather catalog.
-const tempDirFor = tempDir('wmts-no-weather');
+const tempDirFor = tempDir();
 afterAll(async () => {
   await app.close();
-  tempDirFor.cleanup();
+  removeTempDirs();
 });
 
 const CAPS_TYPE = 'text/xml; charset=utf-8';
@@ -299,7 +302,7 @@ describe('the weather variable: a layer with a Time dimension, one keyframe tile
   });
 
   test('a data directory without a weather catalog: no weather layer, /weather/WMTSCapabilities.xml 404', async () => {
-    const bare = inProcess({ dataDir: tempDirFor.dir });
+    const bare = inProcess({ dataDir: tempDirFor });
     try {
       expect(layersOf(await bare.get('/wmts/1.0.0/WMTSCapabilities.xml')).some((l) => l.Identifier.startsWith('weather/'))).toBe(false);
       expect(report(await bare.get('/weather/WMTSCapabilities.xml'))).toEqual({ status: 404, type: REPORT_TYPE, code: 'NoApplicableCode' });

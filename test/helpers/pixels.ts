@@ -1,0 +1,69 @@
+// Images compared pixel by pixel: what a client or the server drew against a stored tile.
+import sharp from 'sharp';
+
+export interface RGBA {
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/** Decodes any image sharp reads into raw 8-bit RGBA (alpha 255 added where the image has none). */
+export async function decodeRGBA(input: Buffer | string): Promise<RGBA> {
+  const { data, info } = await sharp(input).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) throw new Error(`expected 4 channels after ensureAlpha, got ${info.channels}`);
+  return { width: info.width, height: info.height, data };
+}
+
+export interface PixelDiff {
+  sameSize: boolean;
+  size: string;
+  /** Number of pixels whose RGBA differs by more than the tolerance in some channel. */
+  differing: number;
+  /** Largest channel difference found. */
+  maxDelta: number;
+  firstDifference?: string;
+}
+
+export function comparePixels(actual: RGBA, expected: RGBA, tolerance = 0): PixelDiff {
+  const size = `${actual.width}x${actual.height} vs expected ${expected.width}x${expected.height}`;
+  if (actual.width !== expected.width || actual.height !== expected.height) {
+    return { sameSize: false, size, differing: -1, maxDelta: -1 };
+  }
+  let differing = 0;
+  let maxDelta = 0;
+  let firstDifference: string | undefined;
+  for (let i = 0; i < expected.data.length; i += 4) {
+    let worst = 0;
+    for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(actual.data[i + c] - expected.data[i + c]));
+    if (worst > maxDelta) maxDelta = worst;
+    if (worst > tolerance) {
+      differing++;
+      if (!firstDifference) {
+        const p = i / 4;
+        firstDifference =
+          `pixel (${p % expected.width}, ${Math.floor(p / expected.width)}): ` +
+          `got [${[...actual.data.subarray(i, i + 4)].join(',')}] expected [${[...expected.data.subarray(i, i + 4)].join(',')}]`;
+      }
+    }
+  }
+  return { sameSize: true, size, differing, maxDelta, firstDifference };
+}
+
+/** Asserts that an image a client produced has exactly the stored tile's pixels (within `tolerance` per channel). */
+export async function expectSamePixels(actual: Buffer | string, expected: Buffer, label: string, tolerance = 0): Promise<void> {
+  const [a, e] = await Promise.all([decodeRGBA(actual), decodeRGBA(expected)]);
+  if (isUniform(e)) throw new Error(`${label}: the stored tile is a single colour, a useless reference (pick another tile)`);
+  const d = comparePixels(a, e, tolerance);
+  if (!d.sameSize || d.differing !== 0) {
+    throw new Error(
+      `${label}: pixels differ from the stored tile: size ${d.size}` +
+        (d.sameSize ? `, ${d.differing} pixel(s) off by up to ${d.maxDelta}; first at ${d.firstDifference}` : ''),
+    );
+  }
+}
+
+export function isUniform(img: RGBA): boolean {
+  const first = img.data.readUInt32LE(0);
+  for (let i = 4; i < img.data.length; i += 4) if (img.data.readUInt32LE(i) !== first) return false;
+  return true;
+}
