@@ -1,7 +1,7 @@
 // The adaptive in-flight limit and the hedging bookkeeping, on a clock the test moves: what raises and lowers the
 // limit, what a stalled request gives back, and when a request is hedged.
 
-import { AdaptiveLimit, PRESSURE_HIGH, PRESSURE_WINDOW, START_LIMIT, type LoadSignal, type Slot } from '../../src/mirror/upstream/concurrency';
+import { AdaptiveLimit, FALL_SIGNALS, PRESSURE_HIGH, PRESSURE_WINDOW, START_LIMIT, type LoadSignal, type Slot } from '../../src/mirror/upstream/concurrency';
 import { HEDGE_MIN_MS, RecentLatencies, hedgeAfterMs } from '../../src/mirror/upstream/hedging';
 import { ACCIDENT_BASE_MS, ACCIDENT_MAX_MS, DEFAULT_RETRY, backoffDelay, decideRetry, isOverload } from '../../src/mirror/upstream/retry';
 
@@ -48,12 +48,20 @@ describe('the adaptive in-flight limit', () => {
     expect(lim.limit).toBe(START_LIMIT);
   });
 
-  test('an overload signal halves it once per round trip; after an isolated one it doubles back within a few windows', () => {
+  test('a lone refusal among healthy answers does not lower it', () => {
+    const { lim, clock } = limiter();
+    for (let i = 0; i < 8; i++) roundTrip(lim, clock, 60);
+    const before = lim.limit;
+    for (let i = 0; i < 5; i++) roundTrip(lim, clock, 60, (j) => (j === 0 ? 'overloaded' : 'answered'));
+    expect(lim.limit).toBeGreaterThanOrEqual(before);
+  });
+
+  test('overload signals that are not alone halve it once per round trip; while their share is low it doubles back within a few windows', () => {
     const { lim, clock } = limiter();
     for (let i = 0; i < 4; i++) roundTrip(lim, clock, 60);
     const before = lim.limit;
-    // Two refusals in the same round trip: one fall.
-    expect(roundTrip(lim, clock, 60, (i) => (i === 0 || i === 1 ? 'overloaded' : 'answered'))).toBe(Math.floor(before / 2));
+    // FALL_SIGNALS refusals and a fourth in the same round trip: one fall.
+    expect(roundTrip(lim, clock, 60, (i) => (i < FALL_SIGNALS + 1 ? 'overloaded' : 'answered'))).toBe(Math.floor(before / 2));
     let windows = 0;
     while (lim.limit < before && windows < 10) {
       roundTrip(lim, clock, 60);

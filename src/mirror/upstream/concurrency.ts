@@ -6,11 +6,13 @@
 //   the window before the step, plus LATENCY_SLACK_MS: medians, so one slow answer does not rule a window, and
 //   against the window before, so a machine or link that became slower since the start does not stop growth for
 //   good); a step that does not pay is taken back and the next one is tried HOLD_WINDOWS later;
-// - it halves when the upstream says it is overloaded (429, 503, a timeout), once per round trip: answers to
-//   requests sent before the last halving do not halve it again. A refusal among healthy answers (the overload
-//   share of recent answers low) is the odd request's bad luck: the limit then doubles back, window by window, to
-//   the highest limit it fell from, which costs a few round trips. Refusals that make up a large share of the
-//   answers are a real overload: then it climbs again only as it grows at first, step by paying step.
+// - it halves when the upstream says it is overloaded (429, 503, a timeout) and such signals are not a lone
+//   refusal among healthy answers (FALL_SIGNALS of the last PRESSURE_WINDOW answers), once per round trip: answers
+//   to requests sent before the last halving do not halve it again. A lone refusal is the odd request's bad luck,
+//   as random losses are to a congestion control that reads loss rates rather than single losses (BBR): halving on
+//   each one, at a few per cent of refusals, kept the limit at 1-4 for whole runs. After a fall while the share is
+//   still low it doubles back, window by window, to the highest limit it fell from; refusals that make up a large
+//   share of the answers (PRESSURE_HIGH) are a real overload: then it climbs again only step by paying step.
 // Only overload signals move it down: a 500, a reset, a truncated or garbled body is one request's accident and
 // is retried without touching the limit (the client reports those as 'failed').
 // A request that has waited far longer than the others (the client hedges it, see client.ts) `leave`s the count:
@@ -30,6 +32,8 @@ const HOLD_WINDOWS = 10;
 /** Answers over which the overload share is read, and how many overload signals among them make it high. */
 export const PRESSURE_WINDOW = 16;
 export const PRESSURE_HIGH = 6;
+/** Overload signals among the last PRESSURE_WINDOW answers that make one a reason to fall (a lone refusal is not). */
+export const FALL_SIGNALS = 3;
 
 export interface Slot {
   /** Sequence number of the request (the order it got its slot). */
@@ -160,7 +164,7 @@ export class AdaptiveLimit {
   }
 
   private overloaded(slot: Slot): void {
-    if (slot.seq <= this.halvedAtSeq) return;
+    if (slot.seq <= this.halvedAtSeq || this.pressure.signals < FALL_SIGNALS) return;
     this.halvedAtSeq = this.seq;
     const real = this.pressure.high;
     if (!real) this.recoverTo = Math.max(this.recoverTo, this.limit);
@@ -236,6 +240,11 @@ export class OverloadShare {
     this.overloaded += (overloaded ? 1 : 0) - this.ring[this.next];
     this.ring[this.next] = overloaded ? 1 : 0;
     this.next = (this.next + 1) % PRESSURE_WINDOW;
+  }
+
+  /** Overload signals among the last PRESSURE_WINDOW answers. */
+  get signals(): number {
+    return this.overloaded;
   }
 
   get high(): boolean {
