@@ -436,6 +436,31 @@ export const configSchema = z
       })
       .strict()
       .default({ queue: 8 }),
+    render: z
+      .object({
+        /** Raster tiles drawn here from mirrored vector tiles (MapLibre GL JS in headless Chromium). */
+        enabled: z.boolean().default(true),
+        /**
+         * The Chromium to run: `bundled` (the one inside the npm package @sparticuz/chromium, unpacked on first use) or
+         * the path of an executable (Debian's `/usr/bin/chromium`). Absent or not starting: rendering is off, one log
+         * line says why, renders answer 503; mirrored tiles serve as before.
+         */
+        browser: z.string().min(1).default('bundled'),
+        /** Browser processes, one page each: the renders that run at once (each takes one core while it draws). */
+        browsers: z.number().int().min(1).max(32).default(2),
+        /** Edge of a metatile in tiles: one render draws n × n tiles (1 renders each tile alone). */
+        metatile: z.number().int().min(1).max(8).default(4),
+        /** CSS pixels drawn around a metatile and cut away, so that labels and lines cross tile edges as in the viewer. */
+        margin: z.number().int().min(0).max(512).default(128),
+        /** Renders waiting for a browser; beyond it a render is answered 503 with Retry-After. */
+        queue: z.number().int().min(0).max(10000).default(64),
+        /** Seconds one render may take (loading its tiles included): past it, the browser is replaced and the render retried once. */
+        deadlineSeconds: z.number().min(1).max(600).default(30),
+        /** Keep renders in the map's render store (the writer instance; a read-only instance never writes). */
+        keep: z.boolean().default(true),
+      })
+      .strict()
+      .default({ enabled: true, browser: 'bundled', browsers: 2, metatile: 4, margin: 128, queue: 64, deadlineSeconds: 30, keep: true }),
     elevation: z
       .object({
         /**
