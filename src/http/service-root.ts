@@ -14,6 +14,7 @@ import { GeocodingService } from '../services/geocoding/service';
 import { GeolocationService, type GeolocationHooks } from '../services/geolocation/service';
 import { MapSprites } from '../services/map-sprites';
 import { RasterTiles } from '../services/raster-tiles';
+import { RenderedTiles } from '../services/rendered-tiles';
 import { StaticMaps } from '../services/static-maps';
 import { WeatherCatalog } from '../services/weather';
 import type { Catalog } from '../store/catalog/catalog';
@@ -30,6 +31,8 @@ export interface Services {
   readonly tileReplies: TileReplies;
   /** Raster tiles in another size, scale or format than stored, with their cache. */
   readonly rasterTiles: RasterTiles;
+  /** Map tiles drawn here from the map's style, and the render stores that keep them. */
+  readonly renderedTiles: RenderedTiles;
   /** Glyph ranges of font stacks combined from several fonts, with their cache. */
   readonly glyphs: GlyphComposer;
   /** Static map images: layout, the render queue, decoded tiles and icons. */
@@ -126,6 +129,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   const geocoding = new GeocodingService({ indexDir, labels, locate: (ip) => geolocation?.position(ip), log: (m) => log.warn(m) });
   geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...options.geolocation });
   const staticMaps = new StaticMaps(catalog, { maxWaiting: config.staticMaps.queue });
+  const renderedTiles = new RenderedTiles({ catalog, renderer: undefined, keep: config.render.keep, warn: (m) => log.warn(m) });
 
   const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
@@ -139,6 +143,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     mapSprites: new MapSprites(),
     adminKeys: config.admin.keys.length > 0 ? new KeyRing(config.admin.keys.map((key) => ({ key, allowedOrigins: [], plan: 'free' as const }))) : undefined,
     rasterTiles: new RasterTiles(),
+    renderedTiles,
     glyphs: new GlyphComposer(),
     staticMaps,
     jobStatus,
@@ -163,6 +168,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     start: () => void labels.start(),
     stop: () => labels.close(),
     close: async () => {
+      renderedTiles.close();
       await Promise.all([coordinates?.close(), geocoding.close()]);
     },
   };
