@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
+import { RENDER_PAGE, RENDER_PAGE_PATH } from '../services/renderer/page';
 import type { Catalog } from '../store/catalog/catalog';
 import { Dispatcher, type TimedRequest } from './dispatch';
 import { admit } from './backpressure';
@@ -55,6 +56,8 @@ export function createApp(dispatcher: Dispatcher): express.Express {
   // in Location and the body; there is nothing to list, so a directory is simply not found.
   const assets = { maxAge: '1d', index: false, fallthrough: true, redirect: false } as const;
   app.use('/assets/maplibre-gl', express.static(maplibreDist, assets));
+  // The renderer browsers' page (services/renderer/page.ts): no data and no key in it, like the library it loads.
+  app.get(RENDER_PAGE_PATH, (_req: express.Request, res: express.Response) => void res.type('html').set('Cache-Control', 'no-store').send(RENDER_PAGE));
   // The /docs page's viewer (Swagger UI), shipped in npm: offline like the map viewer.
   app.use('/assets/swagger-ui', express.static(swaggerUiDist, assets));
   app.use((req: express.Request, res: express.Response) => {

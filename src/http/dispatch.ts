@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config, Tier } from '../config/schema';
 import type { Catalog } from '../store/catalog/catalog';
 import { AnswerBudget } from './answer-budget';
-import { KeyRing } from './auth';
+import type { KeyRing } from './auth';
 import { baseUrlOf, FORWARDED_HEADERS, ProxyTrust } from './base-url';
 import { cloudErrors, errorReply, KIND_STATUS, type ErrorDialect } from './error-reply';
 import { sendReply, type CachePolicy } from './headers';
@@ -37,7 +37,7 @@ export class Dispatcher {
     /** The route table requests are matched in (handlers read it through their context). */
     readonly routes: readonly Route[],
   ) {
-    this.keys = new KeyRing(config.keys);
+    this.keys = services.apiKeys;
     this.policy = config.cache;
     this.proxies = new ProxyTrust(config.server.trustProxy, config.server.trustedProxies);
     this.requestLine = config.server.requestLog ? requestLineWriter(log) : undefined;

@@ -76,7 +76,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }
   log.info({ url: running.url, data: config.data, stores: catalog.list().length }, 'tilemirror serving');
   // After listening: the first reconciliation (and any build) runs in the background, never before readiness.
-  root.start();
+  root.start(running.url);
   return {
     ...running,
     catalog,

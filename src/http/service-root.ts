@@ -3,6 +3,7 @@
 // (the mirror jobs' status, the scheduler's readiness, the server's metrics) comes in as options: http never
 // imports mirror. Callable without a socket: a test builds the services of a catalog and calls the route table.
 
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DEFAULT_INDEX_DIR } from '../config/index-dir';
 import type { Config } from '../config/schema';
@@ -15,6 +16,8 @@ import { GeolocationService, type GeolocationHooks } from '../services/geolocati
 import { MapSprites } from '../services/map-sprites';
 import { RasterTiles } from '../services/raster-tiles';
 import { RenderedTiles } from '../services/rendered-tiles';
+import { ChromiumRenderer } from '../services/renderer/renderer';
+import type { MapRenderer } from '../services/renderer/types';
 import { StaticMaps } from '../services/static-maps';
 import { WeatherCatalog } from '../services/weather';
 import type { Catalog } from '../store/catalog/catalog';
@@ -41,6 +44,10 @@ export interface Services {
   readonly weather: WeatherCatalog;
   /** The sprite each map's stored style names, read once per store version. */
   readonly mapSprites: MapSprites;
+  /** Raster tiles drawn from a map's style in headless Chromium (its browsers start on the first render; `state()` says when it is off). */
+  readonly renderer: MapRenderer;
+  /** The API keys requests are checked against: the configured ones and the renderer's own. */
+  readonly apiKeys: KeyRing;
   /** The admin keys (`admin.keys`; absent: none configured, and every /admin path answers as if it did not exist). */
   readonly adminKeys?: KeyRing;
   /** The mirror jobs' status, wired by `serve` (absent: the server knows of no jobs). */
@@ -97,9 +104,12 @@ export interface ServiceRoot {
   readonly services: Services;
   /** The labels of the served vector tile sets (indexed in the background as stores come and go): the geocoder's LabelFinder. */
   readonly labels: MirroredLabels;
-  /** Starts the background work (the labels' indexing): once the server listens, never before readiness. */
-  start(): void;
-  /** Stops the background work and drops the label indexes: first on shutdown, before connections drain. */
+  /**
+   * Starts the background work (the labels' indexing) once the server listens at `baseUrl`, never before readiness;
+   * the renderer's browsers read the server there.
+   */
+  start(baseUrl: string): void;
+  /** Stops the background work, drops the label indexes and stops the renderer's browsers: first on shutdown, before connections drain. */
   stop(): void;
   /** Closes what the services hold open (PROJ, the gazetteer): last, once no request uses them. */
   close(): Promise<void>;
@@ -129,7 +139,11 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   const geocoding = new GeocodingService({ indexDir, labels, locate: (ip) => geolocation?.position(ip), log: (m) => log.warn(m) });
   geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...options.geolocation });
   const staticMaps = new StaticMaps(catalog, { maxWaiting: config.staticMaps.queue });
-  const renderedTiles = new RenderedTiles({ catalog, renderer: undefined, keep: config.render.keep, warn: (m) => log.warn(m) });
+  // The renderer's browsers read this server with a key of their own, made anew by each process and never logged.
+  const renderKey = randomBytes(24).toString('base64url');
+  const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey });
+  const apiKeys = new KeyRing(config.render.enabled ? [...config.keys, { key: renderKey, allowedOrigins: [], plan: 'paid' as const }] : config.keys);
+  const renderedTiles = new RenderedTiles({ catalog, renderer, keep: config.render.keep, warn: (m) => log.warn(m) });
 
   const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
@@ -141,6 +155,8 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     tileReplies: new TileReplies(),
     weather: new WeatherCatalog(catalog),
     mapSprites: new MapSprites(),
+    renderer,
+    apiKeys,
     adminKeys: config.admin.keys.length > 0 ? new KeyRing(config.admin.keys.map((key) => ({ key, allowedOrigins: [], plan: 'free' as const }))) : undefined,
     rasterTiles: new RasterTiles(),
     renderedTiles,
@@ -162,14 +178,22 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
         indexes: { ok: true, coordinates: coordinates ? 'open' : 'absent' },
       })),
   };
+  let stopping: Promise<void> | undefined;
   return {
     services,
     labels,
-    start: () => void labels.start(),
-    stop: () => labels.close(),
+    start: (baseUrl) => {
+      renderer.listening(baseUrl);
+      void labels.start();
+    },
+    stop: () => {
+      labels.close();
+      // Before the connections drain: the browsers' own connections to the server go with them.
+      stopping = renderer.close();
+    },
     close: async () => {
+      await Promise.all([coordinates?.close(), geocoding.close(), stopping ?? renderer.close()]);
       renderedTiles.close();
-      await Promise.all([coordinates?.close(), geocoding.close()]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Sharp } from 'sharp';
-import { sharp } from './sharp';
+import { encodeRaster as encode, sharp } from './sharp';
 import type { Pyramid, TileFormat } from '../store/types';
 import { ByteLru } from '../store/bytes/lru';
 import type { TileReader } from '../store/tile-reader';
@@ -112,10 +112,4 @@ export class RasterTiles {
     const data = store.tile(largest.name, req.z, req.x, req.y);
     return data && sharp(data).resize(want, want);
   }
-}
-
-function encode(image: Sharp, format: TileFormat): Promise<Buffer> {
-  if (format === 'jpg') return image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
-  if (format === 'webp') return image.webp({ quality: 90 }).toBuffer();
-  return image.png().toBuffer();
 }

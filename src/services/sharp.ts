@@ -15,3 +15,10 @@ export function sharp(...args: [(Sharp.SharpInput | Sharp.SharpInput[] | Sharp.S
   // The overloads above are the library's own; its implementation takes either shape.
   return (loaded as (...a: typeof args) => Sharp.Sharp)(...args);
 }
+
+/** A raster tile's bytes: JPEG flattened on white (it has no alpha) at quality 90, WebP at 90, else PNG. */
+export function encodeRaster(image: Sharp.Sharp, format: string): Promise<Buffer> {
+  if (format === 'jpg') return image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+  if (format === 'webp') return image.webp({ quality: 90 }).toBuffer();
+  return image.png().toBuffer();
+}
