@@ -131,7 +131,7 @@ export async function prerender(o: PrerenderOptions): Promise<PrerenderResult> {
         break;
       }
       if (!complete(store, m, o.formats)) {
-        const tiles = await renderer.renderMetatile({ mapId: map.info.id, styleVersion: version, ...m, formats: o.formats }, o.signal);
+        const tiles = await renderer.renderMetatile({ mapId: map.info.id, styleVersion: map.info.version, ...m, formats: o.formats }, o.signal);
         store.put(tiles.map((t) => ({ tileSize: t.tile.tileSize, scale: t.tile.scale, format: t.tile.format, z: t.tile.z, x: t.tile.x, y: t.tile.y, data: t.data })));
         drawn++;
       }

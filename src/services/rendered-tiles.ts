@@ -14,7 +14,7 @@ import { createRenderStore, pruneRenderStores, RenderStore, renderPyramidName, r
 import type { TileStore } from '../store/tile-reader';
 import type { Pyramid } from '../store/types';
 import { storedBase, type BaseTiles } from './static-maps';
-import type { MapRenderer, RenderTile } from './renderer/types';
+import type { MapRenderer, RenderedTile, RenderTile } from './renderer/types';
 
 
 
@@ -129,20 +129,21 @@ export class RenderedTiles {
     if (!facts) throw new ServiceError('unavailable', `Map ${map.info.id} cannot be rendered: its style reads no mirrored tile set (mirror its dependencies)`);
     const keptTile = this.kept(map, t);
     if (keptTile) return keptTile;
-    if (!renderer) throw new ServiceError('unavailable', 'Rendering is not available on this server');
-    const { version } = facts;
-    const ask: RenderTile = { mapId: map.info.id, styleVersion: version, ...t };
+    if (!renderer?.state().enabled) throw new ServiceError('unavailable', `Map ${map.info.id} is drawn here and ${this.whyNot(map)}`);
+    const ask: RenderTile = { mapId: map.info.id, styleVersion: map.info.version, ...t };
     const store = this.options.keep ? this.storeOf(map, facts, true) : undefined;
-    const keep = store?.writable
-      ? (tiles: { tile: RenderTile; data: Buffer }[]): void => {
-          try {
-            store.put(tiles.map((r): KeptRender => ({ tileSize: r.tile.tileSize, scale: r.tile.scale, format: r.tile.format, z: r.tile.z, x: r.tile.x, y: r.tile.y, data: r.data })));
-          } catch (err) {
-            this.options.warn?.(`renders of ${map.info.id} not kept: ${(err as Error).message}`);
-          }
-        }
-      : undefined;
-    return renderer.render(ask, { signal, keep });
+    if (!store?.writable) return renderer.render(ask, { signal });
+    const keep = (tiles: RenderedTile[]): void => {
+      try {
+        store.put(tiles.map((r): KeptRender => ({ tileSize: r.tile.tileSize, scale: r.tile.scale, format: r.tile.format, z: r.tile.z, x: r.tile.x, y: r.tile.y, data: r.data })));
+      } catch (err) {
+        this.options.warn?.(`renders of ${map.info.id} not kept: ${(err as Error).message}`);
+      }
+    };
+    // The renderer hands the metatile's other tiles to `keep`; the one asked for is kept here.
+    const data = await renderer.render(ask, { signal, keep });
+    keep([{ tile: ask, data }]);
+    return data;
   }
 
   /**
