@@ -206,6 +206,15 @@ export function renderRaster(p: Omit<Planned, 'ref'>): Omit<Planned, 'ref'> {
   };
 }
 
+/**
+ * The zooms to plan of a tile set a rendered map draws from: asked zooms wholly above the source's deepest start at
+ * that deepest zoom, whose tiles the renderer overzooms, instead of planning nothing (a usage error).
+ */
+export function overzoomed(zoom: [number, number], d: Discovered): [number, number] {
+  const deepest = Math.max(...d.pyramids.map((u) => u.pyramid.maxzoom));
+  return zoom[0] > deepest ? [deepest, zoom[1]] : zoom;
+}
+
 /** The tiles a `raster: render` plan does not fetch (0 for any other plan). */
 export const renderedTiles = (p: Pick<Planned, 'rendered'>): number => (p.rendered ?? []).reduce((n, plan) => n + plan.count, 0);
 

@@ -37,6 +37,11 @@ export interface MirrorOptions {
    * server to render them) and implies withDependencies; default `mirror`. A UsageError for any other kind.
    */
   raster?: RasterMode;
+  /**
+   * Tile sets a rendered map draws from (set for its dependencies): zooms asked wholly above the source's plan its
+   * deepest zoom, which the renderer overzooms, instead of being a usage error.
+   */
+  overzoom?: boolean;
   /** Maps: pixel ratios to mirror, e.g. [1, 2] adds the @2x pyramids (default [1]). */
   scales?: number[];
   /** Maps: tile formats to mirror, e.g. ['png', 'webp'] (default: the upstream TileJSON's format). */

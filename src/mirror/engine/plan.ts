@@ -8,7 +8,7 @@ import { discover } from '../discovery';
 import { discoverKind } from '../discovery/kinds';
 import type { Discovered } from '../discovery/types';
 import { UsageError } from '../errors';
-import { planDiscovered, renderRaster, type Planned } from '../plan';
+import { overzoomed, planDiscovered, renderRaster, type Planned } from '../plan';
 import type { ResourceRef } from '../resource';
 import type { UpstreamClient } from '../upstream/client';
 import type { Run } from './begin-end';
@@ -25,7 +25,7 @@ export function rasterModeOf(ref: ResourceRef, raster: RasterMode | undefined): 
 export async function discoverAndPlan(
   client: UpstreamClient,
   ref: ResourceRef,
-  opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats' | 'raster'>,
+  opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats' | 'raster' | 'overzoom'>,
 ): Promise<Planned> {
   const render = rasterModeOf(ref, opts.raster) === 'render';
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
@@ -39,7 +39,9 @@ export async function discoverAndPlan(
     bboxes: [...(opts.bboxes ?? []), ...(opts.areas ?? []).map((a) => a.bbox)],
   };
   const discovered = await discover(ref, ctx, opts.source);
-  const planned = planDiscovered(discovered, opts.zoom, opts.bboxes, opts.areas);
+  const zoom = opts.overzoom && opts.zoom ? overzoomed(opts.zoom, discovered) : opts.zoom;
+  const planned = planDiscovered(discovered, zoom, opts.bboxes, opts.areas);
+  if (zoom !== opts.zoom) planned.notes.push(`zooms ${opts.zoom!.join('-')} are above the source's: its deepest zoom ${zoom![0]} mirrored, for the renderer to overzoom`);
   return { ref, ...(render ? renderRaster(planned) : planned) };
 }
 

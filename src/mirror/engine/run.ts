@@ -144,5 +144,7 @@ async function mirrorDependencies(needer: MirrorResult, refs: ResourceRef[], opt
  */
 function dependencyOptions(opts: MirrorOptions, ref: ResourceRef): MirrorOptions {
   const narrowing = ref.kind === 'tiles' ? {} : { zoom: undefined, bboxes: undefined, areas: undefined };
-  return { ...opts, resource: ref, withDependencies: false, ...narrowing, source: undefined, scales: undefined, formats: undefined, raster: undefined };
+  // The tile sets a rendered map draws from: the renderer overzooms their deepest tiles.
+  const overzoom = ref.kind === 'tiles' && opts.raster === 'render' ? true : undefined;
+  return { ...opts, resource: ref, withDependencies: false, ...narrowing, source: undefined, scales: undefined, formats: undefined, raster: undefined, overzoom };
 }
