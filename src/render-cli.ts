@@ -94,6 +94,8 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await server.close();
+    // The browsers first: their keep-alive connections to the server go with them, and nothing is cut.
+    await server.services.renderer.close();
+    await server.close(1000);
   }
 }
