@@ -17,6 +17,7 @@ export const RENDER_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>tilemirror renderer</title>
 <link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/maplibre-gl/maplibre-gl.css">
 <style>html,body{margin:0;padding:0;background:transparent;overflow:hidden}#map{position:absolute;left:0;top:0}</style>
 </head>
 <body>

@@ -185,9 +185,8 @@ export class ChromiumRenderer implements MapRenderer {
   private async draw(browser: RenderBrowser, meta: Metatile): Promise<{ meta: Metatile; png: Buffer }> {
     const origin = this.origin as string;
     const style = `${origin}/maps/${encodeURIComponent(meta.mapId)}/style.json?key=${encodeURIComponent(this.opts.key)}`;
-    const { margin } = this.opts.render;
     try {
-      const drawn = await browser.draw(style, viewOf(meta, margin), margin);
+      const drawn = await browser.draw(style, viewOf(meta, this.opts.render.margin));
       if (drawn.problems.length > 0) this.opts.log.warn({ map: meta.mapId, z: meta.z, problems: drawn.problems.map((p) => this.hideKey(p)) }, 'rendered with parts missing');
       return { meta, png: drawn.png };
     } catch (err) {
