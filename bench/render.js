@@ -3,7 +3,7 @@
 // Chromium) from the bundled sample map's style, in this process (the renderer is a service, not a public route).
 // For each browser (the bundled @sparticuz/chromium, Debian's /usr/bin/chromium) and metatile edge:
 //   cold: the first 256 px tile of a fresh server (browser start, page, style, glyphs, sprite, tiles);
-//   tiles/s: every 256 px tile of an 8 × 8 block at z5 over Europe and Africa, one metatile after another on each
+//   tiles/s: every 256 px tile of a 16 × 16 block at z5 over Europe and Africa, one metatile after another on each
 //     of the browsers (renderMetatile, the render job's unit), png;
 //   memory: the browser processes with their helpers (renderer, network...), summed after the run: RSS, and PSS
 //     (shared pages counted once: what the machine really gives them).
@@ -20,7 +20,7 @@ const options = {
   metatiles: { default: '1,4', help: 'metatile edges to compare (comma-separated)' },
   chromium: { default: 'bundled,/usr/bin/chromium', help: 'render.browser values to compare (comma-separated; missing ones are skipped)' },
   zoom: { default: 5, help: 'zoom of the 256 px tiles rendered' },
-  block: { default: 8, help: 'edge of the block of tiles rendered (tiles)' },
+  block: { default: 16, help: 'edge of the block of tiles rendered (tiles)' },
 };
 
 /** Pids of the renderer browsers started by this process (their flag is the renderer's own). */
@@ -52,34 +52,33 @@ function procs() {
     });
 }
 
-function treeRss(pid) {
+/** `pid` and every process under it. */
+function tree(pid) {
   const all = procs();
-  let total = 0;
+  const out = [];
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop();
-    total += all.find((q) => q.pid === p)?.rss ?? 0;
+    const found = all.find((q) => q.pid === p);
+    if (found) out.push(found);
     stack.push(...all.filter((q) => q.ppid === p).map((q) => q.pid));
   }
-  return total;
+  return out;
 }
+
+/** Resident set size (bytes) of `pid` and its descendants: shared pages counted in each. */
+const treeRss = (pid) => tree(pid).reduce((s, p) => s + p.rss, 0);
 
 /** Proportional set size (bytes) of `pid` and its descendants: shared pages counted once across them (smaps_rollup). */
 function treePss(pid) {
-  const all = procs();
-  let total = 0;
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop();
+  return tree(pid).reduce((s, p) => {
     try {
-      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
-      total += m ? Number(m[1]) * 1024 : 0;
+      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p.pid}/smaps_rollup`, 'utf8'));
+      return s + (m ? Number(m[1]) * 1024 : 0);
     } catch {
-      // gone
+      return s;
     }
-    stack.push(...all.filter((q) => q.ppid === p).map((q) => q.pid));
-  }
-  return total;
+  }, 0);
 }
 
 async function one(browser, metatile, opts) {
@@ -120,7 +119,9 @@ async function one(browser, metatile, opts) {
       Array.from({ length: opts.browsers }, async () => {
         while (blocks.length) {
           const [x, y] = blocks.shift();
-          tiles += (await renderer.renderMetatile({ ...base, z, x0: x, y0: y, n: metatile, formats: ['png'] })).length;
+          // Awaited before the sum: `tiles += await ...` would read `tiles` before the other browsers added theirs.
+          const got = await renderer.renderMetatile({ ...base, z, x0: x, y0: y, n: metatile, formats: ['png'] });
+          tiles += got.length;
         }
       }),
     );

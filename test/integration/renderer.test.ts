@@ -2,11 +2,20 @@
 // tiles drawn from the sample map's style, metatiles shared in flight, a full queue, a browser that crashes or
 // hangs mid-render, and rendering off when the browser is missing or does not start. Browsers are found from
 // outside (helpers/render-browsers.ts) and stopped or killed with signals, as an operator or the kernel would.
+import Database from 'better-sqlite3';
+import { cpSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import pino from 'pino';
+import { parseConfig } from '../../src/config/load';
 import { ServiceError } from '../../src/errors';
+import { startTilemirror, type Tilemirror } from '../../src/serve';
 import type { MapRenderer, RenderedTile, RenderTile } from '../../src/services/renderer/types';
 import { decodeRGBA } from '../helpers/pixels';
 import { rendererBrowserPids } from '../helpers/render-browsers';
-import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
+import { KEY, rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { tempDirs } from '../helpers/temp-dirs';
 import { waitFor } from '../helpers/wait';
 
 jest.setTimeout(180_000);
@@ -201,5 +210,64 @@ describe('rendering off', () => {
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe('the browsers read this server and nothing else', () => {
+  const temp = tempDirs('tilemirror-renderer-');
+  let elsewhere: Server;
+  let asked: string[];
+  let mirror: Tilemirror;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    // Another loopback address stands for the world outside: a style source pointing there must not be read.
+    asked = [];
+    elsewhere = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.end();
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.2', resolve));
+    const foreign = `http://127.0.0.2:${(elsewhere.address() as AddressInfo).port}`;
+    const data = temp.tempDir();
+    for (const kind of ['maps', 'tiles', 'fonts', 'sprites']) cpSync(join(SAMPLE_DIR, kind), join(data, kind), { recursive: true });
+    const db = new Database(join(data, 'maps', 'sample.mbtiles'));
+    try {
+      const row = db.prepare("SELECT data FROM tilemirror_documents WHERE path = 'style.json'").get() as { data: Buffer };
+      const style = JSON.parse(row.data.toString('utf8')) as { sources: Record<string, unknown>; layers: unknown[] };
+      style.sources.outside = { type: 'raster', tiles: [`${foreign}/{z}/{x}/{y}.png?key=outside`], tileSize: 256 };
+      style.layers.push({ id: 'outside', type: 'raster', source: 'outside' });
+      db.prepare("UPDATE tilemirror_documents SET data = ? WHERE path = 'style.json'").run(Buffer.from(JSON.stringify(style)));
+    } finally {
+      db.close();
+    }
+    const config = parseConfig(
+      { server: { host: '127.0.0.1', port: 0, requestLog: true }, data, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'info', render: { browser: 'bundled', browsers: 1 } },
+      'test',
+      process.cwd(),
+      {},
+    );
+    mirror = await startTilemirror(config, pino({ level: 'info', base: undefined }, { write: (line: string) => void lines.push(line) }));
+  });
+  afterAll(async () => {
+    await mirror?.close();
+    await new Promise((resolve) => elsewhere?.close(resolve));
+    temp.removeTempDirs();
+  });
+
+  test('a style source on another address is refused and logged once, the tile drawn without it; the renderer\'s key is in no log line', async () => {
+    const info = mirror.catalog.get('maps', 'sample')?.info;
+    const png = await mirror.services.renderer.render({ mapId: 'sample', styleVersion: info?.version ?? '', tileSize: 256, scale: 1, z: 3, x: 4, y: 2, format: 'png' });
+    const img = await decodeRGBA(png);
+    expect(share(img, LAND)).toBeGreaterThan(0.3);
+    expect(asked).toEqual([]);
+    const refused = lines.filter((l) => l.includes('request refused'));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain('http://127.0.0.2:');
+    // The browser read the style, glyphs, sprite and tiles through the request log: each with its key redacted.
+    const reads = lines.filter((l) => l.includes('/maps/sample/style.json') || l.includes('/fonts/'));
+    expect(reads.length).toBeGreaterThan(0);
+    const keys = lines.flatMap((l) => [...l.matchAll(/key=([^&"\s]*)/g)].map((m) => m[1]));
+    expect(keys).toContain('***');
+    expect(keys.filter((k) => k !== 'outside' && !/^(<key>|\*+|REDACTED|%3Credacted%3E|<redacted>)$/i.test(k))).toEqual([]);
   });
 });

@@ -148,7 +148,8 @@ export class ChromiumRenderer implements MapRenderer {
   private sharedRender(meta: Metatile): Shared {
     const key = metatileKey(meta);
     const found = this.shared.get(key);
-    if (found) return found;
+    // One that every caller left is on its way out (abandoned): a new caller starts another.
+    if (found && !found.stop.signal.aborted) return found;
     const stop = new AbortController();
     const pixels = this.pool.run((browser) => this.draw(browser, meta), stop.signal).then(decode);
     const s: Shared = { pixels, stop, callers: 0, kept: new Set() };
