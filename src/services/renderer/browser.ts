@@ -157,16 +157,16 @@ export class RenderBrowser {
   }
 
   /**
-   * Draws `view` of the style at `styleUrl` and captures the pixels inside `margin` (a CDP screenshot with a clip,
+   * Draws `view` of the style at `styleUrl` and captures its clip, the margin left out (a CDP screenshot with a clip,
    * PNG encoded for speed: see docs/decisions/0047). Rejects when the browser dies meanwhile.
    */
-  async draw(styleUrl: string, view: View, margin: number): Promise<Drawn> {
+  async draw(styleUrl: string, view: View): Promise<Drawn> {
     const died = new Promise<never>((_, reject) => this.whenDead((why) => reject(new Error(why))));
     died.catch(() => undefined);
-    return Promise.race([died, this.drawOnce(styleUrl, view, margin)]);
+    return Promise.race([died, this.drawOnce(styleUrl, view)]);
   }
 
-  private async drawOnce(styleUrl: string, view: View, margin: number): Promise<Drawn> {
+  private async drawOnce(styleUrl: string, view: View): Promise<Drawn> {
     const m = this.metrics;
     if (m.width !== view.width || m.height !== view.height || m.scale !== view.pixelRatio) {
       await this.cdp.send('Emulation.setDeviceMetricsOverride', { width: view.width, height: view.height, deviceScaleFactor: view.pixelRatio, mobile: false });
@@ -178,7 +178,7 @@ export class RenderBrowser {
     );
     const shot = await this.cdp.send('Page.captureScreenshot', {
       format: 'png',
-      clip: { x: margin, y: margin, width: view.width - 2 * margin, height: view.height - 2 * margin, scale: 1 },
+      clip: { ...view.clip, scale: 1 },
       optimizeForSpeed: true,
       fromSurface: true,
     });
