@@ -188,6 +188,30 @@ async function bundleAction(run: () => Promise<void> | void): Promise<void> {
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 program
+  .command('render')
+  .description('pre-render a map\'s raster tiles from its style (MapLibre in headless Chromium) into its render store, so serving never waits for them: resumable (Ctrl-C keeps what was drawn), published atomically')
+  .argument('<resource>', 'the map, as maps/ID')
+  .requiredOption('-z, --zoom <range>', 'zooms of the 512 px tiles, MIN-MAX (256 px tiles: one zoom more, the same area)')
+  .option('--bbox <W,S,E,N>', 'area in degrees (repeatable; default the map\'s bounds)', collect, [])
+  .option('-c, --config <file>', 'YAML config file (its data directory and render section)')
+  .option('-d, --data <dir>', 'data directory holding the stores')
+  .option('--sizes <list>', 'tile sizes to render: 512, 256', '512,256')
+  .option('--scales <list>', 'pixel ratios to render: 1, 2', '1')
+  .option('--formats <list>', 'formats to keep: png, jpg, webp', 'png')
+  .action(async (resource: string, opts: { zoom: string; bbox: string[]; config?: string; data?: string; sizes: string; scales: string; formats: string }) => {
+    const cli = await import('./render-cli.js');
+    try {
+      const config = resolveServeConfig({ config: opts.config, data: opts.data });
+      const r = await cli.renderCommand(config, { resource, ...opts }, (line) => console.error(line));
+      if (r.stopped) process.exitCode = 130;
+    } catch (err) {
+      if (!(err instanceof cli.RenderCommandError) && !(err instanceof ConfigError)) throw err;
+      console.error(`tilemirror render: ${err.message}`);
+      process.exitCode = 1;
+    }
+  });
+
+program
   .command('export')
   .description('write stores of the data directory into a bundle (a file, or a folder of parts) to carry across an air gap: whole, or only what changed since the versions the other side has; with --format pmtiles, one store as a PMTiles v3 archive')
   .argument('[resources...]', 'stores to export, as kind/id (tiles/ID, maps/ID, fonts/NAME ...); default all')

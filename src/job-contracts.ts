@@ -140,8 +140,11 @@ export interface JobPlan {
   message: string;
   /** The upstream requests the run is expected to make, against what is left of the month's budget. */
   requests: JobPlanRequests;
-  /** Per resource of the job (`requests`: its expected upstream requests). */
-  resources: { resource: string; tiles: number; estimatedBytes: number; estimateBasis: JobPlan['estimateBasis']; requiredBytes: number; requests: number }[];
+  /**
+   * Per resource of the job (`requests`: its expected upstream requests; `savedByRender`: the raster tiles of a map
+   * mirrored with `raster: render` that are not fetched, 0 for any other resource).
+   */
+  resources: { resource: string; tiles: number; estimatedBytes: number; estimateBasis: JobPlan['estimateBasis']; requiredBytes: number; requests: number; savedByRender: number }[];
 }
 
 /** A job plan's upstream requests: expected (tiles and documents not yet current, retries) and the month's budget. */
@@ -153,6 +156,8 @@ export interface JobPlanRequests {
   documents: number;
   /** Retries expected at the last run's rate against the upstream. */
   retries: number;
+  /** Upstream requests the job's `raster: render` saves: its maps' raster tiles, not fetched (0 without). */
+  savedByRender: number;
   /** Key-free origin of the upstream. */
   upstream: string;
   /** `YYYY-MM` (UTC). */

@@ -162,6 +162,12 @@ export const mirrorJobSchema = z
     maxRequests: z.number().int().min(1).optional(),
     /** Maps: also mirror the fonts and sprite their style uses. */
     withDependencies: z.boolean().default(false),
+    /**
+     * Maps: `render` fetches none of their raster tiles (the pyramids are described, the server renders their tiles
+     * from the style) and mirrors the style's tile sets, fonts and sprites; default `mirror`. A job that mixes kinds
+     * applies it to its maps.
+     */
+    raster: z.enum(['mirror', 'render']).optional(),
     /** Maps: pixel ratios to mirror (2 adds the @2x pyramids). */
     scales: z.array(z.union([z.literal(1), z.literal(2)])).min(1).optional(),
     /** Maps: tile formats to mirror (default: the upstream's). */

@@ -15,6 +15,7 @@ import { GeocodingService } from '../services/geocoding/service';
 import { GeolocationService, type GeolocationHooks } from '../services/geolocation/service';
 import { MapSprites } from '../services/map-sprites';
 import { RasterTiles } from '../services/raster-tiles';
+import { RenderedTiles } from '../services/rendered-tiles';
 import { ChromiumRenderer } from '../services/renderer/renderer';
 import type { MapRenderer } from '../services/renderer/types';
 import { StaticMaps } from '../services/static-maps';
@@ -33,6 +34,8 @@ export interface Services {
   readonly tileReplies: TileReplies;
   /** Raster tiles in another size, scale or format than stored, with their cache. */
   readonly rasterTiles: RasterTiles;
+  /** Map tiles drawn here from the map's style, and the render stores that keep them. */
+  readonly renderedTiles: RenderedTiles;
   /** Glyph ranges of font stacks combined from several fonts, with their cache. */
   readonly glyphs: GlyphComposer;
   /** Static map images: layout, the render queue, decoded tiles and icons. */
@@ -140,6 +143,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   const renderKey = randomBytes(24).toString('base64url');
   const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey });
   const apiKeys = new KeyRing(config.render.enabled ? [...config.keys, { key: renderKey, allowedOrigins: [], plan: 'paid' as const }] : config.keys);
+  const renderedTiles = new RenderedTiles({ catalog, renderer, keep: config.render.keep, warn: (m) => log.warn(m) });
 
   const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
@@ -155,6 +159,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     apiKeys,
     adminKeys: config.admin.keys.length > 0 ? new KeyRing(config.admin.keys.map((key) => ({ key, allowedOrigins: [], plan: 'free' as const }))) : undefined,
     rasterTiles: new RasterTiles(),
+    renderedTiles,
     glyphs: new GlyphComposer(),
     staticMaps,
     jobStatus,
@@ -188,6 +193,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     },
     close: async () => {
       await Promise.all([coordinates?.close(), geocoding.close(), stopping ?? renderer.close()]);
+      renderedTiles.close();
     },
   };
 }

@@ -8,7 +8,7 @@ import type { TileFormat } from '../store/types';
 import { readAreaFile, type PolygonArea } from './area';
 import type { ResourceRef } from './resource';
 import { parseBBox, parseZoomRange } from './plan';
-import { DEFAULT_CONCURRENCY, type MirrorOptions } from './engine/options';
+import { DEFAULT_CONCURRENCY, RASTER_MODES, type MirrorOptions, type RasterMode } from './engine/options';
 import type { GenericSource } from './discovery/sources';
 import { RequestBudget, upstreamOrigin, warnOnLedgerError } from './upstream/request-budget';
 import { RequestLedger } from '../store/data-dir/request-ledger';
@@ -32,6 +32,7 @@ export interface Flags {
   maxAge?: number;
   sample?: number;
   withDependencies?: boolean;
+  raster?: RasterMode;
   scale?: number[];
   /** Maps: tile formats; with --source-wms: its GetMap MIME type (image/png). */
   format?: TileFormat[] | { mime: string };
@@ -118,6 +119,11 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--requests-per-month <n>', "the upstream's monthly request budget, counted over every run of the data directory (UTC month): a run that cannot fit is refused", nonNegativeInt)
     .option('--max-age <seconds>', 'stored tiles older than this are revalidated with conditional requests (0: all; default 7 days)', nonNegativeInt)
     .option('--with-dependencies', "maps: also mirror the fonts and the sprite the map's style uses")
+    .addOption(
+      new Option('--raster <mode>', "maps: mirror fetches the raster pyramids' tiles; render fetches none of them (the pyramids are described and the server renders their tiles from the style) and implies --with-dependencies")
+        .choices(RASTER_MODES)
+        .default('mirror'),
+    )
     .option('--scale <list>', 'maps: pixel ratios to mirror, e.g. 1,2 adds @2x pyramids (default 1)', wrap(parseScales))
     .option('--format <list>', "maps: tile formats to mirror, e.g. png,webp (default: the upstream's); --source-wms: the GetMap format, e.g. image/png (the default)", wrap(parseFormatOption))
     .exitOverride((err) => {
@@ -181,6 +187,7 @@ export function mirrorOptions(flags: Flags, resource: ResourceRef, log: (l: stri
     failureBudget: flags.failureBudget,
     maxAge: flags.maxAge,
     withDependencies: flags.withDependencies,
+    raster: flags.raster,
     scales: flags.scale,
     formats: Array.isArray(flags.format) ? flags.format : undefined,
     log,

@@ -20,6 +20,7 @@ import { ProgressPrinter } from './progress';
 import { createRedactor } from './upstream/redact';
 import { formatJobSummary, formatPlan, formatStatusTable, formatSummary } from './report';
 import { runMirror } from './engine/run';
+import { rasterModeOf } from './engine/plan';
 import { totalOf, type MirrorResult } from './engine/result';
 import { sourceFromFlags } from './source-flags';
 import { sourceBase, splitSourceKey, type GenericSource } from './discovery/sources';
@@ -28,10 +29,16 @@ function parseResources(list: string[]): ResourceRef[] {
   return list.map(parseResource);
 }
 
+/** The resources, when `--raster` applies to each of them (render: maps only); before any of them is run. Throws UsageError. */
+function rasterChecked(refs: ResourceRef[], flags: Flags): ResourceRef[] {
+  for (const ref of refs) rasterModeOf(ref, flags.raster);
+  return refs;
+}
+
 /** `--config` mode: the configuration (with `--data` applied when given) and the selected jobs; exits 2 on errors. */
 function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config; jobs: MirrorJob[] } {
   // The job's own fields decide these; a flag that would be ignored is refused instead.
-  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'http2', 'rate', 'timeout', 'failureBudget', 'maxRequests', 'requestsPerMonth', 'withDependencies', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+  const ignored = ['upstream', 'zoom', 'bbox', 'concurrency', 'http2', 'rate', 'timeout', 'failureBudget', 'maxRequests', 'requestsPerMonth', 'withDependencies', 'raster', 'scale', 'format', 'area', 'sourceTilejson', 'sourceWmts', 'sourceXyz', 'sourceWms', 'layer', 'layers', 'styles', 'matrixSet', 'subdomains', 'scheme', 'wmsVersion', 'tileSize', 'id'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
   if (ignored.length > 0) {
     process.stderr.write(`error: with --config the jobs' fields apply; set ${ignored.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} in the file (mirror or mirror.jobs[])\n`);
     process.exit(EXIT.usage);
@@ -210,7 +217,7 @@ export function registerMirrorCommands(program: Command): void {
       const err = (l: string): void => void process.stderr.write(`${redact(l)}\n`);
       let refs: ResourceRef[];
       try {
-        refs = generic ? [generic.ref] : parseResources(resources);
+        refs = rasterChecked(generic ? [generic.ref] : parseResources(resources), flags);
       } catch (e) {
         err(`error: ${(e as Error).message}`);
         process.exit(EXIT.usage);
@@ -259,7 +266,7 @@ export function registerMirrorCommands(program: Command): void {
       const redact = createRedactor(flags.key, ...(generic?.secrets ?? []));
       let refs: ResourceRef[];
       try {
-        refs = generic ? [generic.ref] : parseResources(resources);
+        refs = rasterChecked(generic ? [generic.ref] : parseResources(resources), flags);
       } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exit(EXIT.usage);

@@ -8,7 +8,8 @@ import { documentPlanNote } from './discovery/kinds';
 import { createRedactor } from './upstream/redact';
 import { createClient } from './engine/begin-end';
 import type { MirrorOptions } from './engine/options';
-import { discoverAndPlan } from './engine/plan';
+import { discoverAndPlan, rasterModeOf } from './engine/plan';
+import { renderedTiles } from './plan';
 import { checkSpace, fileBytes, storeBytesFor, type SpaceCheck } from '../store/data-dir/disk-space';
 import { storePaths } from '../store/mbtiles/staging';
 import { sampleZooms, storedEstimate } from './engine/space';
@@ -32,12 +33,18 @@ export interface PlanReport {
   requests?: ExpectedRequests;
   /** Those against what is left of the month (with a budget in the options). */
   month?: MonthCheck;
+  /**
+   * A map planned with `raster: render`: its raster pyramids, described but not fetched, and the upstream requests
+   * that saves (their tiles, as a mirror of the same zooms and areas fetches them).
+   */
+  raster?: { mode: 'render'; savedRequests: number; pyramids: { pyramid: string; tiles: number }[] };
 }
 
 /** What a run would fetch, per pyramid and zoom; with `sample` > 0 an estimated size from that many tiles. */
 export async function planReport(opts: MirrorOptions & { sample?: number; maxRequests?: number }): Promise<PlanReport> {
   const redact = createRedactor(opts.key);
   const ref = refOf(opts.resource);
+  rasterModeOf(ref, opts.raster);
   const client = createClient(opts, redact);
   const last = opts.budget?.lastRun();
   const withMonth = (r: PlanReport): PlanReport => (opts.budget && r.requests ? { ...r, month: monthCheckOf(opts.budget, r.resource, r.requests.total, opts.maxRequests) } : r);
@@ -62,6 +69,7 @@ export async function planReport(opts: MirrorOptions & { sample?: number; maxReq
       sampled: 0,
       notes: [...p.discovered.notes.map(redact), ...p.notes],
       requests,
+      ...(p.rendered && { raster: { mode: 'render' as const, savedRequests: renderedTiles(p), pyramids: p.rendered.map((r) => ({ pyramid: r.pyramid, tiles: r.count })) } }),
     };
     const samples = await sampleZooms(client, p, opts.sample ?? 0, opts.signal);
     let estimate = 0;

@@ -9,7 +9,7 @@ import { MAX_ZOOM, tileRange, type TileRange } from '../geo/mercator';
 import { bandCount, rangesToBands, type PyramidPlan, type ZoomPlan } from '../geo/tile-bands';
 import type { Bounds } from '../geo/bounds';
 import { coverZoom, type PolygonArea } from './area';
-import type { Pyramid } from '../store/types';
+import { RASTER_MODE_KEY, type Pyramid } from '../store/types';
 import type { StoreHeader } from '../store/mbtiles/writer';
 import type { Discovered, ZoomLimits } from './discovery/types';
 import type { ResourceRef } from './resource';
@@ -122,6 +122,11 @@ export interface Planned {
   total: number;
   /** What the request narrowed or could not have (zooms or areas beyond the upstream's), for the summary. */
   notes: string[];
+  /**
+   * A map planned with `raster: render`: the plans of its raster pyramids, which the header describes but the run
+   * does not fetch (the server renders their tiles). Their count is what the mode saves.
+   */
+  rendered?: PyramidPlan[];
 }
 
 const boxesMeet = (a: Bounds, b: Bounds): boolean =>
@@ -184,11 +189,47 @@ export function planDiscovered(d: Discovered, zoom?: [number, number], bboxes: B
   return { discovered: d, plans, header, total: plans.reduce((n, p) => n + p.count, 0), notes };
 }
 
-/** Identifies the upstream resource a store mirrors: staging or published files of another one are not reused. */
-export function fingerprintOf(base: string, d: Discovered): string {
-  const pyramids = d.pyramids.map((u) => [u.pyramid.name, u.pyramid.format, u.pyramid.tileSize, u.pyramid.scale, u.template]);
-  return fingerprint([base, d.kind, d.id, pyramids]);
+/**
+ * A map's plan under `raster: render`: its pyramids stay in the header exactly as planned (names, zooms, bounds,
+ * format) and the store is marked for the server to render them; their tiles leave the plan, so none is fetched
+ * and the staging store is pruned of any it held. The plans go to `rendered`: what the mode saves.
+ */
+export function renderRaster(p: Omit<Planned, 'ref'>): Omit<Planned, 'ref'> {
+  const described = p.header.pyramids.map((py) => `${py.name} (z${py.minzoom}-${py.maxzoom})`).join(', ');
+  return {
+    ...p,
+    plans: [],
+    total: 0,
+    rendered: p.plans,
+    header: { ...p.header, extraMetadata: { ...p.header.extraMetadata, [RASTER_MODE_KEY]: 'render' } },
+    notes: [...p.notes, `raster: render: the pyramids ${described} are described, their ${p.total} tiles not fetched: the server renders them from the style, whose tile sets, fonts and sprites are mirrored with the map`],
+  };
 }
+
+/**
+ * The zooms to plan of a tile set a rendered map draws from: asked zooms wholly above the source's deepest start at
+ * that deepest zoom, whose tiles the renderer overzooms, instead of planning nothing (a usage error).
+ */
+export function overzoomed(zoom: [number, number], d: Discovered): [number, number] {
+  const deepest = Math.max(...d.pyramids.map((u) => u.pyramid.maxzoom));
+  return zoom[0] > deepest ? [deepest, zoom[1]] : zoom;
+}
+
+/** The tiles a `raster: render` plan does not fetch (0 for any other plan). */
+export const renderedTiles = (p: Pick<Planned, 'rendered'>): number => (p.rendered ?? []).reduce((n, plan) => n + plan.count, 0);
+
+/**
+ * Identifies the upstream resource a store mirrors: staging or published files of another one are not reused.
+ * A map rendered (`raster: render`) is told apart from the same map mirrored: a run switching between the two
+ * starts a new file instead of copying one whose raster tiles it would only delete (SQLite keeps a file's size).
+ */
+export function fingerprintOf(base: string, d: Discovered, rendered = false): string {
+  const pyramids = d.pyramids.map((u) => [u.pyramid.name, u.pyramid.format, u.pyramid.tileSize, u.pyramid.scale, u.template]);
+  return fingerprint([base, d.kind, d.id, pyramids, ...(rendered ? ['raster:render'] : [])]);
+}
+
+/** The fingerprint of a planned tile store (see fingerprintOf). */
+export const plannedFingerprint = (base: string, p: Pick<Planned, 'discovered' | 'rendered'>): string => fingerprintOf(base, p.discovered, p.rendered !== undefined);
 
 /** The fingerprint of what a store mirrors (tile and document stores alike): SHA-256 of the parts as JSON. */
 export function fingerprint(parts: unknown[]): string {

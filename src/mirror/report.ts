@@ -32,6 +32,7 @@ export function formatPlan(p: PlanReport, rate?: number): string[] {
   if (p.estimatedBytes !== undefined) lines.push(`  estimated size: ~${formatBytes(p.estimatedBytes)} (from ${p.sampled} sampled tiles)`);
   const q = p.requests;
   if (q) lines.push(`  upstream requests: ~${q.total} (${q.tiles} tiles not yet current, ${q.documents} documents, ~${q.retries} retries at the last run's rate)`);
+  if (p.raster) lines.push(`  raster: render (saves ${p.raster.savedRequests} requests of the ${p.raster.pyramids.map((py) => py.pyramid).join('/')} px pyramids)`);
   lines.push(p.seconds !== undefined ? `  time at ${rate} req/s: ${formatDuration(p.seconds)}` : '  time: no rate limit set (--rate); bounded by the upstream and --concurrency');
   for (const n of p.notes) lines.push(`  note: ${n}`);
   return lines;

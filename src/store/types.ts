@@ -22,6 +22,9 @@ export function isDocumentKind(kind: string): kind is DocumentKind {
 
 export type StoreKind = ResourceKind | DocumentKind;
 
+/** The MBTiles metadata row of a map store that says how its raster tiles come: `render` (drawn here), or absent (mirrored). */
+export const RASTER_MODE_KEY = 'tilemirror_raster';
+
 /**
  * The id of a store is its file name without `.mbtiles`: any name but hidden ones (staging files start with a
  * dot), without path separators or control characters (font names hold spaces). One rule for the catalog that
@@ -86,6 +89,11 @@ export interface TilesetInfo {
   vectorLayers?: VectorLayer[];
   /** For elevation tiles: how heights are encoded in the pixels (`mapbox` terrain-RGB or `terrarium`). */
   encoding?: 'mapbox' | 'terrarium';
+  /**
+   * For maps mirrored without their raster pyramids (metadata RASTER_MODE_KEY = `render`): the pyramids are described
+   * but hold no tile; every tile of them is rendered here from the map's style.
+   */
+  raster?: 'render';
   /** For images: pixel size of the whole image at maxzoom (image.json). */
   image?: { width: number; height: number };
   /** A content version for ETags of generated documents: changes whenever the store file changes. */

@@ -1,5 +1,5 @@
 import { tileRange } from '../../src/geo/mercator';
-import { centreWithin, parseBBox, parseZoomRange, planBounds, planDiscovered, planPyramid, planZoom } from '../../src/mirror/plan';
+import { centreWithin, fingerprintOf, overzoomed, parseBBox, parseZoomRange, planBounds, planDiscovered, planPyramid, planZoom, renderRaster, renderedTiles } from '../../src/mirror/plan';
 import type { Discovered } from '../../src/mirror/discovery/types';
 import { formatSummary } from '../../src/mirror/report';
 import type { MirrorResult } from '../../src/mirror/engine/result';
@@ -177,5 +177,31 @@ describe('narrowing a discovered source (what the run publishes and says)', () =
     const lines = formatSummary(r);
     expect(lines).toContain('  mirrored: z3-4, bounds 6,46,7,47');
     expect(lines).toContain('  note: zooms 3-6 requested, the source has 0-4: mirrored 3-4');
+  });
+});
+
+describe('raster: render (a map described, its tiles left to the server)', () => {
+  test('the header describes the same pyramids, marked render; no tile is planned; the saving is what the plan held', () => {
+    const plain = planDiscovered(swissSource(), [1, 3], [[6, 46, 7, 47]]);
+    const r = renderRaster(plain);
+    expect(r.header.pyramids).toEqual(plain.header.pyramids);
+    expect(r.header.extraMetadata).toEqual({ tilemirror_raster: 'render' });
+    expect({ plans: r.plans, total: r.total }).toEqual({ plans: [], total: 0 });
+    // Counted by hand: the box lies inside one tile at each of z1, z2 and z3 (x 1, 2, 4; y 0, 1, 2).
+    const byHand = 3;
+    expect(renderedTiles(r)).toBe(byHand);
+    expect(renderedTiles(plain)).toBe(0);
+    expect(r.notes.at(-1)).toBe(`raster: render: the pyramids main (z1-3) are described, their ${byHand} tiles not fetched: the server renders them from the style, whose tile sets, fonts and sprites are mirrored with the map`);
+  });
+  test('a rendered store is told apart from a mirrored one of the same source; a mirror keeps its fingerprint', () => {
+    const d = swissSource();
+    expect(fingerprintOf('http://up.example', d, true)).not.toBe(fingerprintOf('http://up.example', d));
+    expect(fingerprintOf('http://up.example', d, false)).toBe(fingerprintOf('http://up.example', d));
+  });
+  test('zooms wholly above a tile set a rendered map draws from plan its deepest zoom; others are left alone', () => {
+    expect(overzoomed([6, 8], swissSource())).toEqual([4, 8]);
+    expect(planDiscovered(swissSource(), overzoomed([6, 8], swissSource())).header.pyramids[0]).toMatchObject({ minzoom: 4, maxzoom: 4 });
+    expect(overzoomed([3, 8], swissSource())).toEqual([3, 8]);
+    expect(overzoomed([0, 2], swissSource())).toEqual([0, 2]);
   });
 });

@@ -28,18 +28,39 @@ export interface MapTileRequest extends TileAddress {
   format: (typeof MAP_FORMATS)[number];
 }
 
-/** A raster tile of a map's 512 px (default) or 256 px pyramid, at scale 1 or 2, by its validated address. */
+/**
+ * A raster tile of a map's 512 px (default) or 256 px pyramid, at scale 1 or 2, by its validated address: from the
+ * mirrored pyramid when it holds the tile's zoom, else rendered here from the map's style (a map mirrored with
+ * `raster: render` renders every tile; a mirrored one renders the zooms beyond its pyramid that its style can draw).
+ */
 export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileRequest): Reply | Promise<Reply> {
   const store = requireStore(ctx, 'maps', mapId);
   const { tileSize, scale, format } = t;
   const a = { z: t.z, x: t.x, y: t.y };
   // Bounds and zooms come from the pyramid of that tile size when the map has one, else from the main pyramid.
   const sized = store.info.pyramids.find((q) => q.tileSize === tileSize) ?? store.info.pyramids[0];
-  assertInPyramid(sized, a);
-  const { rasterTiles } = ctx.services;
+  const { rasterTiles, renderedTiles } = ctx.services;
+  const mirrored = store.info.raster !== 'render' && a.z >= sized.minzoom && a.z <= sized.maxzoom;
+  if (mirrored || store.info.raster === 'render') assertInPyramid(sized, a);
+  else {
+    // Beyond the mirrored zooms: rendered when the style can draw the zoom, else the pyramid's own answer (400).
+    const zooms = renderedTiles.drawable(store, tileSize);
+    if (!zooms || a.z > zooms.maxzoom) assertInPyramid(sized, a);
+  }
+  if (format === 'basis') {
+    if (!mirrored) throw badRequest('Invalid format: basis tiles are not rendered');
+    const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
+    if (!exact) throw badRequest('Invalid format: basis tiles are not mirrored for this map');
+    return storedTileReply(ctx, store, exact.name, a, format);
+  }
+  if (!mirrored) {
+    const ask = { tileSize, scale, format, ...a };
+    const kept = renderedTiles.kept(store, ask);
+    if (kept) return tileReply(ctx, kept, format);
+    return renderedTiles.tile(store, ask, ctx.signal).then((data) => tileReply(ctx, data, format));
+  }
   const exact = rasterTiles.exactPyramid(store, { tileSize, scale, z: a.z, format });
   if (exact) return storedTileReply(ctx, store, exact.name, a, format);
-  if (format === 'basis') throw badRequest('Invalid format: basis tiles are not mirrored for this map');
   return rasterTiles.get(store, { tileSize, scale, ...a, format }).then((r) => tileReply(ctx, r?.data, format));
 }
 

@@ -51,9 +51,9 @@ function matches(header: string | undefined, tag: string): boolean {
 export async function staticMap(ctx: RequestContext, p: z.output<typeof staticMapParams>): Promise<Reply> {
   if (ctx.tier !== 'paid') throw new ServiceError('forbidden', 'Static maps are not available on the free plan');
   const store = requireStore(ctx, 'maps', p.mapId);
-  const { staticMaps } = ctx.services;
+  const { staticMaps, renderedTiles } = ctx.services;
   const request = parseStaticMapRequest({ area: p.area, size: p.size, scale: p.scale, format: p.format }, ctx.query);
-  const layout = await staticMaps.layout(store, request);
+  const layout = await staticMaps.layout(store, request, renderedTiles.staticBase(store));
   const reply = answer({ type: layout.mediaType, cache: 'tile', etag: layout.etag });
   const inm = ctx.headers['if-none-match'];
   if (matches(Array.isArray(inm) ? inm.join(',') : inm, layout.etag)) return reply; // not modified: no body needed

@@ -13,6 +13,13 @@ import type { RetryPolicy } from '../upstream/retry';
 
 export { DEFAULT_CONCURRENCY } from '../../config/mirror-defaults';
 
+/**
+ * A map's raster pyramids: `mirror` fetches their tiles; `render` describes them without fetching any (the server
+ * renders their tiles from the style, whose tile sets, fonts and sprites are then mirrored as dependencies).
+ */
+export type RasterMode = 'mirror' | 'render';
+export const RASTER_MODES: readonly RasterMode[] = ['mirror', 'render'];
+
 export interface MirrorOptions {
   /** Upstream base URL, e.g. https://api.maptiler.com (a key in it is ignored: use `key`). */
   upstream: string;
@@ -25,6 +32,16 @@ export interface MirrorOptions {
    * sets are part of `weather` and always mirrored).
    */
   withDependencies?: boolean;
+  /**
+   * Maps: `render` fetches none of the raster pyramids' tiles (they are described, and the store is marked for the
+   * server to render them) and implies withDependencies; default `mirror`. A UsageError for any other kind.
+   */
+  raster?: RasterMode;
+  /**
+   * Tile sets a rendered map draws from (set for its dependencies): zooms asked wholly above the source's plan its
+   * deepest zoom, which the renderer overzooms, instead of being a usage error.
+   */
+  overzoom?: boolean;
   /** Maps: pixel ratios to mirror, e.g. [1, 2] adds the @2x pyramids (default [1]). */
   scales?: number[];
   /** Maps: tile formats to mirror, e.g. ['png', 'webp'] (default: the upstream TileJSON's format). */

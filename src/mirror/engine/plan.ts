@@ -7,18 +7,27 @@ import { storedFormat, storePaths } from '../../store/mbtiles/staging';
 import { discover } from '../discovery';
 import { discoverKind } from '../discovery/kinds';
 import type { Discovered } from '../discovery/types';
-import { planDiscovered, type Planned } from '../plan';
+import { UsageError } from '../errors';
+import { overzoomed, planDiscovered, renderRaster, type Planned } from '../plan';
 import type { ResourceRef } from '../resource';
 import type { UpstreamClient } from '../upstream/client';
 import type { Run } from './begin-end';
-import type { MirrorOptions } from './options';
+import type { MirrorOptions, RasterMode } from './options';
+
+/** The raster mode of a resource: `render` applies to maps only, and is a UsageError naming any other resource. */
+export function rasterModeOf(ref: ResourceRef, raster: RasterMode | undefined): RasterMode {
+  if (raster !== 'render') return 'mirror';
+  if (ref.kind !== 'maps') throw new UsageError(`${ref.kind}/${ref.id}: raster render applies to maps/ID resources only (the server renders a map's raster tiles from its style)`);
+  return 'render';
+}
 
 /** Discovers a tiled resource and plans it (no store is touched): what `plan` prints and `mirror` runs. */
 export async function discoverAndPlan(
   client: UpstreamClient,
   ref: ResourceRef,
-  opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats'>,
+  opts: Pick<MirrorOptions, 'zoom' | 'bboxes' | 'areas' | 'source' | 'signal' | 'dataDir' | 'scales' | 'formats' | 'raster' | 'overzoom'>,
 ): Promise<Planned> {
+  const render = rasterModeOf(ref, opts.raster) === 'render';
   const paths = storePaths(opts.dataDir, ref.kind, ref.id);
   const ctx = {
     client,
@@ -30,7 +39,10 @@ export async function discoverAndPlan(
     bboxes: [...(opts.bboxes ?? []), ...(opts.areas ?? []).map((a) => a.bbox)],
   };
   const discovered = await discover(ref, ctx, opts.source);
-  return { ref, ...planDiscovered(discovered, opts.zoom, opts.bboxes, opts.areas) };
+  const zoom = opts.overzoom && opts.zoom ? overzoomed(opts.zoom, discovered) : opts.zoom;
+  const planned = planDiscovered(discovered, zoom, opts.bboxes, opts.areas);
+  if (zoom !== opts.zoom) planned.notes.push(`zooms ${opts.zoom!.join('-')} are above the source's: its deepest zoom ${zoom![0]} mirrored, for the renderer to overzoom`);
+  return { ref, ...(render ? renderRaster(planned) : planned) };
 }
 
 /** The plan step of a tile store's run: the plan, with its notes in the result and the log. */

@@ -6,7 +6,7 @@
 
 import { currentTiles, startingFile, type StorePaths } from '../../store/mbtiles/staging';
 import { discoverKind } from '../discovery/kinds';
-import { fingerprintOf, type Planned } from '../plan';
+import { plannedFingerprint, type Planned } from '../plan';
 import { refreshCutoff } from '../refresh';
 import { storesOf, type ResourceRef } from '../resource';
 import type { UpstreamClient } from '../upstream/client';
@@ -16,7 +16,7 @@ import type { Run } from './begin-end';
 
 /** Tiles of the plan a run would fetch or revalidate: all but those current in the file it would start from. */
 export function tilesNotCurrent(planned: Planned, paths: StorePaths, base: string, maxAge: number | undefined): number {
-  const start = startingFile(paths, fingerprintOf(base, planned.discovered));
+  const start = startingFile(paths, plannedFingerprint(base, planned));
   if (!start) return planned.total;
   const { cutoff } = refreshCutoff(Date.now(), maxAge, start.origin === 'resumed', start.refresh);
   return Math.max(0, planned.total - currentTiles(start.file, planned.plans, cutoff, start.origin !== 'resumed'));

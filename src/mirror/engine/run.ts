@@ -14,7 +14,7 @@ import { fetchDocuments } from './fetch-documents';
 import { fetchTiles } from './fetch-tiles';
 import { sumFontstack } from './fontstack';
 import type { MirrorOptions } from './options';
-import { discoverDocuments, planTiles } from './plan';
+import { discoverDocuments, planTiles, rasterModeOf } from './plan';
 import { publishDocumentStore, publishTileStore } from './verify-and-publish';
 import { dependencyLine, emptyResult, interrupted, type MirrorResult } from './result';
 import { roomForRun, stageTiles, type StagedTiles } from './stage';
@@ -31,10 +31,12 @@ type Relation = 'uses' | 'requires' | 'part';
 /** Mirrors one resource. Never throws for upstream or store trouble: the result says what happened. Throws UsageError. */
 export async function runMirror(opts: MirrorOptions): Promise<MirrorResult> {
   const ref = refOf(opts.resource);
+  // A map whose raster tiles the server renders needs what its style draws with.
+  const withDependencies = opts.withDependencies || rasterModeOf(ref, opts.raster) === 'render';
   const stores = storesOf(ref);
   if (stores.length > 1) return runFontstack(ref, stores, opts);
   const { result, dependencies } = await runStore(stores[0], opts);
-  if (opts.withDependencies && dependencies.length && result.status !== 'interrupted' && !opts.signal?.aborted) {
+  if (withDependencies && dependencies.length && result.status !== 'interrupted' && !opts.signal?.aborted) {
     result.dependencies = await mirrorDependencies(result, dependencies, opts, 'uses');
   }
   return result;
@@ -137,10 +139,12 @@ async function mirrorDependencies(needer: MirrorResult, refs: ResourceRef[], opt
 
 /**
  * A dependency's options: the run's, less what belonged to the resource that needed it (its generic source, scales,
- * formats and dependencies). A tile set keeps the zooms and areas asked for (a style's vector tiles are usually far
+ * formats, raster mode and dependencies). A tile set keeps the zooms and areas asked for (a style's vector tiles are usually far
  * larger than the part wanted; a keyframe covers what the catalog's run covers); the other kinds have none.
  */
 function dependencyOptions(opts: MirrorOptions, ref: ResourceRef): MirrorOptions {
   const narrowing = ref.kind === 'tiles' ? {} : { zoom: undefined, bboxes: undefined, areas: undefined };
-  return { ...opts, resource: ref, withDependencies: false, ...narrowing, source: undefined, scales: undefined, formats: undefined };
+  // The tile sets a rendered map draws from: the renderer overzooms their deepest tiles.
+  const overzoom = ref.kind === 'tiles' && opts.raster === 'render' ? true : undefined;
+  return { ...opts, resource: ref, withDependencies: false, ...narrowing, source: undefined, scales: undefined, formats: undefined, raster: undefined, overzoom };
 }

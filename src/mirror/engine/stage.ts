@@ -3,7 +3,7 @@
 // checked for first: nothing that holds it is ever written.
 
 import { STATE, StagingStore } from '../../store/mbtiles/staging';
-import { fingerprintOf, planSignature, type Planned } from '../plan';
+import { planSignature, plannedFingerprint, type Planned } from '../plan';
 import { refreshCutoff } from '../refresh';
 import { assertNoSecret } from '../rewrite';
 import type { Run } from './begin-end';
@@ -45,7 +45,7 @@ export function stageTiles(run: Run, planned: Planned): StagedTiles {
   const staging = StagingStore.open({
     paths: run.paths,
     header,
-    fingerprint: fingerprintOf(client.base, discovered),
+    fingerprint: plannedFingerprint(client.base, planned),
     upstream: client.base,
     plans,
     planSignature: planSignature(plans),

@@ -11,6 +11,7 @@ import { isDocumentKind } from '../../store/types';
 import { formatBytes } from '../../store/units';
 import { createClient } from '../engine/begin-end';
 import { discoverAndPlan } from '../engine/plan';
+import { renderedTiles } from '../plan';
 import { probedEstimate, storedEstimate, type SizeEstimate } from '../engine/space';
 import { createRedactor } from '../upstream/redact';
 import { documentStoreRequests, sumExpected, tileStoreRequests } from '../engine/requests';
@@ -44,7 +45,7 @@ export async function planJob(job: MirrorJob, dataDir: string, last: RunRecord |
         if (isDocumentKind(ref.kind)) {
           const e = await documentStoreRequests(client, ref, signal, lastRequests);
           expected.push(e);
-          resources.push({ resource, tiles: 0, estimatedBytes: 0, estimateBasis: 'none', requiredBytes: 0, requests: e.total });
+          resources.push({ resource, tiles: 0, estimatedBytes: 0, estimateBasis: 'none', requiredBytes: 0, requests: e.total, savedByRender: 0 });
           continue;
         }
         const planned = await discoverAndPlan(client, ref, opts);
@@ -54,7 +55,7 @@ export async function planJob(job: MirrorJob, dataDir: string, last: RunRecord |
         const estimate: SizeEstimate = storedEstimate(planned, paths) ?? (await probedEstimate(client, planned, paths, PLAN_SAMPLE, signal));
         staged += estimate.stagedBytes;
         const one = checkSpace(dataDir, estimate.bytes, estimate.stagedBytes);
-        resources.push({ resource, tiles: planned.total, estimatedBytes: estimate.bytes, estimateBasis: estimate.basis, requiredBytes: one.requiredBytes, requests: e.total });
+        resources.push({ resource, tiles: planned.total, estimatedBytes: estimate.bytes, estimateBasis: estimate.basis, requiredBytes: one.requiredBytes, requests: e.total, savedByRender: renderedTiles(planned) });
       } catch (err) {
         throw new PlanError(`${resource}: ${redact(err instanceof Error ? err.message : String(err))}`, err);
       } finally {
@@ -74,7 +75,8 @@ export async function planJob(job: MirrorJob, dataDir: string, last: RunRecord |
   const estimatedSeconds = rate ? Math.round(tiles / rate) : null;
   const sum = sumExpected(expected);
   const month = checkMonth(`job ${job.name}`, sum.total, job.maxRequests, budget.opts.upstream, monthOf(Date.now()), budget.monthLeft(), budget.perMonth);
-  const requests = { expected: sum.total, tiles: sum.tiles, documents: sum.documents, retries: sum.retries, upstream: month.upstream, month: month.month, needed: month.needed, left: month.left, perMonth: month.perMonth, fits: month.fits, message: month.message };
+  const savedByRender = resources.reduce((n, r) => n + r.savedByRender, 0);
+  const requests = { expected: sum.total, tiles: sum.tiles, documents: sum.documents, retries: sum.retries, savedByRender, upstream: month.upstream, month: month.month, needed: month.needed, left: month.left, perMonth: month.perMonth, fits: month.fits, message: month.message };
   const message = estimateBasis === 'none' && tiles > 0 ? `job ${job.name} (${tiles} tiles): no size estimate (no tile stored or probed); the data volume has ${formatBytes(space.freeBytes)} free` : space.message;
   return { tiles, estimatedBytes, estimateBasis, estimatedSeconds, freeBytes: space.freeBytes, requiredBytes: space.requiredBytes, fits: space.fits, message, requests, resources };
 }

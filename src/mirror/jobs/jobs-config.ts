@@ -9,7 +9,7 @@ import { parseResource, type ResourceRef } from '../resource';
 import { readAreaFile, type PolygonArea } from '../area';
 import { UsageError } from '../errors';
 import { sourceBase, splitSourceKey, type GenericSource } from '../discovery/sources';
-import type { MirrorOptions } from '../engine/options';
+import type { MirrorOptions, RasterMode } from '../engine/options';
 import { monthlyBudgetOf, warnOnLedgerError, RequestBudget, upstreamOrigin } from '../upstream/request-budget';
 import { RequestLedger } from '../../store/data-dir/request-ledger';
 
@@ -37,6 +37,8 @@ export interface MirrorJob {
   /** The monthly request budget of the job's upstream (null: none). */
   requestsPerMonth: number | null;
   withDependencies: boolean;
+  /** Applies to the job's maps (the others mirror as they are). */
+  raster?: RasterMode;
   scales?: number[];
   formats?: TileFormat[];
   maxAge?: number;
@@ -71,6 +73,9 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
         throw new ConfigError(`invalid configuration: mirror.jobs[${i}].areas[${k}]: ${(err as Error).message}`);
       }
     });
+    if (j.raster === 'render' && !resources.some((r) => r.kind === 'maps')) {
+      throw new ConfigError(`invalid configuration: mirror.jobs[${i}].raster: render applies to maps resources, and the job has none (${j.resources.join(', ')})`);
+    }
     let source: GenericSource | undefined;
     let upstream = j.upstream ?? m.upstream;
     if (j.source) {
@@ -102,6 +107,7 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
       ...(j.maxRequests !== undefined && { maxRequests: j.maxRequests }),
       requestsPerMonth: monthlyBudgetOf(m.requestsPerMonth, upstream!),
       withDependencies: j.withDependencies,
+      ...(j.raster && { raster: j.raster }),
       scales: j.scales,
       formats: j.formats,
       maxAge: j.maxAge,
@@ -179,6 +185,8 @@ export function jobMirrorOptions(job: MirrorJob, resource: ResourceRef, dataDir:
     timeoutMs: job.timeoutMs,
     failureBudget: job.failureBudget,
     withDependencies: job.withDependencies,
+    // The job's other kinds mirror as they are.
+    ...(resource.kind === 'maps' && job.raster && { raster: job.raster }),
     scales: job.scales,
     formats: job.formats,
     maxAge: job.maxAge,

@@ -1,7 +1,7 @@
 // Static map images (spec: "Static maps"): parse the request, lay it out over the map, render it from the mirrored pyramid.
 export { parseColor, type Rgba } from './color';
 export { MarkerIcons, type Icon } from './icons';
-export { layoutStaticMap, placeView, type StaticMapLayout } from './layout';
+export { layoutStaticMap, placeView, storedBase, type BaseTiles, type StaticMapLayout } from './layout';
 export { attributionText, overlaySvg, PIN } from './overlay';
 export { RenderAbandoned, RenderQueueFull, type RenderCounts } from './queue';
 export { overlaySegments } from './render';

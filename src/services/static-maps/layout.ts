@@ -5,6 +5,7 @@
 import { shortestArc } from '../../geo/arc';
 import { digestTag } from '../../store/bytes/etag';
 import type { TileReader } from '../../store/tile-reader';
+import type { Pyramid } from '../../store/types';
 import type { Icon, MarkerIcons } from './icons';
 import { attributionText, markerExtents, pathWorld, type Window } from './overlay';
 import { StaticMapError, type StaticMapRequest } from './request';
@@ -12,9 +13,26 @@ import { chooseLevel, fitBox, OVERZOOM, UNDERZOOM, worldX, worldY, zoomRange, ty
 
 /** Bumped when the same request would render differently: part of every ETag. */
 const RENDERER_VERSION = 'static-1';
+/**
+ * Where a static map's base pixels come from: the map's mirrored pyramids, and the pyramids drawn here from its
+ * style when it can be rendered (rendered-tiles.ts). `version` changes whenever a tile would.
+ */
+export interface BaseTiles {
+  pyramids: readonly Pyramid[];
+  version: string;
+  tile(pyramid: string, z: number, x: number, y: number): Buffer | undefined | Promise<Buffer | undefined>;
+}
+
+/** The mirrored pyramids of a map as its base. */
+export function storedBase(store: TileReader): BaseTiles {
+  return { pyramids: store.info.pyramids, version: store.info.version, tile: (p, z, x, y) => store.tile(p, z, x, y) };
+}
+
 export interface StaticMapLayout {
   request: StaticMapRequest;
   store: TileReader;
+  /** The pixels under the image: `level` names one of its pyramids. */
+  base: BaseTiles;
   /** 512 px-pyramid zoom of the image (computed for bounds and auto). */
   zoom: number;
   /** Centre in world fractions (x in 0..1). */
@@ -91,8 +109,8 @@ export function placeView(
 }
 
 /** Resolves icons and the view; throws StaticMapError (`invalid`, or `not-found` for a map without raster tiles). */
-export async function layoutStaticMap(store: TileReader, req: StaticMapRequest, markerIcons: MarkerIcons): Promise<StaticMapLayout> {
-  const range = zoomRange(store.info.pyramids);
+export async function layoutStaticMap(store: TileReader, req: StaticMapRequest, markerIcons: MarkerIcons, base: BaseTiles = storedBase(store)): Promise<StaticMapLayout> {
+  const range = zoomRange(base.pyramids);
   const pending = new Map<string, Promise<Icon>>();
   const icons = await Promise.all(
     req.markers.map((m) => {
@@ -114,8 +132,8 @@ export async function layoutStaticMap(store: TileReader, req: StaticMapRequest, 
   // The window's origin is a whole device pixel: at an integer zoom the stored tiles land pixel for pixel
   // (the centre moves by at most half a pixel); the overlay uses the same origin, so it is exact on the map.
   const window: Window = { x0: Math.round(cx * world - outW / 2), y0: Math.round(cy * world - outH / 2), world, width: outW, height: outH, scale: req.scale };
-  const level = chooseLevel(store.info.pyramids, view.zoom, req.scale);
+  const level = chooseLevel(base.pyramids, view.zoom, req.scale);
   const attribution = req.attribution === false ? '' : attributionText(store.info.attribution);
-  const etag = digestTag(JSON.stringify([RENDERER_VERSION, store.info.id, store.info.version, icons.map((i) => i?.version ?? ''), req]));
-  return { request: req, store, zoom: view.zoom, center: [cx, cy], level, window, icons, attribution, etag, mediaType: MEDIA[req.format] };
+  const etag = digestTag(JSON.stringify([RENDERER_VERSION, store.info.id, base.version, icons.map((i) => i?.version ?? ''), req]));
+  return { request: req, store, base, zoom: view.zoom, center: [cx, cy], level, window, icons, attribution, etag, mediaType: MEDIA[req.format] };
 }

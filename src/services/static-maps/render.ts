@@ -74,11 +74,11 @@ export interface Raw {
 }
 
 async function decodeTile(decoded: ByteLru, layout: StaticMapLayout, x: number, y: number): Promise<Buffer | undefined> {
-  const { level, store } = layout;
-  const key = `${store.info.version}/${level.pyramid.name}/${level.z}/${x}/${y}`;
+  const { level, base } = layout;
+  const key = `${base.version}/${level.pyramid.name}/${level.z}/${x}/${y}`;
   const hit = decoded.get(key);
   if (hit) return hit.length === 0 ? undefined : hit;
-  const bytes = store.tile(level.pyramid.name, level.z, x, y);
+  const bytes = await base.tile(level.pyramid.name, level.z, x, y);
   let data: Buffer = Buffer.alloc(0);
   if (bytes) {
     const t = level.tilePx;

@@ -5,7 +5,7 @@
 import type { Catalog } from '../../store/catalog/catalog';
 import type { TileReader } from '../../store/tile-reader';
 import { MarkerIcons } from './icons';
-import { layoutStaticMap, type StaticMapLayout } from './layout';
+import { layoutStaticMap, type BaseTiles, type StaticMapLayout } from './layout';
 import { RenderQueue, type RenderCounts } from './queue';
 import { drawStaticMap, renderCaches, renderWeight, type RenderCaches } from './render';
 import type { StaticMapRequest } from './request';
@@ -30,8 +30,8 @@ export class StaticMaps {
   }
 
   /** Resolves the icons and the view of `request` over `map`; throws StaticMapError (`invalid`, or `not-found`). */
-  layout(map: TileReader, request: StaticMapRequest): Promise<StaticMapLayout> {
-    return layoutStaticMap(map, request, this.icons);
+  layout(map: TileReader, request: StaticMapRequest, base?: BaseTiles): Promise<StaticMapLayout> {
+    return layoutStaticMap(map, request, this.icons, base);
   }
 
   /**

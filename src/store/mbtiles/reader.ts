@@ -8,7 +8,7 @@ import type { Bounds } from '../../geo/bounds';
 import { fileBytes } from '../data-dir/disk-space';
 import type { ScannedTile, ScanZooms, StoreFacts, StoreOrigin, StoredDocument, TileStore, TileStoreOptions } from '../tile-reader';
 import { mirrorStateValue, STATE } from './mirror-sql';
-import { pyramidProblem, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
+import { pyramidProblem, RASTER_MODE_KEY, type Pyramid, type ResourceKind, type TileFormat, type TilesetInfo, type VectorLayer } from '../types';
 
 const FORMATS: readonly TileFormat[] = ['png', 'jpg', 'webp', 'pbf', 'basis'];
 /** Cached marker of a tile the store does not have (a stored tile is never empty: an empty blob reads as absent). */
@@ -168,6 +168,7 @@ export class MbtilesStore implements TileStore {
       pyramids,
       vectorLayers,
       ...((encoding === 'mapbox' || encoding === 'terrarium') && { encoding }),
+      ...(kind === 'maps' && meta.get(RASTER_MODE_KEY) === 'render' && { raster: 'render' as const }),
       image,
       version: digestTag(this.signature),
     };

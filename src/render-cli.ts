@@ -1,0 +1,101 @@
+// `tilemirror render maps/ID --zoom A-B [--bbox W,S,E,N]`: pre-renders a map's raster tiles into its render store
+// (services/prerender.ts). The browsers load the map's style and tiles from a server of their own, on a loopback
+// port of this process over the same data directory; the run is resumable (Ctrl-C keeps what was drawn) and
+// publishes atomically. Reports in lines; src/cli.ts calls this.
+
+import { resolve } from 'node:path';
+import type { Config } from './config/schema';
+import { ServiceError } from './errors';
+import { createLogger, startServer } from './http/server';
+import { parseBBox, parseZoomRange } from './mirror/plan';
+import { prerender, type PrerenderResult } from './services/prerender';
+import type { RenderFormat } from './store/renders/render-store';
+import { isStoreId, type Bounds } from './store/types';
+
+export class RenderCommandError extends Error {}
+
+export interface RenderCommandOptions {
+  resource: string;
+  zoom: string;
+  bbox: string[];
+  sizes: string;
+  scales: string;
+  formats: string;
+}
+
+function list<T>(text: string, allowed: readonly T[], what: string): T[] {
+  const items = text.split(',').map((s) => s.trim());
+  const out = items.map((i) => allowed.find((a) => String(a) === i));
+  if (!items.length || out.some((o) => o === undefined)) throw new RenderCommandError(`--${what} ${text}: use ${allowed.join(', ')} (comma-separated)`);
+  return [...new Set(out as T[])];
+}
+
+/** Runs the pre-render; `say` gets the lines to print on stderr. */
+export async function renderCommand(config: Config, o: RenderCommandOptions, say: (line: string) => void): Promise<PrerenderResult> {
+  const m = /^maps\/(.+)$/.exec(o.resource);
+  if (!m || !isStoreId(m[1])) throw new RenderCommandError(`"${o.resource}" is not a map: expected maps/ID`);
+  let zooms: [number, number];
+  let bboxes: Bounds[];
+  try {
+    zooms = parseZoomRange(o.zoom);
+    bboxes = o.bbox.map(parseBBox);
+  } catch (err) {
+    throw new RenderCommandError((err as Error).message);
+  }
+  const sizes = list(o.sizes, [512, 256] as const, 'sizes');
+  const scales = list(o.scales, [1, 2] as const, 'scales');
+  const formats = list<RenderFormat>(o.formats, ['png', 'jpg', 'webp'], 'formats');
+  // A server of this process's own on loopback: the browsers' only origin. It runs no jobs and keeps no renders itself.
+  const local: Config = { ...config, server: { ...config.server, host: '127.0.0.1', port: 0 }, metrics: { ...config.metrics, enabled: false } };
+  const log = createLogger({ ...local, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  const server = await startServer(local, log);
+  const controller = new AbortController();
+  const stop = (): void => {
+    say('stopping after the metatiles in flight; run the same command again to resume');
+    controller.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const map = server.catalog.get('maps', m[1]);
+    if (!map) throw new RenderCommandError(`maps/${m[1]} is not in ${resolve(config.data)}`);
+    const { renderer, renderedTiles } = server.services;
+    if (!renderer) throw new RenderCommandError('this server has no renderer');
+    let last = 0;
+    const result = await prerender({
+      map,
+      renderer,
+      renderedTiles,
+      dataDir: server.catalog.dataDir,
+      zooms,
+      bboxes,
+      sizes,
+      scales,
+      formats,
+      metatile: config.render.metatile,
+      signal: controller.signal,
+      progress: (done, total) => {
+        const now = Date.now();
+        if (done === total || now - last > 1000) {
+          last = now;
+          say(`maps/${m[1]}: ${done}/${total} metatiles`);
+        }
+      },
+    });
+    say(
+      result.stopped
+        ? `maps/${m[1]}: stopped after ${result.drawn} metatiles drawn; kept in ${result.file}`
+        : `maps/${m[1]}: ${result.tiles} tiles in ${result.file} (${result.drawn} of ${result.metatiles} metatiles drawn by this run)`,
+    );
+    return result;
+  } catch (err) {
+    if (err instanceof ServiceError) throw new RenderCommandError(err.message);
+    throw err;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    // The browsers first: their keep-alive connections to the server go with them, and nothing is cut.
+    await server.services.renderer.close();
+    await server.close(1000);
+  }
+}
