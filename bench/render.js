@@ -5,6 +5,7 @@
 //   cold: the first 256 px tile of a fresh server (browser start, page, style, glyphs, sprite, tiles);
 //   tiles/s: every 256 px tile of a 16 × 16 block at z5 over Europe and Africa, one metatile after another on each
 //     of the browsers (renderMetatile, the render job's unit), png;
+//   readback: one 1280² frame read back by gl.readPixels through evaluate, by toDataURL, by a CDP screenshot;
 //   memory: the browser processes with their helpers (renderer, network...), summed after the run: RSS, and PSS
 //     (shared pages counted once: what the machine really gives them).
 
@@ -21,7 +22,62 @@ const options = {
   chromium: { default: 'bundled,/usr/bin/chromium', help: 'render.browser values to compare (comma-separated; missing ones are skipped)' },
   zoom: { default: 5, help: 'zoom of the 256 px tiles rendered' },
   block: { default: 16, help: 'edge of the block of tiles rendered (tiles)' },
+  readback: { default: 3, help: 'frames of 1280² read back each way (0: skip): readPixels through evaluate vs a CDP screenshot' },
 };
+
+/**
+ * The readback choices on one warm page of the render page (bundled Chromium): the drawn canvas read by
+ * gl.readPixels and returned through evaluate (base64 by FileReader), by canvas.toDataURL, and by a CDP screenshot
+ * (PNG, optimizeForSpeed) decoded with sharp. Medians in ms.
+ */
+async function readback(frames) {
+  const { parseConfig } = dist('config/load.js');
+  const { startTilemirror } = dist('serve.js');
+  const { BROWSER_ARGS, executableOf } = dist('services/renderer/browser.js');
+  const { chromium } = require('playwright-core');
+  const sharp = require('sharp');
+  const config = parseConfig({ server: { host: '127.0.0.1', port: 0, requestLog: false }, data: path.join(ROOT, 'mirror'), keys: [{ key: 'demo', plan: 'paid' }], logLevel: 'warn' }, 'bench', ROOT, {});
+  const srv = await startTilemirror(config);
+  const browser = await chromium.launch({ executablePath: await executableOf('bundled'), headless: true, chromiumSandbox: false, args: BROWSER_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1280 } });
+    await page.goto(`${srv.url}/assets/renderer.html`);
+    await page.waitForFunction(() => globalThis.tilemirrorReady === true);
+    const cdp = await page.context().newCDPSession(page);
+    const times = { readPixels: [], toDataURL: [], screenshot: [] };
+    for (let i = 0; i < frames; i++) {
+      const view = { width: 1280, height: 1280, pixelRatio: 1, center: [10 + i, 45], zoom: 3, clip: { x: 0, y: 0, width: 1280, height: 1280 } };
+      await page.evaluate(([u, v]) => globalThis.tilemirrorDraw(u, v), [`${srv.url}/maps/sample/style.json?key=demo`, view]);
+      let t = performance.now();
+      const b64 = await page.evaluate(() => {
+        const canvas = document.querySelector('canvas');
+        const gl = canvas.getContext('webgl2');
+        const px = new Uint8Array(canvas.width * canvas.height * 4);
+        gl.readPixels(0, 0, canvas.width, canvas.height, gl.RGBA, gl.UNSIGNED_BYTE, px);
+        return new Promise((resolve) => {
+          const fr = new FileReader();
+          fr.onload = () => resolve(fr.result.slice(fr.result.indexOf(',') + 1));
+          fr.readAsDataURL(new Blob([px]));
+        });
+      });
+      Buffer.from(b64, 'base64');
+      times.readPixels.push(performance.now() - t);
+      t = performance.now();
+      const url = await page.evaluate(() => document.querySelector('canvas').toDataURL('image/png'));
+      await sharp(Buffer.from(url.slice(url.indexOf(',') + 1), 'base64')).raw().toBuffer();
+      times.toDataURL.push(performance.now() - t);
+      t = performance.now();
+      const shot = await cdp.send('Page.captureScreenshot', { format: 'png', clip: { x: 0, y: 0, width: 1280, height: 1280, scale: 1 }, optimizeForSpeed: true, fromSurface: true });
+      await sharp(Buffer.from(shot.data, 'base64')).raw().toBuffer();
+      times.screenshot.push(performance.now() - t);
+    }
+    const median = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
+    return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+}
 
 /** Pids of the renderer browsers started by this process (their flag is the renderer's own). */
 function rendererPids() {
@@ -136,6 +192,10 @@ async function one(browser, metatile, opts) {
 }
 
 async function run(opts) {
+  if (opts.readback > 0) {
+    const r = await readback(opts.readback);
+    console.log(`readback of a 1280² frame, median ms (decoded to raw pixels): readPixels + evaluate ${fmt(r.readPixels, 0)}, toDataURL ${fmt(r.toDataURL, 0)}, CDP screenshot ${fmt(r.screenshot, 0)}`);
+  }
   const results = [];
   for (const browser of String(opts.chromium).split(',')) {
     for (const metatile of String(opts.metatiles).split(',').map(Number)) {

@@ -15,6 +15,9 @@ import type { MapRenderer, RenderedTile, RendererState, RenderFormat, RenderTile
 
 const FORMATS: readonly RenderFormat[] = ['png', 'jpg', 'webp'];
 
+/** A browser with no render for this long is closed: ~0.2-0.5 GB given back; the next render pays a cold start (~5 s). */
+const IDLE_CLOSE_MS = 10 * 60_000;
+
 export interface RendererOptions {
   render: Config['render'];
   catalog: Catalog;
@@ -59,6 +62,7 @@ export class ChromiumRenderer implements MapRenderer {
       size: render.browsers,
       maxWaiting: render.queue,
       deadlineMs: render.deadlineSeconds * 1000,
+      idleMs: IDLE_CLOSE_MS,
       launch: () => this.launch(),
       onReplaced: (why, pid) => log.warn({ pid, why: this.hideKey(why) }, 'renderer browser killed and replaced; its render is tried once more'),
     });
