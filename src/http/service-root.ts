@@ -18,7 +18,7 @@ import { RasterTiles } from '../services/raster-tiles';
 import { RenderedTiles } from '../services/rendered-tiles';
 import { ChromiumRenderer } from '../services/renderer/renderer';
 import type { MapRenderer } from '../services/renderer/types';
-import { StaticMaps } from '../services/static-maps';
+import { pixelBudget, StaticMaps } from '../services/static-maps';
 import { WeatherCatalog } from '../services/weather';
 import type { Catalog } from '../store/catalog/catalog';
 import type { JobControl, JobStatusReader } from '../job-contracts';
@@ -138,10 +138,12 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   let geolocation: GeolocationService | undefined;
   const geocoding = new GeocodingService({ indexDir, labels, locate: (ip) => geolocation?.position(ip), log: (m) => log.warn(m) });
   geolocation = new GeolocationService(config.geolocation, { regionAt: geocoding.regionAt, elevationAt: elevation.elevationAt, ...options.geolocation });
-  const staticMaps = new StaticMaps(catalog, { maxWaiting: config.staticMaps.queue });
+  // One pixel budget for the process's image work: static maps and the renderer's metatiles.
+  const pixels = pixelBudget();
+  const staticMaps = new StaticMaps(catalog, { maxWaiting: config.staticMaps.queue, queue: pixels });
   // The renderer's browsers read this server with a key of their own, made anew by each process and never logged.
   const renderKey = randomBytes(24).toString('base64url');
-  const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey });
+  const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey, pixels });
   const apiKeys = new KeyRing(config.render.enabled ? [...config.keys, { key: renderKey, allowedOrigins: [], plan: 'paid' as const }] : config.keys);
   const renderedTiles = new RenderedTiles({ catalog, renderer, keep: config.render.keep, warn: (m) => log.warn(m) });
 

@@ -11,6 +11,7 @@ import { encodeRaster, sharp } from '../sharp';
 import { BUNDLED_PACKAGE, browserProblem, executableOf, RenderBrowser } from './browser';
 import { blockOf, MAX_MAPLIBRE_ZOOM, maplibreZoom, metatileEdge, metatileKey, metatileOf, splitArea, viewOf, type Metatile } from './metatile';
 import { BrowserPool } from './pool';
+import type { RenderCounts, RenderQueue } from '../static-maps/queue';
 import type { MapRenderer, RenderedTile, RendererState, RenderFormat, RenderTile } from './types';
 
 const FORMATS: readonly RenderFormat[] = ['png', 'jpg', 'webp'];
@@ -22,6 +23,11 @@ export interface RendererOptions {
   render: Config['render'];
   catalog: Catalog;
   log: Logger;
+  /**
+   * The process's pixel budget, shared with static maps: a metatile's pixels count from its draw to its decode
+   * (absent: renders are bounded by the browsers alone).
+   */
+  pixels?: RenderQueue;
   /** The key the browsers read this server with: accepted by the server, never written to a log or an answer. */
   key: string;
 }
@@ -47,6 +53,8 @@ interface Shared {
 export class ChromiumRenderer implements MapRenderer {
   private readonly pool: BrowserPool;
   private readonly shared = new Map<string, Shared>();
+  /** What renders did in the shared pixel budget. */
+  private readonly budgetCounts: RenderCounts = { started: 0, dropped: 0, stopped: 0, refused: 0 };
   private origin: string | undefined;
   private reason: string | undefined;
   private executable: Promise<string> | undefined;
@@ -155,7 +163,10 @@ export class ChromiumRenderer implements MapRenderer {
     // One that every caller left is on its way out (abandoned): a new caller starts another.
     if (found && !found.stop.signal.aborted) return found;
     const stop = new AbortController();
-    const pixels = this.pool.run((browser) => this.draw(browser, meta), stop.signal).then(decode);
+    const draw = (): Promise<Pixels> => this.pool.run((browser) => this.draw(browser, meta), stop.signal).then(decode);
+    const { pixels: budget } = this.opts;
+    // The browsers' own queue bounds the waiting; the budget only orders this process's image memory.
+    const pixels = budget ? budget.run(metatilePixels(meta), Infinity, stop.signal, draw, this.budgetCounts) : draw();
     const s: Shared = { pixels, stop, callers: 0, kept: new Set() };
     this.shared.set(key, s);
     const forget = () => void (this.shared.get(key) === s && this.shared.delete(key));
@@ -270,4 +281,10 @@ function cut(p: Pixels, x: number, y: number, format: RenderFormat): Promise<Buf
   const edge = meta.tileSize * meta.scale;
   const image = sharp(p.data, { raw: { width: p.width, height: p.height, channels: p.channels } }).extract({ left: (x - meta.x0) * edge, top: (y - meta.y0) * edge, width: edge, height: edge });
   return encodeRaster(image, format);
+}
+
+/** Device pixels of a metatile's tiles (the margin is cut by the screenshot's clip): its weight in the pixel budget. */
+function metatilePixels(m: Metatile): number {
+  const edge = m.tileSize * m.scale;
+  return m.cols * m.rows * edge * edge;
 }

@@ -55,25 +55,25 @@ export class RenderQueue {
    * Rejects with RenderQueueFull when `maxWaiting` renders already wait, and with RenderAbandoned when the
    * signal fires before the render starts. `work` gets the signal back to check at its checkpoints.
    */
-  async run<T>(weight: number, maxWaiting: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  async run<T>(weight: number, maxWaiting: number, signal: AbortSignal | undefined, work: () => Promise<T>, counts: RenderCounts = this.counts): Promise<T> {
     if (signal?.aborted) {
-      this.counts.dropped++;
+      counts.dropped++;
       throw new RenderAbandoned();
     }
     const w = Math.min(weight, this.budget);
     if (!this.fits(w)) {
       if (this.waiting.length >= maxWaiting) {
-        this.counts.refused++;
+        counts.refused++;
         const retryAfter = Math.min(60, Math.max(1, Math.ceil((this.avgMs * (this.waiting.length + 1)) / 1000 / Math.max(1, this.running))));
         throw new RenderQueueFull(this.waiting.length, retryAfter);
       }
-      await this.wait(w, signal);
-    } else this.take(w);
+      await this.wait(w, signal, counts);
+    } else this.take(w, counts);
     const t0 = performance.now();
     try {
       return await work();
     } catch (err) {
-      if (err instanceof RenderAbandoned) this.counts.stopped++;
+      if (err instanceof RenderAbandoned) counts.stopped++;
       throw err;
     } finally {
       this.avgMs = 0.8 * this.avgMs + 0.2 * (performance.now() - t0);
@@ -85,19 +85,19 @@ export class RenderQueue {
     return this.waiting.length === 0 && (this.inFlight === 0 || this.inFlight + w <= this.budget);
   }
 
-  private take(w: number): void {
+  private take(w: number, counts: RenderCounts): void {
     this.inFlight += w;
     this.running++;
-    this.counts.started++;
+    counts.started++;
   }
 
-  private wait(w: number, signal: AbortSignal | undefined): Promise<void> {
+  private wait(w: number, signal: AbortSignal | undefined, counts: RenderCounts): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         weight: w,
         start: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.take(w);
+          this.take(w, counts);
           resolve();
         },
       };
@@ -105,7 +105,7 @@ export class RenderQueue {
         const i = this.waiting.indexOf(waiter);
         if (i < 0) return;
         this.waiting.splice(i, 1);
-        this.counts.dropped++;
+        counts.dropped++;
         reject(new RenderAbandoned());
         // The head may have changed: whoever fits now starts.
         this.startWaiting();
