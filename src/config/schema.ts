@@ -488,6 +488,12 @@ export const configSchema = z
          * starts. Relative to the config file's folder. Absent: no grids (such operations are not used).
          */
         gridDir: z.string().min(1).optional(),
+        /**
+         * PROJ threads that build transformations side by side (each its own PROJ and proj.db: ~100 MB of RSS),
+         * started as the load needs them: one for occasional use, more while new pipelines are asked for at once.
+         * 1: one thread, one pipeline built at a time. Absent: the CPU cores, at most 4.
+         */
+        projThreads: z.number().int().min(1).max(64).optional(),
       })
       .strict()
       .default({}),

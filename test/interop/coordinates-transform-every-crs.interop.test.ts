@@ -19,8 +19,11 @@ import { cacheKey, cachedLines } from './oracle-cache';
 const ORACLE = path.join(__dirname, 'proj_transform_oracle.py');
 /** The registry the server reads (proj-wasm's), given to the oracle's PROJ as its proj.db. */
 const PROJ_DB = path.join(REPO_ROOT, 'node_modules', 'proj-wasm', 'dist', 'proj.db');
-/** Requests in flight: the server's PROJ thread builds one pipeline at a time; a few overlap HTTP and JSON work. */
-const IN_FLIGHT = 4;
+/**
+ * Requests in flight: each of the server's PROJ threads (coordinates.projThreads, at most 4 by default) builds one
+ * pipeline at a time; two per thread keep every thread busy while the others' answers cross HTTP and JSON.
+ */
+const IN_FLIGHT = 8;
 const METRE_TOLERANCE = 0.05;
 
 /**

@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readGridDirectory, type GridDirectory } from './grids';
-import { Proj, type ProjHandle } from './proj';
+import { type ProjHandle } from './proj';
+import { ProjPool } from './proj-pool';
 import { projDbPath } from './registry-index';
 import { COORDINATES_INDEX } from './registry-sql';
 import { parseQuery, QueryError, RegistrySearch, resultOf, transformationOf, type SearchResult } from './search';
@@ -23,27 +24,28 @@ export interface SearchOptions {
 
 export class CoordinatesService {
   readonly registry: RegistrySearch;
-  private readonly proj: Proj;
+  private readonly proj: ProjPool;
   private readonly transformer: Transformer;
 
   private constructor(
     private readonly db: Database.Database,
     readonly grids: GridDirectory,
+    projThreads: number | undefined,
   ) {
     this.registry = new RegistrySearch(db);
-    this.proj = new Proj({ gridFiles: grids.files });
+    this.proj = new ProjPool({ gridFiles: grids.files, threads: projThreads });
     this.transformer = new Transformer(this.proj, this.registry);
   }
 
   /**
-   * Opens `<indexDir>/coordinates.sqlite` with the grid files of `gridDir`; undefined when the index has not been
-   * built (`npm run indexes`). A grid directory that cannot be read throws.
+   * Opens `<indexDir>/coordinates.sqlite` with the grid files of `gridDir` and up to `projThreads` PROJ threads;
+   * undefined when the index has not been built (`npm run indexes`). A grid directory that cannot be read throws.
    */
-  static open(indexDir: string, opts: { gridDir?: string } = {}): CoordinatesService | undefined {
+  static open(indexDir: string, opts: { gridDir?: string; projThreads?: number } = {}): CoordinatesService | undefined {
     const file = join(indexDir, COORDINATES_INDEX);
     if (!existsSync(file)) return undefined;
     const grids = readGridDirectory(opts.gridDir, projDbPath());
-    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }), grids);
+    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }), grids, opts.projThreads);
   }
 
   async search(query: string, o: SearchOptions): Promise<{ results: SearchResult[]; total: number }> {
@@ -67,14 +69,16 @@ export class CoordinatesService {
   }
 
   /** PROJ.4 and WKT of an EPSG object PROJ can build (empty strings for kinds it cannot: areas, units, axes …). */
-  private async exportsOf(code: number, category: 'crs' | 'operation'): Promise<{ proj4: string; wkt: string }> {
-    const h: ProjHandle | null = await this.proj.fromDatabase(code, category);
-    if (!h) return { proj4: '', wkt: '' };
-    try {
-      return await this.proj.exports(h);
-    } finally {
-      await this.proj.release([h]);
-    }
+  private exportsOf(code: number, category: 'crs' | 'operation'): Promise<{ proj4: string; wkt: string }> {
+    return this.proj.use(async (proj) => {
+      const h: ProjHandle | null = await proj.fromDatabase(code, category);
+      if (!h) return { proj4: '', wkt: '' };
+      try {
+        return await proj.exports(h);
+      } finally {
+        await proj.release([h]);
+      }
+    });
   }
 
   transform(coordinates: string, s: number, t: number, ops?: number[]): Promise<TransformAnswer> {

@@ -116,25 +116,29 @@ function gridsOf(/** @type {number} */ op) {
 }
 
 /**
- * Every operation from `source` to `target` whether its grids are here or not, PROJ's best first, as
- * proj_create_crs_to_crs lists them (operations whose area of use meets the CRS's, not only those containing it:
- * with PROJ's default of containment, a CRS whose area is larger than every operation's, such as ETRS89 / LAEA
- * Europe against ETRS89 to WGS 84, makes PROJ throw "empty intersection of area of validity").
+ * PROJ's best operation from `source` to `target` whether its grids are here or not (null when PROJ has none), the
+ * first of the list proj_create_crs_to_crs would make (operations whose area of use meets the CRS's, not only those
+ * containing it: with PROJ's default of containment, a CRS whose area is larger than every operation's, such as
+ * ETRS89 / LAEA Europe against ETRS89 to WGS 84, makes PROJ throw "empty intersection of area of validity"). Only
+ * the first is taken out of the list: proj_list_get instantiates the operation it returns.
  */
-function operationList(/** @type {number} */ source, /** @type {number} */ target) {
+function bestOperation(/** @type {number} */ source, /** @type {number} */ target) {
   const factory = M.ccall('proj_create_operation_factory_context', 'number', ['number', 'number'], [ctx, 0]);
   try {
     M._proj_operation_factory_context_set_grid_availability_use(ctx, factory, PROJ_GRID_AVAILABILITY_IGNORED);
     M._proj_operation_factory_context_set_spatial_criterion(ctx, factory, PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION);
     const list = orNull(() => M._proj_create_operations(ctx, source, target, factory));
-    if (!list) return [];
-    const ops = [];
-    for (let i = 0, n = M._proj_list_get_count(list); i < n; i++) {
-      const op = orNull(() => M._proj_list_get(ctx, list, i));
-      if (op) ops.push(op);
+    if (!list) return null;
+    try {
+      // The first that PROJ can instantiate (this build may throw on one, as it may on any object).
+      for (let i = 0, n = M._proj_list_get_count(list); i < n; i++) {
+        const op = orNull(() => M._proj_list_get(ctx, list, i));
+        if (op) return op;
+      }
+      return null;
+    } finally {
+      M._proj_list_destroy(list);
     }
-    M._proj_list_destroy(list);
-    return ops;
   } finally {
     M._proj_operation_factory_context_destroy(factory);
   }
@@ -176,13 +180,13 @@ const ops = {
     const op = raw ? orNull(() => M._proj_normalize_for_visualization(ctx, raw)) : null;
     if (raw) M._proj_destroy(raw);
     const message = op ? '' : lastMessage;
-    const all = withBest || !op ? operationList(source, target) : [];
+    const first = withBest || !op ? bestOperation(source, target) : null;
     let best = null;
-    if (all.length) {
-      const missing = gridsOf(all[0]).filter((g) => !g.available).map((g) => g.name);
-      if (missing.length) best = { id: idOf(all[0]), name: nameOf(all[0]), missing };
+    if (first) {
+      const missing = gridsOf(first).filter((g) => !g.available).map((g) => g.name);
+      if (missing.length) best = { id: idOf(first), name: nameOf(first), missing };
+      M._proj_destroy(first);
     }
-    for (const o of all) M._proj_destroy(o);
     return { op, best, message };
   },
 

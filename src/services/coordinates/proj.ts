@@ -6,6 +6,7 @@
 // the operations between two CRS reads proj.db: 150 ms the first time) never block the server's event loop, and so
 // that its ES module loads under Jest (whose module sandbox cannot import ES modules) as under `node dist`. Each
 // method below is one message to that thread; a transform is one round trip.
+// One `Proj` is one thread; proj-pool.ts runs several side by side, each with its own PROJ.
 //
 // OFFLINE WORKAROUND (keep it with this module): proj-wasm's own JavaScript binding (0.1.0-alpha9) installs network
 // callbacks, so PROJ reports the network as enabled whatever `contextCreate({network: false})` says, picks operations

@@ -11,9 +11,12 @@
 //     says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
 // Each direction is built on its own, as PROJ chooses it: where several operations cover parts of the area, PROJ's
 // choice from t_srs to s_srs is not always the inverse of its choice the other way (ONGD14 → WGS 84).
+// Pipelines are built on any of the pool's PROJ threads, several at once; each keeps the thread it was built on
+// (its handles are valid there only), and its transforms run there.
 
 import { ServiceError } from '../../errors';
 import { Proj, ProjError, ProjStopped, type ProjHandle } from './proj';
+import { ProjPool } from './proj-pool';
 import type { ObjRow } from './registry-sql';
 import type { RegistrySearch } from './search';
 
@@ -65,9 +68,13 @@ interface Pipeline {
   /** Transforms running through it: an evicted pipeline's PROJ objects are freed when the last one ends. */
   users?: number;
   evicted?: boolean;
-  /** The PROJ worker the steps live in (Proj.generation when built). */
+  /** The PROJ thread the steps live in, and its worker (Proj.generation) when built. */
+  proj: Proj;
   generation: number;
 }
+
+/** A pipeline's handles died with its worker (it crashed since): they must not be used nor released. */
+const stale = (p: Pipeline): boolean => p.generation !== p.proj.generation;
 
 export interface TransformAnswer {
   results: { x: number; y: number; z: number }[];
@@ -81,7 +88,12 @@ export class Transformer {
   private readonly built = new Map<string, Pipeline>();
   private static readonly MAX_CACHED = 500;
 
-  constructor(private readonly proj: Proj, private readonly registry: RegistrySearch) {}
+  private readonly pool: ProjPool;
+
+  /** PROJ: a pool of threads, or one thread. */
+  constructor(proj: ProjPool | Proj, private readonly registry: RegistrySearch) {
+    this.pool = proj instanceof ProjPool ? proj : new ProjPool(proj);
+  }
 
   /** The CRS of a code for `param`: a TransformError when unknown or deprecated. */
   private crsRow(code: number, param: string): ObjRow {
@@ -109,7 +121,7 @@ export class Transformer {
     const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
     // A pipeline built means both codes passed crsRow: a warm transform asks the registry nothing.
     let p = this.built.get(key);
-    if (p && p.generation !== this.proj.generation) {
+    if (p && stale(p)) {
       // Built in a PROJ worker that has stopped since: its handles are gone with it (never released).
       this.cache.delete(key);
       this.built.delete(key);
@@ -155,7 +167,7 @@ export class Transformer {
       const src = this.crsRow(s, 's_srs');
       const tgt = this.crsRow(t, 't_srs');
       // The worker is started by the build's first call: its generation is read once the build is done.
-      pipeline = this.build(src, tgt, ops).then((p) => ({ ...p, generation: this.proj.generation }));
+      pipeline = this.pool.use(async (proj) => ({ ...(await new Build(proj, this.registry).build(src, tgt, ops)), proj, generation: proj.generation }));
       if (this.cache.size >= Transformer.MAX_CACHED) this.evictOldest();
       this.cache.set(key, pipeline);
       // A failed build (bad ops) is not kept: the message is rebuilt the next time, and the cache holds only answers.
@@ -171,7 +183,7 @@ export class Transformer {
   private async run(p: Pipeline, input: Float64Array): Promise<Float64Array> {
     p.users = (p.users ?? 0) + 1;
     try {
-      return await this.proj.trans(p.steps, input);
+      return await p.proj.trans(p.steps, input);
     } catch (err) {
       if (err instanceof ProjError && !(err instanceof ProjStopped)) throw new TransformError(`Invalid coordinates: PROJ cannot transform them (${err.message})`);
       throw err;
@@ -182,8 +194,13 @@ export class Transformer {
 
   /** Frees a pipeline's PROJ objects, unless they died with an earlier worker. */
   private release(p: Pipeline): void {
-    if (p.generation === this.proj.generation) this.proj.release(p.steps).catch(() => undefined);
+    if (!stale(p)) p.proj.release(p.steps).catch(() => undefined);
   }
+}
+
+/** Building one pipeline, on one PROJ thread (every handle it makes lives there). */
+class Build {
+  constructor(private readonly proj: Proj, private readonly registry: RegistrySearch) {}
 
   private async crs(code: number): Promise<ProjHandle> {
     const h = await this.proj.fromDatabase(code, 'crs');
@@ -223,7 +240,7 @@ export class Transformer {
     }
   }
 
-  private async build(src: ObjRow, tgt: ObjRow, ops?: number[]): Promise<Built> {
+  async build(src: ObjRow, tgt: ObjRow, ops?: number[]): Promise<Built> {
     if (ops?.length) return this.listed(src, tgt, ops);
     // Same geodetic CRS on both sides (a projected CRS and its base, two projections of one datum): no datum change,
     // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
