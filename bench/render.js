@@ -23,7 +23,103 @@ const options = {
   zoom: { default: 5, help: 'zoom of the 256 px tiles rendered' },
   block: { default: 16, help: 'edge of the block of tiles rendered (tiles)' },
   readback: { default: 3, help: 'frames of 1280² read back each way (0: skip): readPixels through evaluate vs a CDP screenshot' },
+  style: { default: 'sample', help: 'sample (the bundled sample map), or basic-preview (the OpenMapTiles Basic style over the synthetic country)' },
+  scale: { default: 0.04, help: 'basic-preview: scale of the synthetic country (1: 500 x 500 z14 tiles)' },
+  zooms: { default: '10-14', help: 'basic-preview: zooms of the 256 px tiles pre-rendered' },
+  span: { default: 0.3, help: 'basic-preview: degrees of longitude rendered around the country\'s centre (latitude 2/3 of it)' },
+  serveSeconds: { default: 10, help: 'basic-preview: wrk seconds on kept renders and on mirrored tiles' },
 };
+
+/**
+ * The OpenMapTiles Basic style over the synthetic country: for each metatile edge, a fresh server pre-renders the
+ * 256 px tiles of `zooms` over a block around the centre (prerender(), as `tilemirror render` does: drawn, cut,
+ * encoded and kept), timed after one warm tile per browser; with metatile 1, single tiles are also timed one at a
+ * time on the warm pool (p50); then wrk serves the kept renders and, as the anchor, the sample map's mirrored 256 px
+ * tiles, from the same server.
+ */
+async function basicPreview(opts) {
+  const { ensureRenderCountry } = require('./lib/render-country');
+  const { runWrk } = require('./lib/wrk');
+  const { dir, bounds } = await ensureRenderCountry({ scale: Number(opts.scale) });
+  const { parseConfig } = dist('config/load.js');
+  const { startTilemirror } = dist('serve.js');
+  const { prerender } = dist('services/prerender.js');
+  const { tileRange } = dist('geo/mercator.js');
+  const [z0, z1] = String(opts.zooms).split('-').map(Number);
+  const cx = (bounds[0] + bounds[2]) / 2;
+  const cy = (bounds[1] + bounds[3]) / 2;
+  const half = Number(opts.span) / 2;
+  const bbox = [cx - half, cy - (half * 2) / 3, cx + half, cy + (half * 2) / 3];
+  const results = [];
+  for (const metatile of String(opts.metatiles).split(',').map(Number)) {
+    fs.rmSync(path.join(dir, '.renders'), { recursive: true, force: true });
+    const config = parseConfig(
+      {
+        server: { host: '127.0.0.1', port: 0, requestLog: false },
+        data: dir,
+        keys: [{ key: 'demo', plan: 'paid' }],
+        logLevel: 'warn',
+        render: { browser: 'bundled', browsers: opts.browsers, metatile, queue: 1000, deadlineSeconds: 180 },
+      },
+      'bench',
+      ROOT,
+      {},
+    );
+    const srv = await startTilemirror(config);
+    try {
+      const { renderer, renderedTiles } = srv.services;
+      const map = srv.catalog.get('maps', 'basic');
+      const base = { mapId: 'basic', styleVersion: map.info.version, tileSize: 256, scale: 1, format: 'png' };
+      // Warm: one tile per browser, outside the block (a zoom below it).
+      const warm = tileRange(bounds, z0 - 1);
+      let t = performance.now();
+      await renderer.render({ ...base, z: z0 - 1, x: warm.minX, y: warm.minY });
+      const coldMs = performance.now() - t;
+      await Promise.all(Array.from({ length: opts.browsers }, (_, i) => renderer.render({ ...base, z: z0 - 2, x: (warm.minX >> 1) + i, y: warm.minY >> 1 })));
+      let singleP50;
+      if (metatile === 1) {
+        const times = [];
+        const r = tileRange(bounds, z1);
+        for (let i = 0; i < 15; i++) {
+          t = performance.now();
+          await renderer.render({ ...base, z: z1, x: r.minX + i * 3, y: r.minY });
+          times.push(performance.now() - t);
+        }
+        singleP50 = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+      }
+      t = performance.now();
+      const done = await prerender({ map, renderer, renderedTiles, dataDir: dir, zooms: [z0 - 1, z1 - 1], bboxes: [bbox], sizes: [256], scales: [1], formats: ['png'], metatile });
+      const seconds = (performance.now() - t) / 1000;
+      const pids = rendererPids();
+      const rssMb = pids.reduce((sum, p) => sum + treeRss(p), 0) / 1e6;
+      const pssMb = pids.reduce((sum, p) => sum + treePss(p), 0) / 1e6;
+      const row = { metatile, coldMs, singleP50, tiles: done.tiles, seconds, tilesPerSecond: done.tiles / seconds, processes: pids.length, rssMb, pssMb };
+      if (metatile === Math.max(...String(opts.metatiles).split(',').map(Number))) {
+        // Serving: the kept renders against the sample's mirrored 256 px tiles, same server, same wrk.
+        await renderer.close();
+        const kept = [];
+        for (let z = z0; z <= z1; z++) {
+          const r = tileRange(bbox, z);
+          for (let y = r.minY; y <= r.maxY; y++) for (let x = r.minX; x <= r.maxX; x++) kept.push(`/maps/basic/256/${z}/${x}/${y}.png?key=demo`);
+        }
+        const mirrored = [];
+        for (let z = 3; z <= 5; z++) for (let y = 0; y < 2 ** z; y++) for (let x = 0; x < 2 ** z; x++) mirrored.push(`/maps/sample/256/${z}/${x}/${y}.png?key=demo`);
+        const check = await fetch(`${srv.url}${kept[0]}`);
+        if (check.status !== 200) throw new Error(`kept render answered ${check.status}`);
+        const load = { origin: srv.url, connections: 32, duration: Number(opts.serveSeconds), warmup: 2 };
+        const keptLoad = await runWrk({ ...load, paths: kept });
+        const mirroredLoad = await runWrk({ ...load, paths: mirrored });
+        row.serve = { kept: keptLoad.requestsPerSecMean, mirrored: mirroredLoad.requestsPerSecMean, keptBytes: keptLoad.bytesPerResponse, mirroredBytes: mirroredLoad.bytesPerResponse, non2xx: keptLoad.non2xx + mirroredLoad.non2xx };
+      }
+      results.push(row);
+      console.log(`basic-preview metatile ${metatile}: ${fmt(row.tilesPerSecond, 2)} tiles/s (${row.tiles} tiles in ${fmt(seconds, 1)} s), cold ${fmt(coldMs, 0)} ms${singleP50 === undefined ? '' : `, single tile p50 ${fmt(singleP50, 0)} ms`}, RSS ${fmt(rssMb, 0)} MB, PSS ${fmt(pssMb, 0)} MB`);
+      if (row.serve) console.log(`serving: kept renders ${fmt(row.serve.kept, 0)} req/s (${fmt(row.serve.keptBytes / 1000, 1)} KB), mirrored tiles ${fmt(row.serve.mirrored, 0)} req/s (${fmt(row.serve.mirroredBytes / 1000, 1)} KB): ratio ${fmt(row.serve.kept / row.serve.mirrored, 2)}; non-2xx ${row.serve.non2xx}`);
+    } finally {
+      await srv.close();
+    }
+  }
+  writeResults('render-basic-preview', { options: opts, bbox, results });
+}
 
 /**
  * The readback choices on one warm page of the render page (bundled Chromium): the drawn canvas read by
@@ -192,6 +288,7 @@ async function one(browser, metatile, opts) {
 }
 
 async function run(opts) {
+  if (opts.style === 'basic-preview') return basicPreview(opts);
   if (opts.readback > 0) {
     const r = await readback(opts.readback);
     console.log(`readback of a 1280² frame, median ms (decoded to raw pixels): readPixels + evaluate ${fmt(r.readPixels, 0)}, toDataURL ${fmt(r.toDataURL, 0)}, CDP screenshot ${fmt(r.screenshot, 0)}`);

@@ -31,9 +31,10 @@ export interface MapTileRequest extends TileAddress {
 /**
  * A raster tile of a map's 512 px (default) or 256 px pyramid, at scale 1 or 2, by its validated address: from the
  * mirrored pyramid when it holds the tile's zoom, else rendered here from the map's style (a map mirrored with
- * `raster: render` renders every tile; a mirrored one renders the zooms beyond its pyramid that its style can draw).
+ * `raster: render` renders every tile; a mirrored one renders the zooms beyond its pyramid that its style can draw,
+ * unless `beyond` is `pyramid`: the zooms a protocol's document advertises are the pyramid's).
  */
-export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileRequest): Reply | Promise<Reply> {
+export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileRequest, beyond: 'render' | 'pyramid' = 'render'): Reply | Promise<Reply> {
   const store = requireStore(ctx, 'maps', mapId);
   const { tileSize, scale, format } = t;
   const a = { z: t.z, x: t.x, y: t.y };
@@ -44,7 +45,8 @@ export function serveMapTile(ctx: RequestContext, mapId: string, t: MapTileReque
   if (mirrored || store.info.raster === 'render') assertInPyramid(sized, a);
   else {
     // Beyond the mirrored zooms: rendered when the style can draw the zoom, else the pyramid's own answer (400).
-    const zooms = renderedTiles.drawable(store, tileSize);
+    // WMTS and OGC API keep to the zooms their documents advertise (the pyramid's): `beyond: 'pyramid'`.
+    const zooms = beyond === 'render' ? renderedTiles.drawable(store, tileSize) : undefined;
     if (!zooms || a.z > zooms.maxzoom) assertInPyramid(sized, a);
   }
   if (format === 'basis') {

@@ -202,7 +202,7 @@ function ogcTile(dataType: 'map' | 'vector') {
     const a = { z: p.tileMatrix, x: p.tileCol, y: p.tileRow };
     if (info.kind !== 'maps') return advertised(serveStoredTile(ctx, info.kind, info.id, a));
     if (pyramid.format === 'pbf') throw notFound(`Collection ${p.collectionId} has no map tiles`);
-    return advertised(serveMapTile(ctx, info.id, { ...a, tileSize: pyramid.tileSize === 256 ? 256 : 512, scale: 1, format: pyramid.format }));
+    return advertised(serveMapTile(ctx, info.id, { ...a, tileSize: pyramid.tileSize === 256 ? 256 : 512, scale: 1, format: pyramid.format }, 'pyramid'));
   };
 }
 

@@ -81,7 +81,7 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
   if (layer.kind === 'maps' && !source) {
     // A map layer is raster: checkWmtsTile allowed png, jpg or webp only.
     const format = t.format as 'png' | 'jpg' | 'webp';
-    reply = serveMapTile(ctx, layer.id, { ...a, tileSize: layer.tileSize === 256 ? 256 : 512, scale: 1, format });
+    reply = serveMapTile(ctx, layer.id, { ...a, tileSize: layer.tileSize === 256 ? 256 : 512, scale: 1, format }, 'pyramid');
   } else {
     const store = source ?? { kind: layer.kind as 'tiles' | 'images', id: layer.id };
     reply = serveStoredTile(ctx, store.kind, store.id, a, t.format === layer.format ? undefined : WMTS_EXTENSIONS[t.format]);
