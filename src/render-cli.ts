@@ -65,6 +65,17 @@ async function withLocalServer<T>(config: Config, say: (line: string) => void, w
   }
 }
 
+/** A progress line at most a second, and the last one. */
+function progressLines(say: (line: string) => void): (resource: string, done: number, total: number) => void {
+  let last = 0;
+  return (resource, done, total) => {
+    const now = Date.now();
+    if (done !== total && now - last <= 1000) return;
+    last = now;
+    say(`${resource}: ${done}/${total} metatiles`);
+  };
+}
+
 /** Runs the configured render job `name`, recorded in the job state file; `say` gets the lines to print on stderr. */
 export async function renderJobCommand(config: Config, name: string, say: (line: string) => void): Promise<RunRecord> {
   const jobs = configuredRenderJobs(config);
@@ -82,17 +93,13 @@ export async function renderJobCommand(config: Config, name: string, say: (line:
     const startedAt = new Date();
     recordRunStart(state, name, 'manual', startedAt);
     const persist = progressPersister(state, name);
-    let last = 0;
+    const progress = progressLines(say);
     const record = await runRenderJob(job, renderHost(server, config), 'manual', {
       signal,
       log: (line, resource) => say(`${resource}: ${line}`),
       onProgress: (p) => {
         persist(p);
-        const now = Date.now();
-        if (p.done === p.total || now - last > 1000) {
-          last = now;
-          say(`${p.resource}: ${p.done}/${p.total} metatiles`);
-        }
+        progress(p.resource, p.done, p.total);
       },
     });
     recordRunEnd(state, name, record);
@@ -118,13 +125,14 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
   const sizes = list(o.sizes, [512, 256] as const, 'sizes');
   const scales = list(o.scales, [1, 2] as const, 'scales');
   const formats = list<RenderFormat>(o.formats, ['png', 'jpg', 'webp'], 'formats');
+  // A constant for the closure below (`zooms` is assigned in a try).
   const zoomRange = zooms;
   return withLocalServer(config, say, async (server, signal) => {
     const map = server.catalog.get('maps', m[1]);
     if (!map) throw new RenderCommandError(`maps/${m[1]} is not in ${resolve(config.data)}`);
     const { renderer, renderedTiles } = server.services;
     if (!renderer) throw new RenderCommandError('this server has no renderer');
-    let last = 0;
+    const progress = progressLines(say);
     const result = await prerender({
       map,
       renderer,
@@ -137,13 +145,7 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
       formats,
       metatile: config.render.metatile,
       signal,
-      progress: (done, total) => {
-        const now = Date.now();
-        if (done === total || now - last > 1000) {
-          last = now;
-          say(`maps/${m[1]}: ${done}/${total} metatiles`);
-        }
-      },
+      progress: (done, total) => progress(`maps/${m[1]}`, done, total),
     });
     say(
       result.stopped
