@@ -61,7 +61,9 @@ async function withLocalServer<T>(config: Config, say: (line: string) => void, w
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await server.close();
+    // The browsers first: their keep-alive connections to the server go with them, and nothing is cut.
+    await server.services.renderer.close();
+    await server.close(1000);
   }
 }
 

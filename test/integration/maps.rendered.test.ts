@@ -9,6 +9,7 @@ import { cpSync, existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
+import { sampleCopy } from '../helpers/rendered-map';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { waitFor } from '../helpers/wait';
@@ -17,18 +18,6 @@ jest.setTimeout(240_000);
 
 const temp = tempDirs('tilemirror-rendered-');
 afterAll(() => temp.removeTempDirs());
-
-/** A copy of the sample; with `renderOnly`, its map holds no raster tile and says so (as `--raster render` stores it). */
-function sampleCopy(renderOnly: boolean): string {
-  const dir = join(temp.tempDir(), 'data');
-  cpSync(SAMPLE_DIR, dir, { recursive: true });
-  if (renderOnly) {
-    const db = new Database(join(dir, 'maps', 'sample.mbtiles'));
-    db.exec("DELETE FROM tiles; DELETE FROM tilemirror_tiles; INSERT OR REPLACE INTO metadata (name, value) VALUES ('tilemirror_raster', 'render')");
-    db.close();
-  }
-  return dir;
-}
 
 async function get(srv: TestServer, path: string): Promise<{ status: number; type: string; body: Buffer; etag: string | null; text: string }> {
   const r = await fetch(`${srv.url}${path}${path.includes('?') ? '&' : '?'}key=${KEY}`);
@@ -62,7 +51,7 @@ describe('a mirrored map: zooms beyond its pyramid are rendered', () => {
   let srv: TestServer;
   let data: string;
   beforeAll(async () => {
-    data = sampleCopy(false);
+    data = sampleCopy(temp.tempDir(), false);
     srv = await startServer({ dataDir: data });
   });
   afterAll(() => srv?.close());
@@ -123,7 +112,7 @@ describe('a map mirrored with raster: render', () => {
   let srv: TestServer;
   let data: string;
   beforeAll(async () => {
-    data = sampleCopy(true);
+    data = sampleCopy(temp.tempDir(), true);
     srv = await startServer({ dataDir: data });
   });
   afterAll(() => srv?.close());
@@ -182,7 +171,7 @@ describe('rendering off', () => {
   let srv: TestServer;
   let data: string;
   beforeAll(async () => {
-    data = sampleCopy(true);
+    data = sampleCopy(temp.tempDir(), true);
     cpSync(join(SAMPLE_DIR, 'maps', 'sample.mbtiles'), join(data, 'maps', 'mirrored.mbtiles'));
     srv = await startServer({ dataDir: data, config: { render: { browser: join(data, 'no-such-chromium') } } });
   });

@@ -350,19 +350,41 @@ export async function gdalTranslateTile(
   outFile: string,
   opts: { openOptions?: string[]; srcwinFrom?: GdalInfo; cwd?: string; gdal?: Gdal } = {},
 ): Promise<RunResult> {
+  const bounds = tileBounds3857(tile);
+  if (!opts.srcwinFrom) return gdalTranslateWindow(source, bounds, { width: tileSize, height: tileSize }, outFile, opts);
+  const [minX, minY, maxX, maxY] = bounds;
+  const gt = opts.srcwinFrom.geoTransform;
+  const x0 = Math.round((minX - gt[0]) / gt[1]);
+  const y0 = Math.round((maxY - gt[3]) / gt[5]);
+  const x1 = Math.round((maxX - gt[0]) / gt[1]);
+  const y1 = Math.round((minY - gt[3]) / gt[5]);
+  const window = ['-srcwin', String(x0), String(y0), String(x1 - x0), String(y1 - y0)];
+  return translate(source, window, { width: tileSize, height: tileSize }, outFile, opts);
+}
+
+/**
+ * gdal_translate of EPSG:3857 `bounds` [minX, minY, maxX, maxY] (-projwin) to a PNG of `size`: where the bounds are
+ * whole tiles of one zoom and the size is their pixels, the output is those tiles side by side, pixel for pixel.
+ */
+export async function gdalTranslateWindow(
+  source: string,
+  bounds: [number, number, number, number],
+  size: { width: number; height: number },
+  outFile: string,
+  opts: { openOptions?: string[]; cwd?: string; gdal?: Gdal } = {},
+): Promise<RunResult> {
+  const [minX, minY, maxX, maxY] = bounds;
+  return translate(source, ['-projwin', String(minX), String(maxY), String(maxX), String(minY)], size, outFile, opts);
+}
+
+async function translate(
+  source: string,
+  window: string[],
+  size: { width: number; height: number },
+  outFile: string,
+  opts: { openOptions?: string[]; cwd?: string; gdal?: Gdal },
+): Promise<RunResult> {
   const gdal = opts.gdal ?? systemGdal();
-  const [minX, minY, maxX, maxY] = tileBounds3857(tile);
-  let window: string[];
-  if (opts.srcwinFrom) {
-    const gt = opts.srcwinFrom.geoTransform;
-    const x0 = Math.round((minX - gt[0]) / gt[1]);
-    const y0 = Math.round((maxY - gt[3]) / gt[5]);
-    const x1 = Math.round((maxX - gt[0]) / gt[1]);
-    const y1 = Math.round((minY - gt[3]) / gt[5]);
-    window = ['-srcwin', String(x0), String(y0), String(x1 - x0), String(y1 - y0)];
-  } else {
-    window = ['-projwin', String(minX), String(maxY), String(maxX), String(minY)];
-  }
   const args = [
     '-q',
     '-of',
@@ -370,8 +392,8 @@ export async function gdalTranslateTile(
     ...(opts.openOptions ?? []).flatMap((o) => ['-oo', o]),
     ...window,
     '-outsize',
-    String(tileSize),
-    String(tileSize),
+    String(size.width),
+    String(size.height),
     source,
     gdal.pathFor(outFile),
   ];

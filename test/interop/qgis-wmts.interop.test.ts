@@ -15,8 +15,6 @@
 // - It makes no temporal layer of WMTS (that came with QGIS 3.28): the provider has no temporal capabilities.
 //   Forcing the WMS-T source parameters (type=wmst&timeDimensionExtent=...) makes the layer temporal, but the
 //   tile requests still carry no Time: rendering it at 00:00 shows the Default (06:00). Pinned below.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
 import {
@@ -30,10 +28,24 @@ import {
   TERRAIN_STORE,
   WEATHER_LAYER,
 } from './helpers';
-import { gatedTest, SYSTEM_PYTHON } from '../helpers/clients';
+import {
+  type BrowserResult,
+  type DialogResult,
+  expectKvpGetTiles,
+  type Job,
+  layerSource,
+  type LayerResult,
+  openLayer,
+  QGIS_CHECK,
+  qgisPixels,
+  query,
+  requestOf,
+  runQgis,
+  sourceParams,
+} from './qgis';
+import { gatedTest } from '../helpers/clients';
 import { fetchText } from '../helpers/fetch';
 import { comparePixels, isUniform, type RGBA } from '../helpers/pixels';
-import { assertOk, clientEnv, run } from '../helpers/run';
 import {
   MERCATOR_HALF,
   pickTile,
@@ -46,112 +58,9 @@ import { tempDirs } from '../helpers/temp-dirs';
 
 const { tempDir, removeTempDirs } = tempDirs('tilemirror-qgis-home-');
 
-const SCRIPT = path.join(__dirname, 'qgis_wmts.py');
 const DEFAULT_TIME = KEYFRAMES[1].time;
 /** The tile the blocks cover: at zoom 2, away from the world's edges, in both the map and the weather pyramids. */
 const TILE: TileAddress = { z: 2, x: 1, y: 1 };
-
-// ---------------------------------------------------------------------------------------------
-// The script's report
-// ---------------------------------------------------------------------------------------------
-
-interface Request {
-  url: string;
-  status: number | null;
-  error?: string;
-}
-interface BrowserItem {
-  name: string;
-  path: string;
-  depth: number;
-  type: string;
-  uri?: string;
-  provider?: string;
-}
-interface BrowserResult {
-  root: string;
-  items: BrowserItem[];
-}
-interface DialogResult {
-  widget: string;
-  requests: Request[];
-  tilesets: Record<string, string | null>[];
-  dimensionsDialog: {
-    class: string;
-    title: string;
-    rows: { identifier: string; title: string; abstract: string; default: string; values: string[] | null; preselected: string | null }[];
-  } | null;
-  added: { uri: string; name: string; provider: string }[];
-}
-interface Pixels {
-  file?: string;
-  width: number;
-  height: number;
-  requests?: Request[];
-  error?: string;
-  traceback?: string;
-}
-interface LayerResult {
-  uri: string;
-  valid: boolean;
-  error?: string;
-  openRequests: Request[];
-  crs: string;
-  extent: [number, number, number, number];
-  bandCount: number;
-  argb32: boolean;
-  temporal: { providerHasTemporalCapabilities: boolean; availableTemporalRange: [string, string] | null; layerTemporalPropertiesActive: boolean };
-  blocks: (Pixels & { extent: number[]; valid: boolean })[];
-  render?: Pixels & { time: string; errors: string[] };
-}
-type Job =
-  | { op: 'browser'; url: string }
-  | { op: 'dialog'; url: string; layer: string; dimensions?: Record<string, string> }
-  | { op: 'layer'; uri: string; blocks?: { extent: number[]; width: number; height: number }[]; render?: { extent: number[]; width: number; height: number; time: string } };
-
-// ---------------------------------------------------------------------------------------------
-// Layer sources, extents, pixels
-// ---------------------------------------------------------------------------------------------
-
-/**
- * A source of QGIS's wms provider, written as QgsDataSourceUri::encodedUri() writes it: parameters sorted, each
- * value with its '&', '=' and '#' percent-encoded (the rest as is), so the capabilities URL's own query stays
- * inside `url` (`url=http://host/wmts/1.0.0/WMTSCapabilities.xml?key%3Ddemo`). The Browser's sources are
- * compared with these.
- */
-function wmsSource(params: Record<string, string>): string {
-  const enc = (v: string) => v.replace(/&/g, '%26').replace(/=/g, '%3D').replace(/#/g, '%23');
-  return Object.keys(params)
-    .sort()
-    .map((k) => `${k}=${enc(params[k])}`)
-    .join('&');
-}
-
-/** The parameters of a wms provider source (decoded). */
-function sourceParams(uri: string): Record<string, string> {
-  return Object.fromEntries(
-    uri.split('&').map((kv) => {
-      const i = kv.indexOf('=');
-      return [kv.slice(0, i), decodeURIComponent(kv.slice(i + 1))];
-    }),
-  );
-}
-
-/** The source parameters of the brief's layer: what the Add Layer dialog of QGIS writes, with dpiMode 7. */
-function layerSource(capsUrl: string, layer: string, tileMatrixSet: string, extra: Record<string, string> = {}): string {
-  return wmsSource({
-    contextualWMSLegend: '0',
-    crs: 'EPSG:3857',
-    dpiMode: '7',
-    featureCount: '10',
-    format: 'image/png',
-    layers: layer,
-    styles: 'default',
-    tileMatrixSet,
-    url: capsUrl,
-    ...extra,
-  });
-}
 
 /** A layer's WGS84BoundingBox in the capabilities, projected to Web Mercator (as QGIS gives the layer's extent). */
 function layerExtent3857(capsXml: string, layerId: string): [number, number, number, number] {
@@ -172,12 +81,6 @@ function expectExtent(actual: number[], expected: number[]): void {
   actual.forEach((v, i) => expect(v).toBeCloseTo(expected[i], 3));
 }
 
-/** What QGIS wrote: raw RGBA. */
-function qgisPixels(p: Pixels, label: string): RGBA {
-  if (p.error || !p.file) throw new Error(`QGIS ${label}: ${p.error}\n${p.traceback ?? ''}`);
-  return { width: p.width, height: p.height, data: readFileSync(p.file) };
-}
-
 /** A stored tile decoded with sharp (optionally a region of it), as raw RGBA. */
 async function storedPixels(tile: Buffer, region?: { left: number; top: number; width: number; height: number }): Promise<RGBA> {
   let img = sharp(tile).ensureAlpha();
@@ -195,37 +98,10 @@ function expectSamePixels(actual: RGBA, expected: RGBA, label: string): void {
   }
 }
 
-/** The query parameters of a GetTile QGIS sent (names as sent). */
-function query(r: Request): URLSearchParams {
-  return new URL(r.url).searchParams;
-}
-
-/** Every request answered 200, and they are KVP GetTile requests (QGIS 3.22 prefers KVP when it is offered). */
-function expectKvpGetTiles(requests: Request[] | undefined, label: string): Request[] {
-  if (!requests?.length) throw new Error(`${label}: QGIS sent no request`);
-  for (const r of requests) {
-    expect({ url: r.url, status: r.status }).toEqual({ url: r.url, status: 200 });
-    expect(query(r).get('REQUEST')).toBe('GetTile');
-  }
-  return requests;
-}
-
-/** The GetTile of one tile among those QGIS sent for a block (it also asks for the neighbours the edges touch). */
-function requestOf(requests: Request[], matrix: string, row: number, col: number): Request {
-  const r = requests.find((q) => query(q).get('TILEMATRIX') === matrix && query(q).get('TILEROW') === String(row) && query(q).get('TILECOL') === String(col));
-  if (!r) throw new Error(`no GetTile of ${matrix}/${row}/${col} among ${requests.map((q) => q.url).join('\n')}`);
-  return r;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 describe('QGIS 3.22 (python3-qgis) reads the served WMTS', () => {
-  const clientTest = gatedTest('QGIS', {
-    bins: [SYSTEM_PYTHON],
-    pythonModules: ['qgis.core', 'qgis.gui'],
-    files: [['/usr/lib/qgis/plugins/libprovider_wms.so']],
-    packages: ['python3-qgis'],
-  });
+  const clientTest = gatedTest('QGIS', QGIS_CHECK);
   let server: InteropServer;
   let serviceCaps: string;
   let serviceXml: string;
@@ -240,26 +116,8 @@ describe('QGIS 3.22 (python3-qgis) reads the served WMTS', () => {
     removeTempDirs();
   });
 
-  /** One QGIS session running the jobs, with a home of its own (settings, network cache: nothing from earlier runs). */
-  async function qgis<T extends unknown[]>(jobs: Job[]): Promise<T> {
-    const home = tempDir();
-    const out = tempDir('tilemirror-qgis-out-');
-    const env = clientEnv({ HOME: home, XDG_RUNTIME_DIR: home, QT_QPA_PLATFORM: 'offscreen' });
-    const r = assertOk(await run(SYSTEM_PYTHON, [SCRIPT, out, JSON.stringify(jobs)], { env, timeoutMs: 45_000 }));
-    const report = JSON.parse(r.stdout) as { qgisVersion: string; results: (T[number] & { error?: string; traceback?: string })[] };
-    // What these tests pin (KVP preferred, tileDimensions, no temporal WMTS) is QGIS 3.22's, Debian bookworm's.
-    expect(report.qgisVersion).toMatch(/^3\.22\./);
-    report.results.forEach((res, i) => {
-      // A layer that does not open reports its error and is checked by the test; anything else is a script failure.
-      if (res.error && jobs[i].op !== 'layer') throw new Error(`QGIS job ${JSON.stringify(jobs[i])}: ${res.error}\n${res.traceback ?? ''}`);
-    });
-    return report.results as unknown as T;
-  }
-
-  function openLayer(res: LayerResult, label: string): LayerResult {
-    if (!res.valid) throw new Error(`QGIS could not open ${label}: ${res.error}\nsource: ${res.uri}`);
-    return res;
-  }
+  /** One QGIS session running the jobs (settings and network cache of its own). */
+  const qgis = <T extends unknown[]>(jobs: Job[]): Promise<T> => runQgis<T>(jobs, tempDir);
 
   /** The tile matrix set QGIS should be given for a layer (from the capabilities, as its dialog takes it). */
   function matrixSetOf(xml: string, layer: string, tileSize: number) {

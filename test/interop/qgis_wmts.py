@@ -16,11 +16,12 @@ Jobs:
       Add. When QGIS asks for dimension values (its "Select Dimensions" dialog) the rows it shows are reported and
       <dimensions> chosen in it; the layer source the dialog emits is reported.
   {"op": "layer", "uri": <wms provider source>, "blocks": [{"extent": [minx, miny, maxx, maxy], "width": w,
-   "height": h}], "render": {"extent": [...], "width": w, "height": h, "time": <ISO 8601>}}
+   "height": h}], "render": {"extent": [...], "width": w, "height": h, "time": <ISO 8601, optional>}}
       QgsRasterLayer(uri, name, "wms"): valid, CRS, extent, bands, temporal properties and the provider's temporal
       capabilities; each block read with dataProvider().block(1, extent, w, h) and written to <out dir> as raw
-      RGBA bytes; "render" renders the layer with QgsMapRendererSequentialJob on a map whose temporal range is
-      <time> .. <time> (what the Temporal Controller does) and writes the image as raw RGBA.
+      RGBA bytes; "render" renders the layer with QgsMapRendererSequentialJob on a map of <extent> in w x h pixels
+      whose temporal range is <time> .. <time> (what the Temporal Controller does; without "time" the map is not
+      temporal) and writes the image as raw RGBA.
       Every network request QGIS makes (capabilities, tiles) is listed with its HTTP status, per step.
 
 The session has a private home (the test sets HOME), so QGIS's settings and network disk cache start empty.
@@ -243,7 +244,7 @@ def layer(job, out_dir, index):
         result["blocks"].append(entry)
     spec = job.get("render")
     if spec:
-        entry = {"time": spec["time"]}
+        entry = {"time": spec.get("time")}
         try:
             settings = QgsMapSettings()
             settings.setLayers([lyr])
@@ -251,9 +252,10 @@ def layer(job, out_dir, index):
             settings.setOutputSize(QSize(spec["width"], spec["height"]))
             settings.setExtent(QgsRectangle(*spec["extent"]))
             settings.setOutputDpi(96)
-            t = QDateTime.fromString(spec["time"], Qt.ISODate)
-            settings.setIsTemporal(True)
-            settings.setTemporalRange(QgsDateTimeRange(t, t))
+            if spec.get("time"):
+                t = QDateTime.fromString(spec["time"], Qt.ISODate)
+                settings.setIsTemporal(True)
+                settings.setTemporalRange(QgsDateTimeRange(t, t))
             mark = REQUESTS.mark()
             render = QgsMapRendererSequentialJob(settings)
             render.start()

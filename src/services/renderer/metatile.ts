@@ -27,13 +27,15 @@ export interface Metatile {
   rows: number;
 }
 
-/** What the page is asked to draw: canvas size in CSS pixels, pixel ratio, centre and MapLibre zoom. */
+/** What the page is asked to draw: canvas size in CSS pixels, pixel ratio, centre, MapLibre zoom, and the tiles' part of the canvas. */
 export interface View {
   width: number;
   height: number;
   pixelRatio: 1 | 2;
   center: [number, number];
   zoom: number;
+  /** The metatile's tiles in the canvas (CSS pixels): what is captured, the margin left out. */
+  clip: { x: number; y: number; width: number; height: number };
 }
 
 /** MapLibre zoom of a tile of `tileSize` CSS px at `z`: MapLibre draws 512 px tiles, so a 256 px tile at z is z - 1. */
@@ -70,15 +72,26 @@ export function splitArea(area: Metatile, n: number): Metatile[] {
   return out;
 }
 
-/** The view drawing `m` with `margin` CSS px around it: centre at the block's middle, MapLibre's zoom of its tiles. */
+/**
+ * The view drawing `m` with `margin` CSS px around it. Not beyond the top and bottom of the world: MapLibre keeps
+ * its view inside the world's latitudes and would shift the whole picture by the margin, so a metatile on the
+ * first or last row has no margin on that side (nothing crosses that edge). East and west the world repeats.
+ */
 export function viewOf(m: Metatile, margin: number): View {
   const side = 2 ** m.z;
+  const top = m.y0 === 0 ? 0 : margin;
+  const bottom = m.y0 + m.rows === side ? 0 : margin;
+  const width = m.cols * m.tileSize;
+  const height = m.rows * m.tileSize;
+  // The canvas's middle, in tiles at z: the block's middle moved by half the difference of the margins.
+  const middleY = m.y0 + m.rows / 2 + (bottom - top) / 2 / m.tileSize;
   return {
-    width: m.cols * m.tileSize + 2 * margin,
-    height: m.rows * m.tileSize + 2 * margin,
+    width: width + 2 * margin,
+    height: height + top + bottom,
     pixelRatio: m.scale,
-    center: [pixelXToLon(m.x0 + m.cols / 2, side), pixelYToLat(m.y0 + m.rows / 2, side)],
+    center: [pixelXToLon(m.x0 + m.cols / 2, side), pixelYToLat(middleY, side)],
     zoom: maplibreZoom(m.z, m.tileSize),
+    clip: { x: margin, y: top, width, height },
   };
 }
 

@@ -17,6 +17,7 @@ export const RENDER_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>tilemirror renderer</title>
 <link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/maplibre-gl/maplibre-gl.css">
 <style>html,body{margin:0;padding:0;background:transparent;overflow:hidden}#map{position:absolute;left:0;top:0}</style>
 </head>
 <body>
@@ -35,9 +36,12 @@ function create(container, url, view) {
     interactive: false, fadeDuration: 0, attributionControl: false, minZoom: -2, maxZoom: 24,
     canvasContextAttributes: { preserveDrawingBuffer: true },
   });
+  // Before 'style.load' an error is the style's own (it will never be idle); after, a tile, sprite or glyph range.
+  let styled = false;
+  map.once('style.load', () => { styled = true; });
   map.on('error', (e) => {
     const message = String((e && e.error && e.error.message) || e.error || 'error');
-    if (!map.isStyleLoaded() && failStyle) failStyle(new Error('style: ' + message));
+    if (!styled && failStyle) failStyle(new Error('style: ' + message));
     else if (problems.length < 20) problems.push(message);
   });
 }

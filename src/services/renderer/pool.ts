@@ -1,5 +1,5 @@
 // The renderer browsers: `size` slots, each one Chromium process with one page (two pages in one browser stall:
-// the one in the background is throttled), started when a render first needs it. Renders wait in a bounded queue;
+// the one in the background is throttled), started when a render first needs it and closed after a while idle. Renders wait in a bounded queue;
 // each attempt has a deadline, and a browser that crashes or passes the deadline is killed, replaced, and the render
 // tried once more on the new one. What fails then is `unavailable`, never an error without a kind.
 
@@ -17,6 +17,8 @@ export interface PoolOptions {
   launch(): Promise<RenderBrowser>;
   /** A browser was killed (crash or deadline) and will be replaced: for the log. */
   onReplaced(why: string, pid: number): void;
+  /** A browser with no render for this long is closed (its memory given back); the next render starts another. */
+  idleMs: number;
 }
 
 /** Counts since start (RendererState's). */
@@ -29,6 +31,7 @@ export interface PoolCounts {
 interface Slot {
   browser?: RenderBrowser;
   busy: boolean;
+  idle?: NodeJS.Timeout;
 }
 
 interface Job {
@@ -95,12 +98,23 @@ export class BrowserPool {
 
   private start(slot: Slot, job: Job): void {
     slot.busy = true;
+    clearTimeout(slot.idle);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     void this.attempt(slot, job, 1).finally(() => {
       slot.busy = false;
       const next = this.waiting.shift();
-      if (next && !this.closed) this.start(slot, next);
+      if (next && !this.closed) return this.start(slot, next);
+      slot.idle = setTimeout(() => this.closeIdle(slot), this.opts.idleMs);
+      // An idle browser never keeps the process alive.
+      slot.idle.unref();
     });
+  }
+
+  private closeIdle(slot: Slot): void {
+    const { browser } = slot;
+    if (slot.busy || !browser) return;
+    slot.browser = undefined;
+    void browser.close();
   }
 
   private async attempt(slot: Slot, job: Job, n: number): Promise<void> {
@@ -157,6 +171,7 @@ export class BrowserPool {
   /** Stops every browser; waiting renders are refused as `unavailable` (those in flight fail as their browser goes). */
   async close(): Promise<void> {
     this.closed = true;
+    for (const slot of this.slots) clearTimeout(slot.idle);
     for (const job of this.waiting.splice(0)) job.reject(new ServiceError('unavailable', 'the renderer is closed'));
     await Promise.all(this.slots.map((s) => s.browser?.close()));
   }

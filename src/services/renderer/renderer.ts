@@ -15,6 +15,9 @@ import type { MapRenderer, RenderedTile, RendererState, RenderFormat, RenderTile
 
 const FORMATS: readonly RenderFormat[] = ['png', 'jpg', 'webp'];
 
+/** A browser with no render for this long is closed: ~0.2-0.5 GB given back; the next render pays a cold start (~5 s). */
+const IDLE_CLOSE_MS = 10 * 60_000;
+
 export interface RendererOptions {
   render: Config['render'];
   catalog: Catalog;
@@ -59,6 +62,7 @@ export class ChromiumRenderer implements MapRenderer {
       size: render.browsers,
       maxWaiting: render.queue,
       deadlineMs: render.deadlineSeconds * 1000,
+      idleMs: IDLE_CLOSE_MS,
       launch: () => this.launch(),
       onReplaced: (why, pid) => log.warn({ pid, why: this.hideKey(why) }, 'renderer browser killed and replaced; its render is tried once more'),
     });
@@ -148,7 +152,8 @@ export class ChromiumRenderer implements MapRenderer {
   private sharedRender(meta: Metatile): Shared {
     const key = metatileKey(meta);
     const found = this.shared.get(key);
-    if (found) return found;
+    // One that every caller left is on its way out (abandoned): a new caller starts another.
+    if (found && !found.stop.signal.aborted) return found;
     const stop = new AbortController();
     const pixels = this.pool.run((browser) => this.draw(browser, meta), stop.signal).then(decode);
     const s: Shared = { pixels, stop, callers: 0, kept: new Set() };
@@ -185,9 +190,8 @@ export class ChromiumRenderer implements MapRenderer {
   private async draw(browser: RenderBrowser, meta: Metatile): Promise<{ meta: Metatile; png: Buffer }> {
     const origin = this.origin as string;
     const style = `${origin}/maps/${encodeURIComponent(meta.mapId)}/style.json?key=${encodeURIComponent(this.opts.key)}`;
-    const { margin } = this.opts.render;
     try {
-      const drawn = await browser.draw(style, viewOf(meta, margin), margin);
+      const drawn = await browser.draw(style, viewOf(meta, this.opts.render.margin));
       if (drawn.problems.length > 0) this.opts.log.warn({ map: meta.mapId, z: meta.z, problems: drawn.problems.map((p) => this.hideKey(p)) }, 'rendered with parts missing');
       return { meta, png: drawn.png };
     } catch (err) {

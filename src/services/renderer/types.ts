@@ -50,7 +50,8 @@ export interface MapRenderer {
    * edges as in the viewer). The metatile's other tiles are handed to `keep` (when given) as they are cut, so a
    * caller can store them. Throws a ServiceError: `unavailable` when rendering is off (the message says why and
    * names the browser package), `too-busy` with retryAfterSeconds when the queue is full, `not-found` when the map
-   * has no style, `invalid` beyond the zooms the style can draw, `abandoned` when `signal` fires first.
+   * has no style, `conflict` when `styleVersion` is no longer the map's, `invalid` off the zoom's matrix or beyond
+   * MapLibre's zooms, `abandoned` when `signal` fires first (other callers of the same metatile still get theirs).
    */
   render(tile: RenderTile, options?: { signal?: AbortSignal; keep?: (tiles: RenderedTile[]) => void }): Promise<Buffer>;
   /**
