@@ -189,20 +189,28 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 
 program
   .command('render')
-  .description('pre-render a map\'s raster tiles from its style (MapLibre in headless Chromium) into its render store, so serving never waits for them: resumable (Ctrl-C keeps what was drawn), published atomically')
-  .argument('<resource>', 'the map, as maps/ID')
-  .requiredOption('-z, --zoom <range>', 'zooms of the 512 px tiles, MIN-MAX (256 px tiles: one zoom more, the same area)')
+  .description('pre-render a map\'s raster tiles from its style (MapLibre in headless Chromium) into its render store, so serving never waits for them: resumable (Ctrl-C keeps what was drawn), published atomically; with --config FILE NAME, runs the render job NAME of the file')
+  .argument('<target>', 'the map, as maps/ID; or, with --config, the name of a render job (mirror.jobs[] with kind: render)')
+  .option('-z, --zoom <range>', 'zooms of the 512 px tiles, MIN-MAX (256 px tiles: one zoom more, the same area); required with maps/ID')
   .option('--bbox <W,S,E,N>', 'area in degrees (repeatable; default the map\'s bounds)', collect, [])
-  .option('-c, --config <file>', 'YAML config file (its data directory and render section)')
+  .option('-c, --config <file>', 'YAML config file (its data directory, render section and render jobs)')
   .option('-d, --data <dir>', 'data directory holding the stores')
   .option('--sizes <list>', 'tile sizes to render: 512, 256', '512,256')
   .option('--scales <list>', 'pixel ratios to render: 1, 2', '1')
   .option('--formats <list>', 'formats to keep: png, jpg, webp', 'png')
-  .action(async (resource: string, opts: { zoom: string; bbox: string[]; config?: string; data?: string; sizes: string; scales: string; formats: string }) => {
+  .action(async (target: string, opts: { zoom?: string; bbox: string[]; config?: string; data?: string; sizes: string; scales: string; formats: string }, cmd: Command) => {
     const cli = await import('./render-cli.js');
     try {
       const config = resolveServeConfig({ config: opts.config, data: opts.data });
-      const r = await cli.renderCommand(config, { resource, ...opts }, (line) => console.error(line));
+      if (!target.startsWith('maps/') && opts.config) {
+        // A job's own fields decide these: a flag that would be ignored is refused.
+        const ignored = ['zoom', 'bbox', 'sizes', 'scales', 'formats'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+        if (ignored.length > 0) throw new cli.RenderCommandError(`with a render job the job's fields apply: set ${ignored.map((o) => `--${o}`).join(', ')} in ${opts.config} (mirror.jobs[])`);
+        const record = await cli.renderJobCommand(config, target, (line) => console.error(line));
+        process.exitCode = record.result === 'interrupted' ? 130 : record.exitCode;
+        return;
+      }
+      const r = await cli.renderCommand(config, { resource: target, ...opts }, (line) => console.error(line));
       if (r.stopped) process.exitCode = 130;
     } catch (err) {
       if (!(err instanceof cli.RenderCommandError) && !(err instanceof ConfigError)) throw err;

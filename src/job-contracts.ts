@@ -29,7 +29,18 @@ export interface ResourceRecord extends TileCounts {
   problems: string[];
   /** The version the run published, as the server names it (the admin API's store `version`); absent when none. */
   version?: string;
+  /** A render job's map: the metatiles of its plan and those this run drew (the rest were there: a resumed run). */
+  metatiles?: MetatileCounts;
 }
+
+/** A render run's metatiles: planned, and drawn by this run. */
+export interface MetatileCounts {
+  planned: number;
+  drawn: number;
+}
+
+/** What a job does: mirror resources from the upstream, or render maps' raster tiles (`kind: render`). */
+export type JobKind = 'mirror' | 'render';
 
 export interface RunRecord {
   trigger: Trigger;
@@ -45,11 +56,17 @@ export interface RunRecord {
   errors: number;
   lastError?: string;
   resources: ResourceRecord[];
+  /** A render job's run (absent: a mirror run). Its `tiles.stored` are the tiles of the published render stores. */
+  kind?: 'render';
+  /** A render run's metatiles over all its maps. */
+  metatiles?: MetatileCounts;
 }
 
 /** Live progress of a running job (in memory; also persisted every few seconds for other processes). */
 export interface JobProgress {
   resource: string;
+  /** What done and total count: tiles (absent) or a render job's metatiles. */
+  unit?: 'metatiles';
   /** 1-based position of the resource in the job, and how many it has. */
   resourceIndex: number;
   resources: number;
@@ -98,6 +115,8 @@ export interface JobState {
 /** What the status endpoint and `tilemirror status` show for one configured job (its history is asked for apart). */
 export interface JobView extends Omit<JobState, 'history'> {
   name: string;
+  /** `render` for a render job (absent: a mirror job, as before kinds). */
+  kind?: Exclude<JobKind, 'mirror'>;
   resources: string[];
   schedule?: string;
   timezone?: string;

@@ -1,12 +1,20 @@
 // `tilemirror render maps/ID --zoom A-B [--bbox W,S,E,N]`: pre-renders a map's raster tiles into its render store
-// (services/prerender.ts). The browsers load the map's style and tiles from a server of their own, on a loopback
-// port of this process over the same data directory; the run is resumable (Ctrl-C keeps what was drawn) and
-// publishes atomically. Reports in lines; src/cli.ts calls this.
+// (services/prerender.ts); `tilemirror render --config FILE NAME` runs the configured render job NAME the same way
+// and records it in the job state file as a server's run is (mirror/jobs/render-job.ts). The browsers load the
+// map's style and tiles from a server of their own, on a loopback port of this process over the same data
+// directory; the run is resumable (Ctrl-C keeps what was drawn) and publishes atomically. Reports in lines;
+// src/cli.ts calls this.
 
 import { resolve } from 'node:path';
 import type { Config } from './config/schema';
 import { ServiceError } from './errors';
-import { createLogger, startServer } from './http/server';
+import type { RunRecord } from './job-contracts';
+import { createLogger, startServer, type HttpServer } from './http/server';
+import { progressPersister, recordRunEnd, recordRunStart } from './mirror/jobs/job-status';
+import { configuredRenderJobs, selectJobs } from './mirror/jobs/jobs-config';
+import { runRenderJob } from './mirror/jobs/render-job';
+import { renderHost } from './serve';
+import { JobStateFile } from './store/data-dir/job-state';
 import { parseBBox, parseZoomRange } from './mirror/plan';
 import { prerender, type PrerenderResult } from './services/prerender';
 import type { RenderFormat } from './store/renders/render-store';
@@ -16,7 +24,7 @@ export class RenderCommandError extends Error {}
 
 export interface RenderCommandOptions {
   resource: string;
-  zoom: string;
+  zoom?: string;
   bbox: string[];
   sizes: string;
   scales: string;
@@ -30,22 +38,11 @@ function list<T>(text: string, allowed: readonly T[], what: string): T[] {
   return [...new Set(out as T[])];
 }
 
-/** Runs the pre-render; `say` gets the lines to print on stderr. */
-export async function renderCommand(config: Config, o: RenderCommandOptions, say: (line: string) => void): Promise<PrerenderResult> {
-  const m = /^maps\/(.+)$/.exec(o.resource);
-  if (!m || !isStoreId(m[1])) throw new RenderCommandError(`"${o.resource}" is not a map: expected maps/ID`);
-  let zooms: [number, number];
-  let bboxes: Bounds[];
-  try {
-    zooms = parseZoomRange(o.zoom);
-    bboxes = o.bbox.map(parseBBox);
-  } catch (err) {
-    throw new RenderCommandError((err as Error).message);
-  }
-  const sizes = list(o.sizes, [512, 256] as const, 'sizes');
-  const scales = list(o.scales, [1, 2] as const, 'scales');
-  const formats = list<RenderFormat>(o.formats, ['png', 'jpg', 'webp'], 'formats');
-  // A server of this process's own on loopback: the browsers' only origin. It runs no jobs and keeps no renders itself.
+/**
+ * Runs `work` with a server of this process's own on loopback (the browsers' only origin; it runs no jobs and keeps
+ * no renders itself) and a signal that Ctrl-C or SIGTERM aborts.
+ */
+async function withLocalServer<T>(config: Config, say: (line: string) => void, work: (server: HttpServer, signal: AbortSignal) => Promise<T>): Promise<T> {
   const local: Config = { ...config, server: { ...config.server, host: '127.0.0.1', port: 0 }, metrics: { ...config.metrics, enabled: false } };
   const log = createLogger({ ...local, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const server = await startServer(local, log);
@@ -57,37 +54,7 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const map = server.catalog.get('maps', m[1]);
-    if (!map) throw new RenderCommandError(`maps/${m[1]} is not in ${resolve(config.data)}`);
-    const { renderer, renderedTiles } = server.services;
-    if (!renderer) throw new RenderCommandError('this server has no renderer');
-    let last = 0;
-    const result = await prerender({
-      map,
-      renderer,
-      renderedTiles,
-      dataDir: server.catalog.dataDir,
-      zooms,
-      bboxes,
-      sizes,
-      scales,
-      formats,
-      metatile: config.render.metatile,
-      signal: controller.signal,
-      progress: (done, total) => {
-        const now = Date.now();
-        if (done === total || now - last > 1000) {
-          last = now;
-          say(`maps/${m[1]}: ${done}/${total} metatiles`);
-        }
-      },
-    });
-    say(
-      result.stopped
-        ? `maps/${m[1]}: stopped after ${result.drawn} metatiles drawn; kept in ${result.file}`
-        : `maps/${m[1]}: ${result.tiles} tiles in ${result.file} (${result.drawn} of ${result.metatiles} metatiles drawn by this run)`,
-    );
-    return result;
+    return await work(server, controller.signal);
   } catch (err) {
     if (err instanceof ServiceError) throw new RenderCommandError(err.message);
     throw err;
@@ -98,4 +65,95 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
     await server.services.renderer.close();
     await server.close(1000);
   }
+}
+
+/** A progress line at most a second, and the last one. */
+function progressLines(say: (line: string) => void): (resource: string, done: number, total: number) => void {
+  let last = 0;
+  return (resource, done, total) => {
+    const now = Date.now();
+    if (done !== total && now - last <= 1000) return;
+    last = now;
+    say(`${resource}: ${done}/${total} metatiles`);
+  };
+}
+
+/** Runs the configured render job `name`, recorded in the job state file; `say` gets the lines to print on stderr. */
+export async function renderJobCommand(config: Config, name: string, say: (line: string) => void): Promise<RunRecord> {
+  const jobs = configuredRenderJobs(config);
+  const mirrorJob = config.mirror.jobs.find((j) => j.name === name && j.kind !== 'render');
+  if (mirrorJob) throw new RenderCommandError(`${name} is a mirror job: run it with tilemirror mirror --config FILE ${name}`);
+  let job;
+  try {
+    [job] = selectJobs(jobs, [name]);
+  } catch (err) {
+    throw new RenderCommandError((err as Error).message);
+  }
+  const state = new JobStateFile(config.data, (e) => say(`warning: cannot write the job state ${config.data}: ${e.message}`));
+  return withLocalServer(config, say, async (server, signal) => {
+    say(`job ${name}: rendering ${job.resources.map((r) => `${r.kind}/${r.id}`).join(', ')}, zooms ${job.zoom[0]}-${job.zoom[1]}`);
+    const startedAt = new Date();
+    recordRunStart(state, name, 'manual', startedAt);
+    const persist = progressPersister(state, name);
+    const progress = progressLines(say);
+    const record = await runRenderJob(job, renderHost(server, config), 'manual', {
+      signal,
+      log: (line, resource) => say(`${resource}: ${line}`),
+      onProgress: (p) => {
+        persist(p);
+        progress(p.resource, p.done, p.total);
+      },
+    });
+    recordRunEnd(state, name, record);
+    const drawn = record.metatiles ? `, ${record.metatiles.drawn} of ${record.metatiles.planned} metatiles drawn` : '';
+    say(`job ${name}: ${record.result}, ${record.tiles.stored} tiles${drawn}${record.lastError ? `; last error: ${record.lastError}` : ''}`);
+    return record;
+  });
+}
+
+/** Runs the pre-render; `say` gets the lines to print on stderr. */
+export async function renderCommand(config: Config, o: RenderCommandOptions, say: (line: string) => void): Promise<PrerenderResult> {
+  const m = /^maps\/(.+)$/.exec(o.resource);
+  if (!m || !isStoreId(m[1])) throw new RenderCommandError(`"${o.resource}" is not a map: expected maps/ID (or a render job's name, with --config FILE)`);
+  if (!o.zoom) throw new RenderCommandError(`--zoom is required with ${o.resource}`);
+  let zooms: [number, number];
+  let bboxes: Bounds[];
+  try {
+    zooms = parseZoomRange(o.zoom);
+    bboxes = o.bbox.map(parseBBox);
+  } catch (err) {
+    throw new RenderCommandError((err as Error).message);
+  }
+  const sizes = list(o.sizes, [512, 256] as const, 'sizes');
+  const scales = list(o.scales, [1, 2] as const, 'scales');
+  const formats = list<RenderFormat>(o.formats, ['png', 'jpg', 'webp'], 'formats');
+  // A constant for the closure below (`zooms` is assigned in a try).
+  const zoomRange = zooms;
+  return withLocalServer(config, say, async (server, signal) => {
+    const map = server.catalog.get('maps', m[1]);
+    if (!map) throw new RenderCommandError(`maps/${m[1]} is not in ${resolve(config.data)}`);
+    const { renderer, renderedTiles } = server.services;
+    if (!renderer) throw new RenderCommandError('this server has no renderer');
+    const progress = progressLines(say);
+    const result = await prerender({
+      map,
+      renderer,
+      renderedTiles,
+      dataDir: server.catalog.dataDir,
+      zooms: zoomRange,
+      bboxes,
+      sizes,
+      scales,
+      formats,
+      metatile: config.render.metatile,
+      signal,
+      progress: (done, total) => progress(`maps/${m[1]}`, done, total),
+    });
+    say(
+      result.stopped
+        ? `maps/${m[1]}: stopped after ${result.drawn} metatiles drawn; kept in ${result.file}`
+        : `maps/${m[1]}: ${result.tiles} tiles in ${result.file} (${result.drawn} of ${result.metatiles} metatiles drawn by this run)`,
+    );
+    return result;
+  });
 }

@@ -9,6 +9,7 @@ import type { Config } from './config/schema';
 import { schedulerCheck, type SchedulerState } from './http/health';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/jobs/job-status';
+import type { RenderHost } from './mirror/jobs/render-job';
 import { Scheduler } from './mirror/jobs/schedule';
 import type { GeolocationHooks } from './services/geolocation/service';
 
@@ -30,6 +31,12 @@ export interface ServeOptions {
   geolocation?: GeolocationHooks;
 }
 
+/** What a render job needs of a running server: its renderer, its render stores' keeper and its catalog's maps. */
+export function renderHost(server: HttpServer, config: Config): RenderHost {
+  const { renderer, renderedTiles } = server.services;
+  return { renderer, renderedTiles, map: (id) => server.catalog.get('maps', id), dataDir: server.catalog.dataDir, metatile: config.render.metatile };
+}
+
 /** Serves the data directory; starts the scheduler (after the server listens) when this process runs the schedules. */
 export async function startTilemirror(config: Config, log: Logger = createLogger(config), opts: ServeOptions = {}): Promise<Tilemirror> {
   // With `serve --workers N` the cluster's primary runs the schedules (it outlives restarted workers); the
@@ -44,9 +51,11 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'mirror scheduler failed to start: serving without schedules (not ready)');
   };
   let scheduler: Scheduler | undefined;
+  // Render jobs draw with this server's renderer, known once the server is built (a job cannot fire before).
+  let host: RenderHost | undefined;
   try {
     // Built for on-demand jobs too: the admin API's Run now goes through it.
-    scheduler = inCharge ? new Scheduler({ config, log }) : undefined;
+    scheduler = inCharge ? new Scheduler({ config, log, render: () => host }) : undefined;
   } catch (err) {
     if (runs) schedulerFailed(err);
     else log.error({ err: err instanceof Error ? err.message : String(err) }, 'mirror jobs cannot be run from this server (the admin API refuses Run now)');
@@ -57,6 +66,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     checks: () => ({ scheduler: schedulerCheck(schedulerState) }),
     geolocation: opts.geolocation,
   });
+  host = renderHost(server, config);
   try {
     scheduler?.start();
   } catch (err) {

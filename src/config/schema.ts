@@ -108,6 +108,12 @@ export const mirrorJobSchema = z
   .object({
     /** Used by `tilemirror mirror --config FILE NAME`, in logs and on the status page. */
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" or "-" (at most 64)'),
+    /**
+     * `mirror` (default) copies the resources from the upstream; `render` pre-renders the raster tiles of its
+     * `maps/ID` resources from their styles into their render stores (`zoom` of the 512 px tiles, `bboxes`, `sizes`,
+     * `scales`, `formats`), using the server's renderer (`tilemirror render --config FILE NAME` outside a server).
+     */
+    kind: z.enum(['mirror', 'render']).optional(),
     /** `tiles/ID`, `maps/ID`, `images/ID`, mirrored one after another. */
     resources: z.array(z.string().regex(/^[a-z]+(\/.+)?$/, 'a resource like tiles/ID, maps/ID or images/ID')).min(1, 'at least one resource'),
     zoom: zoomRange.optional(),
@@ -170,8 +176,10 @@ export const mirrorJobSchema = z
     raster: z.enum(['mirror', 'render']).optional(),
     /** Maps: pixel ratios to mirror (2 adds the @2x pyramids). */
     scales: z.array(z.union([z.literal(1), z.literal(2)])).min(1).optional(),
-    /** Maps: tile formats to mirror (default: the upstream's). */
+    /** Maps: tile formats to mirror (default: the upstream's); a render job's formats to keep (default png). */
     formats: z.array(z.enum(['png', 'jpg', 'webp'])).min(1).optional(),
+    /** Render jobs: tile sizes to render (default both: 512, 256). */
+    sizes: z.array(z.union([z.literal(256), z.literal(512)])).min(1).optional(),
     /** Revalidate stored tiles older than this many seconds (conditional requests); default 7 days. */
     maxAge: z.number().int().min(0).optional(),
   })
@@ -209,6 +217,17 @@ export const mirrorSchema = z
       if (job.source && (job.resources.length !== 1 || !job.resources[0].startsWith('tiles/'))) {
         ctx.addIssue({ code: 'custom', path: ['jobs', i, 'resources'], message: 'a job with a source mirrors it into exactly one resource, tiles/ID' });
       }
+      if (job.kind === 'render') {
+        const refuse = (field: string, message: string): void => ctx.addIssue({ code: 'custom', path: ['jobs', i, field], message });
+        if (!job.resources.every((r) => /^maps\/./.test(r))) refuse('resources', 'a render job renders maps: every resource is maps/ID');
+        if (!job.zoom) refuse('zoom', 'a render job needs its zoom range (of the 512 px tiles)');
+        for (const field of ['source', 'upstream', 'keyEnv', 'raster', 'maxRequests', 'rate', 'maxAge'] as const) {
+          if (job[field] !== undefined) refuse(field, `a render job fetches nothing from an upstream: ${field} does not apply`);
+        }
+        if (job.areas.length > 0) refuse('areas', 'a render job takes bboxes, not areas');
+        return;
+      }
+      if (job.sizes) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'sizes'], message: 'sizes apply to render jobs (kind: render)' });
       if (!job.upstream && !m.upstream && !job.source) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'upstream'], message: 'no upstream: set mirror.upstream or the job\'s upstream' });
     });
   });

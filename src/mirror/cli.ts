@@ -49,7 +49,10 @@ function loadJobs(flags: Flags, names: string[], cmd: Command): { config: Config
     // `--key` on the command line wins; otherwise each job's keyEnv variable, then mirror.key.
     const keyOverride = cmd.getOptionValueSource('key') === 'cli' ? flags.key : undefined;
     const all = configuredJobs(config, process.env, keyOverride);
-    if (all.length === 0) throw new UsageError(`no jobs in ${flags.config} (mirror.jobs)`);
+    // Render jobs run with a renderer, which `tilemirror render` brings; `mirror` without names runs the mirror jobs.
+    const render = config.mirror.jobs.filter((j) => j.kind === 'render' && names.includes(j.name)).map((j) => j.name);
+    if (render.length > 0) throw new UsageError(`${render.join(', ')}: render job${render.length > 1 ? 's' : ''}; run with tilemirror render --config ${flags.config} ${render.join(' ')}`);
+    if (all.length === 0) throw new UsageError(`no mirror jobs in ${flags.config} (mirror.jobs)`);
     return { config, jobs: selectJobs(all, names) };
   } catch (e) {
     if (!(e instanceof ConfigError || e instanceof UsageError)) throw e;

@@ -29,8 +29,8 @@ export interface PrerenderOptions {
   /** Edge of a metatile in tiles. */
   metatile: number;
   signal?: AbortSignal;
-  /** Called after each metatile: metatiles done (drawn or already there) of the total. */
-  progress?: (done: number, total: number) => void;
+  /** Called after each metatile: metatiles done (drawn or already there) of the total, and those drawn by this run. */
+  progress?: (done: number, total: number, drawn: number) => void;
 }
 
 export interface PrerenderResult {
@@ -85,6 +85,12 @@ export function prerenderPlan(o: Pick<PrerenderOptions, 'zooms' | 'bboxes' | 'si
   return plan;
 }
 
+/** The tiles of a metatile, clipped to its zoom's grid (in one format). */
+export function metatileTiles(m: Pick<Metatile, 'z' | 'x0' | 'y0' | 'n'>): number {
+  const side = 2 ** m.z;
+  return Math.max(0, Math.min(m.n, side - m.x0)) * Math.max(0, Math.min(m.n, side - m.y0));
+}
+
 /** Whether every tile of a metatile (clipped to its zoom's grid) is in the store in every format. */
 function complete(store: RenderStore, m: Metatile, formats: RenderFormat[]): boolean {
   const last = 2 ** m.z - 1;
@@ -135,7 +141,7 @@ export async function prerender(o: PrerenderOptions): Promise<PrerenderResult> {
         store.put(tiles.map((t) => ({ tileSize: t.tile.tileSize, scale: t.tile.scale, format: t.tile.format, z: t.tile.z, x: t.tile.x, y: t.tile.y, data: t.data })));
         drawn++;
       }
-      o.progress?.(++done, plan.length);
+      o.progress?.(++done, plan.length, drawn);
     }
   } catch (err) {
     if (!(err instanceof ServiceError && err.kind === 'abandoned' && o.signal?.aborted)) throw err;

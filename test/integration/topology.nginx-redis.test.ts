@@ -10,13 +10,14 @@
 // Every wait is for a condition (counts, log lines), never for a time.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, openSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, existsSync, openSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SKIPPED_ELSEWHERE, SKIPPED_STILL_RUNNING } from '../../src/mirror/jobs/schedule';
 import { readJobStates } from '../../src/store/data-dir/job-state';
+import { call } from '../helpers/admin-api';
 import { startChildServer, type ChildServer } from '../helpers/child-server';
 import { gatedTest } from '../helpers/clients';
 import { freePort, REDIS_SERVER, startRedis, tcpOpen, type TestRedis } from '../helpers/redis';
@@ -107,21 +108,26 @@ async function startTopology(): Promise<void> {
   const [portA, portB, nginxPort] = [await freePort(), await freePort(), await freePort()];
   [a, b] = await Promise.all([startInstance(portA), startInstance(portB)]);
 
+  nginx = await startNginx([portA, portB], nginxPort);
+  nginxUrl = `http://127.0.0.1:${nginxPort}`;
+}
+
+/** Debian's nginx with docker/nginx.conf in front of the instances on `ports`, listening on `nginxPort`. */
+async function startNginx(ports: number[], nginxPort: number): Promise<Proc> {
   const prefix = tempDir('tm-topo-nginx-');
   copyFileSync(join(ROOT, 'docker', 'nginx.conf'), join(prefix, 'nginx.conf'));
   // What compose's docker/compose/*.conf say, for these ports; a dead instance is tried again after 2 s.
-  const servers = [portA, portB].map((p) => `  server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n');
+  const servers = ports.map((p) => `  server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n');
   writeFileSync(join(prefix, 'tilemirror-upstream.conf'), `upstream tilemirror {\n${servers}\n  keepalive 16;\n}\n`);
   writeFileSync(join(prefix, 'tilemirror-listen.conf'), `listen 127.0.0.1:${nginxPort};\n`);
   // As the current user: under root nginx would hand its workers to `nobody`, who cannot enter this private folder.
   const asUser = process.getuid?.() === 0 ? ` user ${userInfo().username};` : '';
-  nginx = run(NGINX, ['-p', `${prefix}/`, '-c', join(prefix, 'nginx.conf'), '-g', `daemon off;${asUser}`], join(prefix, 'access.log'));
-  nginxUrl = `http://127.0.0.1:${nginxPort}`;
-  const ngx = nginx;
+  const ngx = run(NGINX, ['-p', `${prefix}/`, '-c', join(prefix, 'nginx.conf'), '-g', `daemon off;${asUser}`], join(prefix, 'access.log'));
   await waitFor('nginx to listen', () => {
     if (ngx.child.exitCode !== null) throw new Error(`nginx exited with ${ngx.child.exitCode}: ${ngx.text()}`);
     return tcpOpen(nginxPort);
   }, { limitMs: LONG });
+  return ngx;
 }
 
 async function stopTopology(): Promise<void> {
@@ -311,5 +317,88 @@ describe('two instances behind nginx, one scheduler through redis', () => {
       expect(readFileSync(join(data, '.tilemirror-jobs.json'), 'utf8')).not.toContain(REDIS_PASSWORD);
     },
     180_000,
+  );
+});
+
+// The render side of the topology: the writer (data volume read-write) keeps renders and runs the render jobs; a
+// read-only instance (the same data directory bind-mounted read-only in a mount namespace of its own, as a
+// read-only volume is in compose; root ignores file permissions, not a read-only mount) renders on demand without
+// writing a byte, and nginx's tile cache keeps its answers.
+describe('renders: a read-only instance behind nginx, the writer running a render job', () => {
+  const ADMIN = 'topology-admin-key-0123456789';
+  let renderData = '';
+  let writer: ChildServer | undefined;
+  let reader: ChildServer | undefined;
+  let front: Proc | undefined;
+  let frontUrl = '';
+  const rendersDir = (): string => join(renderData, '.renders', 'maps', 'sample');
+  const files = (): string[] => (existsSync(rendersDir()) ? readdirSync(rendersDir()).sort() : []);
+
+  beforeAll(async () => {
+    renderData = tempDir('tm-topo-render-');
+    cpSync(join(ROOT, 'mirror'), renderData, { recursive: true });
+    const render = { browsers: 1 };
+    writer = await startChildServer(renderData, {
+      config: { render, admin: { keys: [ADMIN] }, mirror: { jobs: [{ name: 'renders', kind: 'render', resources: ['maps/sample'], zoom: '0-1', sizes: [512] }] } },
+    });
+    // The data directory bind-mounted onto itself read-only, for this process alone (util-linux unshare makes the
+    // new namespace's mounts private, so the writer keeps its read-write view).
+    const readOnly = ['sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', renderData];
+    reader = await startChildServer(renderData, { server: { requestLog: true }, wrap: [...(process.getuid?.() === 0 ? ['unshare', '-m'] : ['unshare', '-r', '-m']), ...readOnly], config: { render } });
+    const [port] = [await freePort()];
+    front = await startNginx([reader.port], port);
+    frontUrl = `http://127.0.0.1:${port}`;
+  }, 200_000);
+  afterAll(async () => {
+    await Promise.all([writer?.stop(), reader?.stop()]);
+    await stopProc(front);
+    removeTempDirs();
+  });
+
+  topologyTest(
+    'the read-only instance renders on demand and writes nothing; nginx keeps its answer',
+    async () => {
+      const before = files();
+      // Beyond the sample's pyramids (z5): drawn by the renderer.
+      const tile = `${frontUrl}/maps/sample/256/6/33/22.png?key=${KEY}`;
+      const first = await rawGet(tile);
+      expect({ status: first.status, type: first.headers['content-type'] }).toEqual({ status: 200, type: 'image/png' });
+      expect(first.headers['x-cache-status']).toBe('MISS');
+      expect(reader!.logged('not writable: renders are served, not kept').length).toBe(1);
+      expect(files()).toEqual(before);
+      let misses = 1;
+      const again = await waitFor('a cache hit', async () => {
+        const r = await rawGet(tile);
+        if (r.headers['x-cache-status'] === 'MISS') misses++;
+        return r.headers['x-cache-status'] === 'HIT' ? r : undefined;
+      });
+      expect(again.body.equals(first.body)).toBe(true);
+      // Only the misses reached the reader: nginx answered the hits from its cache.
+      const asked = (): number => reader!.logged('request').filter((l) => String(l.url).startsWith('/maps/sample/256/6/33/22.png')).length;
+      await waitFor('the reader to log the requests it answered', () => asked() >= misses);
+      expect(asked()).toBe(misses);
+      expect(files()).toEqual(before);
+    },
+    120_000,
+  );
+
+  topologyTest(
+    'the writer runs the render job and publishes its render store',
+    async () => {
+      expect((await call(writer!.url, 'POST', '/admin/api/jobs/renders/run', { key: ADMIN })).status).toBe(202);
+      const last = await waitFor('the render job to end', async () => {
+        const j = (await call(writer!.url, 'GET', '/admin/api/jobs/renders', { key: ADMIN })).json as { job: { running?: unknown; lastRun?: { result: string; tiles: { stored: number } } } };
+        return !j.job.running && j.job.lastRun;
+      }, { limitMs: LONG });
+      // 512 px tiles of z0-1: 1 + 4.
+      expect(last).toMatchObject({ result: 'published', tiles: { stored: 1 + 4 } });
+      const stores = files().filter((f) => f.endsWith('.mbtiles') && !f.startsWith('.'));
+      expect(stores).toHaveLength(1);
+      const db = new Database(join(rendersDir(), stores[0]), { readonly: true });
+      const rows = db.prepare('SELECT (SELECT count(*) FROM tiles) + (SELECT count(*) FROM tilemirror_tiles)').pluck().get();
+      db.close();
+      expect(rows).toBe(1 + 4);
+    },
+    200_000,
   );
 });

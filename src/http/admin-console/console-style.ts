@@ -41,6 +41,8 @@ button.cancel { border-color: #c62828; color: #b71c1c; }
 .job-head .name { font-weight: 600; }
 .job-head .actions { margin-left: auto; display: flex; gap: .5em; }
 .job .resources, .job .schedule, .job .where { color: #555; font-size: .9em; }
+.job .kind { font-size: .8em; border: 1px solid #999; border-radius: 3px; padding: 0 .3em; margin: 0 .5em; }
+.job[data-kind="render"] .kind { border-color: #6a4; color: #362; }
 .job progress { width: 100%; height: 1.1em; }
 .job .state { margin: .4em 0; }
 #request-budget { margin: 0 0 .6em; }

@@ -60,10 +60,15 @@ export interface RunRow {
   requests?: number;
   version?: string;
   resources?: { version?: string }[];
+  /** A render job's run: its metatiles planned and drawn (the fetched column shows those drawn). */
+  kind?: 'render';
+  metatiles?: { planned: number; drawn: number };
 }
 
 export interface JobEntry {
   name: string;
+  /** `render` for a render job; absent for a mirror job. */
+  kind?: 'render';
   resources?: string[];
   schedule?: string;
   timezone?: string;

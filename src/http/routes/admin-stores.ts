@@ -27,7 +27,8 @@ export const coverageParams = z.object({
 
 /** The configured job whose resources include the store, or null. */
 function jobOf(ctx: RequestContext, kind: ResourceKind, id: string): string | null {
-  return ctx.config.mirror.jobs.find((j) => j.resources.some((r) => r === `${kind}/${id}`))?.name ?? null;
+  // The job that mirrors the store (a render job writes render stores, not this one).
+  return ctx.config.mirror.jobs.find((j) => j.kind !== 'render' && j.resources.some((r) => r === `${kind}/${id}`))?.name ?? null;
 }
 
 function tileCountIn(bounds: Bounds, zoom: number): number {

@@ -69,7 +69,7 @@ export function jobViews(config: Config, state: JobStates, next: (name: string) 
   const out: JobView[] = config.mirror.jobs.map((j) => {
     const { history: _history, ...st } = state.jobs[j.name] ?? emptyJobState();
     const nextRun = next(j.name) ?? (st.nextRun && Date.parse(st.nextRun) > Date.now() ? st.nextRun : undefined);
-    const view: JobView = { name: j.name, resources: j.resources, ...st, nextRun };
+    const view: JobView = { name: j.name, ...(j.kind === 'render' && { kind: 'render' as const }), resources: j.resources, ...st, nextRun };
     if (j.schedule) {
       view.schedule = j.schedule;
       view.timezone = j.timezone ?? config.mirror.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -79,7 +79,7 @@ export function jobViews(config: Config, state: JobStates, next: (name: string) 
   });
   for (const [name, st] of Object.entries(state.jobs)) {
     const { history: _history, ...rest } = st;
-    if (!config.mirror.jobs.some((j) => j.name === name)) out.push({ name, resources: [], ...rest, unconfigured: true });
+    if (!config.mirror.jobs.some((j) => j.name === name)) out.push({ name, ...(rest.lastRun?.kind && { kind: rest.lastRun.kind }), resources: [], ...rest, unconfigured: true });
   }
   return out;
 }

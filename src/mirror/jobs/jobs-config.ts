@@ -5,6 +5,7 @@ import { ConfigError } from '../../config/basics';
 import type { Config } from '../../config/schema';
 import type { Bounds } from '../../geo/bounds';
 import type { TileFormat } from '../../store/types';
+import type { RenderFormat } from '../../store/renders/render-store';
 import { parseResource, type ResourceRef } from '../resource';
 import { readAreaFile, type PolygonArea } from '../area';
 import { UsageError } from '../errors';
@@ -52,7 +53,8 @@ export interface MirrorJob {
  */
 export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.env, keyOverride?: string): MirrorJob[] {
   const m = config.mirror;
-  return m.jobs.map((j, i) => {
+  return m.jobs.flatMap((j, i) => {
+    if (j.kind === 'render') return [];
     const resources = j.resources.map((r, k) => {
       try {
         return parseResource(r);
@@ -117,6 +119,56 @@ export function configuredJobs(config: Config, env: NodeJS.ProcessEnv = process.
   });
 }
 
+/** A configured job of `kind: render`: pre-renders its maps' raster tiles (prerender.ts) into their render stores. */
+export interface RenderJob {
+  kind: 'render';
+  name: string;
+  resources: ResourceRef[];
+  /** Zooms of the 512 px tiles. */
+  zoom: [number, number];
+  bboxes: Bounds[];
+  sizes: (256 | 512)[];
+  scales: (1 | 2)[];
+  formats: RenderFormat[];
+  schedule?: string;
+  timezone?: string;
+}
+
+/** Any configured job: the scheduler and the admin API run both kinds. */
+export type ConfiguredJob = MirrorJob | RenderJob;
+
+export const isRenderJob = (job: ConfiguredJob): job is RenderJob => 'kind' in job && job.kind === 'render';
+
+/** The configured render jobs (the schema checked their fields: maps only, a zoom, nothing of an upstream). */
+export function configuredRenderJobs(config: Config): RenderJob[] {
+  const m = config.mirror;
+  return m.jobs.flatMap((j): RenderJob[] =>
+    j.kind === 'render'
+      ? [
+          {
+            kind: 'render',
+            name: j.name,
+            resources: j.resources.map(parseResource),
+            zoom: j.zoom!,
+            bboxes: j.bboxes,
+            sizes: j.sizes ?? [512, 256],
+            scales: j.scales ?? [1],
+            formats: j.formats ?? ['png'],
+            schedule: j.schedule,
+            timezone: j.timezone ?? m.timezone,
+          },
+        ]
+      : [],
+  );
+}
+
+/** Every configured job, in config order. */
+export function allConfiguredJobs(config: Config, env: NodeJS.ProcessEnv = process.env, keyOverride?: string): ConfiguredJob[] {
+  const mirror = configuredJobs(config, env, keyOverride);
+  const render = configuredRenderJobs(config);
+  return config.mirror.jobs.map((j) => (j.kind === 'render' ? render : mirror).find((c) => c.name === j.name)!);
+}
+
 type JobSource = NonNullable<Config['mirror']['jobs'][number]['source']>;
 
 /** A job's `source:` as a GenericSource (lists of layers and styles joined as WMS wants them). */
@@ -137,7 +189,7 @@ export function configuredSource(s: JobSource): GenericSource {
 }
 
 /** The named jobs in the order given (all, in config order, when none is named); unknown names are a UsageError. */
-export function selectJobs(jobs: MirrorJob[], names: string[]): MirrorJob[] {
+export function selectJobs<J extends { name: string }>(jobs: J[], names: string[]): J[] {
   if (names.length === 0) return jobs;
   const unknown = names.filter((n) => !jobs.some((j) => j.name === n));
   if (unknown.length > 0) {
@@ -150,7 +202,7 @@ export function selectJobs(jobs: MirrorJob[], names: string[]): MirrorJob[] {
 /** The key-free origins of the configured jobs' upstreams, in config order, each once (nothing is read but the config). */
 export function jobUpstreams(config: Config): string[] {
   const m = config.mirror;
-  const urls = m.jobs.map((j) => (j.source ? sourceBase(splitSourceKey(configuredSource(j.source)).source) : (j.upstream ?? m.upstream!)));
+  const urls = m.jobs.filter((j) => j.kind !== 'render').map((j) => (j.source ? sourceBase(splitSourceKey(configuredSource(j.source)).source) : (j.upstream ?? m.upstream!)));
   return [...new Set(urls.map(upstreamOrigin))];
 }
 

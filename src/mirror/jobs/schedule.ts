@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema';
-import { configuredJobs, jobBudget, jobMirrorOptions, type MirrorJob } from './jobs-config';
+import { allConfiguredJobs, isRenderJob, jobBudget, jobMirrorOptions, type ConfiguredJob, type MirrorJob } from './jobs-config';
+import { planRenderJob, renderUnavailable, runRenderJob, type RenderHost } from './render-job';
 import { UsageError } from '../errors';
 import { tileRate, type ProgressSnapshot } from '../progress';
 import { createRedactor, type Redactor } from '../upstream/redact';
@@ -142,6 +143,8 @@ export interface SchedulerOptions {
   runJob?: JobRunner;
   /** Engine hooks passed through to runJob (tests slow a run down with `run`). */
   hooks?: Pick<JobRunHooks, 'run'>;
+  /** The renderer render jobs use: the server's, once it is up (`serve` wires it; absent: render jobs fail, saying so). */
+  render?: () => RenderHost | undefined;
 }
 
 /** The Redis URL of `scheduler` (given, or read from `redisEnv`), if any. */
@@ -178,7 +181,7 @@ type StartOutcome = 'started' | 'elsewhere' | 'unavailable';
  * in `{data}/.tilemirror-jobs.json` (last runs, result, counts, next run, skipped firings).
  */
 export class Scheduler implements JobStatusReader, JobControl {
-  readonly jobs: MirrorJob[];
+  readonly jobs: ConfiguredJob[];
   /** `host:pid` of this process, as the status names the instance that runs a job. */
   readonly instance = instanceName(hostname(), process.pid);
   /** The job state file. */
@@ -193,15 +196,15 @@ export class Scheduler implements JobStatusReader, JobControl {
 
   constructor(private readonly opts: SchedulerOptions) {
     const env = opts.env ?? process.env;
-    this.jobs = configuredJobs(opts.config, env);
+    this.jobs = allConfiguredJobs(opts.config, env);
     this.redisUrl = coordinationUrl(opts.config, env);
-    this.redact = createRedactor(...this.jobs.map((j) => j.key), ...urlSecrets(this.redisUrl));
+    this.redact = createRedactor(...this.jobs.map((j) => (isRenderJob(j) ? undefined : j.key)), ...urlSecrets(this.redisUrl));
     this.state = new JobStateFile(opts.config.data, (err) => opts.log.warn({ err: this.redact(err.message) }, 'cannot write the mirror job state'), !!this.redisUrl);
     this.runner = opts.runJob ?? runJob;
   }
 
   /** Jobs with a schedule. */
-  get scheduled(): MirrorJob[] {
+  get scheduled(): ConfiguredJob[] {
     return this.jobs.filter((j) => j.schedule);
   }
 
@@ -287,7 +290,7 @@ export class Scheduler implements JobStatusReader, JobControl {
    * Claims the firing in Redis; 'elsewhere' or 'unavailable' when it is not this instance's. A scheduled firing
    * that is not records its skip; a run asked for (Run now) is refused to the asker instead.
    */
-  private async claim(job: MirrorJob, trigger: Trigger, slot: Date | undefined): Promise<Claim | Exclude<StartOutcome, 'started'>> {
+  private async claim(job: ConfiguredJob, trigger: Trigger, slot: Date | undefined): Promise<Claim | Exclude<StartOutcome, 'started'>> {
     if (!this.coordinator) throw new Error('claim() needs a coordinator');
     const firing = slot && { firing: slot.toISOString() };
     const asked = trigger === 'manual' && !slot;
@@ -305,7 +308,7 @@ export class Scheduler implements JobStatusReader, JobControl {
   }
 
   /** Starts the run; resolves once it is decided whether it runs here (at once without coordination). */
-  private begin(job: MirrorJob, trigger: Trigger, slot?: Date): Promise<StartOutcome> {
+  private begin(job: ConfiguredJob, trigger: Trigger, slot?: Date): Promise<StartOutcome> {
     const log = this.opts.log.child({ job: job.name });
     const abort = new AbortController();
     const active: Active = { trigger, startedAt: new Date(), abort, done: Promise.resolve() };
@@ -339,22 +342,28 @@ export class Scheduler implements JobStatusReader, JobControl {
     return decision;
   }
 
-  private async execute(job: MirrorJob, trigger: Trigger, active: Active, log: Logger, slot: Date | undefined): Promise<void> {
+  private async execute(job: ConfiguredJob, trigger: Trigger, active: Active, log: Logger, slot: Date | undefined): Promise<void> {
     const { abort } = active;
     const startedAt = (active.startedAt = new Date());
     recordRunStart(this.state, job.name, trigger, startedAt);
-    log.info({ trigger, ...(slot && { firing: slot.toISOString() }), resources: job.resources.map((r) => `${r.kind}/${r.id}`), upstream: this.redact(job.upstream) }, 'mirror job started');
+    const resources = job.resources.map((r) => `${r.kind}/${r.id}`);
     const persist = progressPersister(this.state, job.name);
+    const onProgress = (p: JobProgress): void => {
+      active.progress = p;
+      persist(p);
+    };
     let run: JobRun | undefined;
+    if (isRenderJob(job)) {
+      log.info({ trigger, ...(slot && { firing: slot.toISOString() }), resources, kind: 'render', zoom: job.zoom }, 'render job started');
+      const record = await runRenderJob(job, this.opts.render?.(), trigger, { signal: abort.signal, log: (line, resource) => log.info({ resource }, line), onProgress });
+      run = { record, results: [], usageError: false };
+    } else log.info({ trigger, ...(slot && { firing: slot.toISOString() }), resources, upstream: this.redact(job.upstream) }, 'mirror job started');
     try {
-      run = await this.runner(job, this.opts.config.data, trigger, {
+      if (!isRenderJob(job)) run = await this.runner(job, this.opts.config.data, trigger, {
         ...this.opts.hooks,
         signal: abort.signal,
         log: (line, resource) => (line.startsWith('retrying ') ? log.debug({ resource }, this.redact(line)) : log.info({ resource }, this.redact(line))),
-        onProgress: (p) => {
-          active.progress = p;
-          persist(p);
-        },
+        onProgress,
         onResult: (r) =>
           log.info(
             { resource: r.resource, status: r.status, planned: r.planned, fetched: r.fetched, stored: r.stored, empty: r.empty, skipped: r.skipped, failed: r.failed, bytes: r.bytes, ms: r.elapsedMs, problems: r.problems.map(this.redact) },
@@ -366,12 +375,14 @@ export class Scheduler implements JobStatusReader, JobControl {
       const message = this.redact(err instanceof Error ? err.message : String(err));
       run = { record: runRecord(trigger, startedAt, new Date(), [], [message]), results: [], usageError: false };
     }
-    const record = run.record;
+    const record = run!.record;
     const next = this.nextRun(job.name)?.toISOString();
     recordRunEnd(this.state, job.name, record, { nextRun: next });
     const fields = { trigger, result: record.result, tiles: record.tiles, bytes: record.bytes, errors: record.errors, ms: Date.parse(record.endedAt) - Date.parse(record.startedAt), nextRun: next };
-    if (record.result === 'published') log.info(fields, 'mirror job finished');
-    else log.warn({ ...fields, lastError: record.lastError && this.redact(record.lastError) }, 'mirror job finished');
+    const finished = isRenderJob(job) ? 'render job finished' : 'mirror job finished';
+    if (record.metatiles) Object.assign(fields, { metatiles: record.metatiles.planned, drawn: record.metatiles.drawn });
+    if (record.result === 'published') log.info(fields, finished);
+    else log.warn({ ...fields, lastError: record.lastError && this.redact(record.lastError) }, finished);
   }
 
   /** The configured jobs with their state, live progress of running ones and the next run of scheduled ones. */
@@ -404,6 +415,7 @@ export class Scheduler implements JobStatusReader, JobControl {
   async plan(name: string, signal?: AbortSignal): Promise<JobPlan | undefined> {
     const job = this.jobs.find((j) => j.name === name);
     if (!job) return undefined;
+    if (isRenderJob(job)) return planRenderJob(job, this.opts.render?.(), this.opts.config.data);
     return planJob(job, this.opts.config.data, this.state.job(name).lastRun, signal);
   }
 
@@ -422,8 +434,12 @@ export class Scheduler implements JobStatusReader, JobControl {
     const early = busy();
     if (early) return early;
     let plan: JobPlan;
+    if (isRenderJob(job)) {
+      const unavailable = renderUnavailable(this.opts.render?.());
+      if (unavailable) return { accepted: false, reason: 'unavailable', message: `cannot run job ${name}: ${unavailable}` };
+    }
     try {
-      plan = await planJob(job, this.opts.config.data, this.state.job(name).lastRun, signal);
+      plan = isRenderJob(job) ? planRenderJob(job, this.opts.render?.(), this.opts.config.data) : await planJob(job, this.opts.config.data, this.state.job(name).lastRun, signal);
     } catch (err) {
       const message = this.redact(err instanceof Error ? err.message : String(err));
       // The plan's own discovery found the month's budget spent: no run can start.

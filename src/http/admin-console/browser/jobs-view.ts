@@ -30,7 +30,7 @@ export function jobCard(name: string, command: (what: 'run' | 'cancel', button: 
   const card = el(
     'div',
     { class: 'job', 'data-job': name },
-    el('div', { class: 'job-head' }, el('span', { class: 'name' }, name), el('span', { class: 'schedule' }), el('span', { class: 'actions' }, run, cancel)),
+    el('div', { class: 'job-head' }, el('span', { class: 'name' }, name), el('span', { class: 'kind' }), el('span', { class: 'schedule' }), el('span', { class: 'actions' }, run, cancel)),
     el('div', { class: 'resources' }),
     el('div', { class: 'state' }, el('span', { class: 'status' }), ' ', el('span', { class: 'where' })),
     el('progress', { max: 1, value: 0, hidden: true }),
@@ -55,6 +55,9 @@ function runningOn(j: JobEntry): string | null {
 /** Shows job `j` as the API answered it; `instance` is this server's name (a run here is marked so). */
 export function updateCard(c: JobCard, j: JobEntry, instance: string): void {
   part(c, '.schedule').textContent = j.schedule ? j.schedule + ' (' + (j.timezone || 'local time') + ')' + (j.nextRun ? ', next ' + when(j.nextRun) : '') : 'on demand';
+  // The kind beside the name: a render job draws its maps' tiles, a mirror job copies from the upstream.
+  c.card.dataset.kind = j.kind || 'mirror';
+  part(c, '.kind').textContent = j.kind === 'render' ? 'render' : 'mirror';
   part(c, '.resources').textContent = (j.resources || []).join(', ') + (j.unconfigured ? ' (no longer configured)' : '');
   const r = j.running;
   const p = r && r.progress;
@@ -77,9 +80,9 @@ export function updateCard(c: JobCard, j: JobEntry, instance: string): void {
   part(c, '.figures').replaceChildren(
     ...(p
       ? [
-          el('span', { 'data-field': 'done' }, count(p.done)), ' / ', el('span', { 'data-field': 'total' }, count(p.total)), ' tiles (',
+          el('span', { 'data-field': 'done' }, count(p.done)), ' / ', el('span', { 'data-field': 'total' }, count(p.total)), (p.unit === 'metatiles' ? ' metatiles (' : ' tiles ('),
           (p.total ? Math.min(100, (100 * p.done) / p.total) : 100).toFixed(1), ' %), ',
-          el('span', { 'data-field': 'rate' }, String(p.tilesPerSecond)), ' tiles/s, ',
+          el('span', { 'data-field': 'rate' }, String(p.tilesPerSecond)), p.unit === 'metatiles' ? ' metatiles/s, ' : ' tiles/s, ',
           el('span', { 'data-field': 'bytes' }, bytes(p.bytes)), ', ',
           el('span', { 'data-field': 'errors' }, count(p.failed)), ' errors, ETA ',
           el('span', { 'data-field': 'eta' }, seconds(p.etaSeconds)),
@@ -113,7 +116,7 @@ export function renderHistory(name: string, c: JobCard, history: readonly RunRow
         { 'data-result': h.result },
         el('td', {}, when(h.startedAt)),
         el('td', {}, seconds(ms / 1000)),
-        el('td', { class: 'num' }, count(t.fetched)),
+        h.metatiles ? el('td', { class: 'num', title: 'metatiles drawn of ' + count(h.metatiles.planned) }, count(h.metatiles.drawn) + ' metatiles') : el('td', { class: 'num' }, count(t.fetched)),
         el('td', { class: 'num' }, count(t.stored)),
         el('td', { class: 'num' }, count(t.failed)),
         el('td', { class: 'num', 'data-field': 'requests' }, count(h.requests)),
