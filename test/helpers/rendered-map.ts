@@ -3,7 +3,7 @@
 // the server renders every tile of it. And the oracle of the clients that read such a map: the server's own
 // renders of a window of tiles, fetched over HTTP one by one and put side by side with sharp.
 import Database from 'better-sqlite3';
-import { cpSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { fetchOk, withKey } from './fetch';
@@ -108,4 +108,22 @@ export function expectRenders(actual: RGBA, renders: RGBA, label: string, tolera
   if (d.differing !== 0) {
     throw new Error(`${label}: ${d.differing} of ${total} pixels differ from the renders by more than ${tolerance}, by up to ${d.maxDelta}; first at ${d.firstDifference}`);
   }
+}
+
+/** The published render stores of a map (not staging files), each with its tiles and zooms, read with SQL. */
+export function publishedRenders(dataDir: string, mapId: string): { file: string; tiles: number; zooms: number[] }[] {
+  const dir = join(dataDir, '.renders', 'maps', mapId);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.mbtiles') && !f.startsWith('.'))
+    .map((file) => {
+      const db = new Database(join(dir, file), { readonly: true });
+      try {
+        const tiles = db.prepare('SELECT (SELECT count(*) FROM tiles) + (SELECT count(*) FROM tilemirror_tiles)').pluck().get() as number;
+        const zooms = db.prepare('SELECT DISTINCT zoom_level FROM tiles UNION SELECT DISTINCT zoom_level FROM tilemirror_tiles ORDER BY 1').pluck().all() as number[];
+        return { file, tiles, zooms };
+      } finally {
+        db.close();
+      }
+    });
 }

@@ -5,11 +5,11 @@
 // has only renders answers 503 naming the browser package while mirrored tiles serve as before.
 
 import Database from 'better-sqlite3';
-import { cpSync, existsSync, readdirSync, renameSync } from 'node:fs';
+import { cpSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { XMLParser } from 'fast-xml-parser';
-import { sampleCopy } from '../helpers/rendered-map';
+import { publishedRenders, sampleCopy } from '../helpers/rendered-map';
 import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { waitFor } from '../helpers/wait';
@@ -25,19 +25,8 @@ async function get(srv: TestServer, path: string): Promise<{ status: number; typ
   return { status: r.status, type: r.headers.get('content-type') ?? '', body, etag: r.headers.get('etag'), text: body.toString('utf8', 0, 300) };
 }
 
-/** Rows of the render stores of a map (every variant), read with SQL. */
-function keptRows(dataDir: string, mapId: string): { file: string; rows: number }[] {
-  const dir = join(dataDir, '.renders', 'maps', mapId);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.mbtiles') && !f.startsWith('.'))
-    .map((f) => {
-      const db = new Database(join(dir, f), { readonly: true });
-      const rows = db.prepare('SELECT (SELECT count(*) FROM tiles) + (SELECT count(*) FROM tilemirror_tiles)').pluck().get() as number;
-      db.close();
-      return { file: f, rows };
-    });
-}
+/** Rows of the published render stores of a map (every variant), read with SQL. */
+const keptRows = (dataDir: string, mapId: string): { file: string; rows: number }[] => publishedRenders(dataDir, mapId).map((r) => ({ file: r.file, rows: r.tiles }));
 
 /** Distinct colours of an image: a drawn map has many; a blank or one-colour tile has one or two. */
 async function colours(png: Buffer): Promise<number> {

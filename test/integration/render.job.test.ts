@@ -3,7 +3,6 @@
 // drawn and the next run resumes from it, drawing only the rest, and publishes a render store holding every tile of
 // its zooms; its history lists both runs. The same job runs from the command line: `tilemirror render --config FILE NAME`.
 
-import Database from 'better-sqlite3';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -14,6 +13,7 @@ import { startCli } from '../helpers/cli-process';
 import { KEY, SAMPLE_DIR } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { waitFor } from '../helpers/wait';
+import { publishedRenders } from '../helpers/rendered-map';
 
 jest.setTimeout(300_000);
 
@@ -31,19 +31,7 @@ function sampleCopy(): string {
 const worldTiles = (from: number, to: number): number => Array.from({ length: to - from + 1 }, (_, i) => 4 ** (from + i)).reduce((a, b) => a + b, 0);
 
 /** The published render stores of maps/sample, each with its tiles per zoom, read with SQL. */
-function published(data: string): { file: string; tiles: number; zooms: number[] }[] {
-  const dir = join(data, '.renders', 'maps', 'sample');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.mbtiles') && !f.startsWith('.'))
-    .map((file) => {
-      const db = new Database(join(dir, file), { readonly: true });
-      const tiles = db.prepare('SELECT (SELECT count(*) FROM tiles) + (SELECT count(*) FROM tilemirror_tiles)').pluck().get() as number;
-      const zooms = db.prepare('SELECT DISTINCT zoom_level FROM tiles UNION SELECT DISTINCT zoom_level FROM tilemirror_tiles ORDER BY 1').pluck().all() as number[];
-      db.close();
-      return { file, tiles, zooms };
-    });
-}
+const published = (data: string): { file: string; tiles: number; zooms: number[] }[] => publishedRenders(data, 'sample');
 
 const stagingFiles = (data: string): string[] => {
   const dir = join(data, '.renders', 'maps', 'sample');
