@@ -203,13 +203,16 @@ export class RenderedTiles {
       if (map.info.raster !== 'render') return stored;
       throw new ServiceError('unavailable', `Map ${map.info.id} is drawn here and ${this.whyNot(map)}`);
     }
+    // The @2x level stops a zoom short of the 1x one: both then end at the same detail (a @2x tile at z is a 1x tile
+    // at z+1), so the renders add no zoom a static map may ask for beyond what the style draws, and at a mirrored
+    // zoom a rendered level never lies nearer in scale than the mirrored one (chooseLevel takes the mirrored on a tie).
     const rendered: Pyramid[] = ([1, 2] as const).map((scale) => ({
       name: `${RENDERED_PREFIX}${renderPyramidName({ tileSize: 512, scale, format: 'png' })}`,
       tileSize: 512,
       scale,
       format: 'png',
       minzoom: zooms.minzoom,
-      maxzoom: zooms.maxzoom,
+      maxzoom: Math.max(zooms.minzoom, zooms.maxzoom - (scale - 1)),
       bounds: map.info.bounds,
     }));
     return {

@@ -4,7 +4,7 @@
 // renders of a window of tiles, fetched over HTTP one by one and put side by side with sharp.
 import Database from 'better-sqlite3';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import sharp from 'sharp';
 import { fetchOk, withKey } from './fetch';
 import { comparePixels, decodeRGBA, isUniform, type RGBA } from './pixels';
@@ -17,7 +17,8 @@ import { tileBounds3857 } from './stored-tiles';
  */
 export function sampleCopy(parent: string, renderOnly: boolean): string {
   const dir = join(parent, 'data');
-  cpSync(SAMPLE_DIR, dir, { recursive: true });
+  // Never another run's renders: a server over the sample itself may have kept some there.
+  cpSync(SAMPLE_DIR, dir, { recursive: true, filter: (src) => !src.split(sep).includes('.renders') });
   if (renderOnly) {
     const db = new Database(join(dir, 'maps', 'sample.mbtiles'));
     db.exec("DELETE FROM tiles; DELETE FROM tilemirror_tiles; INSERT OR REPLACE INTO metadata (name, value) VALUES ('tilemirror_raster', 'render')");

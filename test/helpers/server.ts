@@ -17,12 +17,14 @@ export interface TestServer {
  * unless told otherwise. `config` is merged over that (same shape as the YAML file).
  */
 export async function startServer(opts: { dataDir?: string; config?: Record<string, unknown>; serve?: ServeOptions } = {}): Promise<TestServer> {
+  const data = opts.dataDir ?? SAMPLE_DIR;
   const raw: Record<string, unknown> = {
     server: { host: '127.0.0.1', port: 0, requestLog: false },
-    data: opts.dataDir ?? SAMPLE_DIR,
+    data,
     keys: [{ key: KEY, plan: 'paid' }],
     logLevel: 'silent',
     ...opts.config,
+    render: sampleRender(data, opts.config?.render),
   };
   const config = parseConfig(raw, 'test', process.cwd(), {});
   const server = await start(config, undefined, opts.serve);
@@ -33,6 +35,15 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
     },
     server,
   };
+}
+
+/**
+ * The `render` section of a test server over `data`: over the shared sample, renders are drawn but never kept (test
+ * files run side by side; one writing render stores into mirror/ would change what another copies from it).
+ */
+export function sampleRender(data: string, render: unknown): Record<string, unknown> {
+  const given = render && typeof render === 'object' ? (render as Record<string, unknown>) : {};
+  return resolve(data) === SAMPLE_DIR ? { keep: false, ...given } : given;
 }
 
 /** A `server` section for startServer's `config` (loopback, a free port, no request log) with `extra` over it. */

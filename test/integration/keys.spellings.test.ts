@@ -21,6 +21,7 @@ beforeAll(async () => {
     {
       server: { host: '127.0.0.1', port: 0, requestLog: true },
       data: SAMPLE_DIR,
+      render: { keep: false },
       keys: [{ key: KEY, plan: 'paid' }],
       admin: { keys: [ADMIN] },
       logLevel: 'info',

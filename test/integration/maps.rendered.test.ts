@@ -36,11 +36,22 @@ async function colours(png: Buffer): Promise<number> {
   return seen.size;
 }
 
-describe('a mirrored map: zooms beyond its pyramid are rendered', () => {
+/** Cuts the copied sample map's mirrored pyramids to zooms 0-`maxzoom` (its vector tiles still reach z5). */
+function mirroredTo(dataDir: string, maxzoom: number): void {
+  const db = new Database(join(dataDir, 'maps', 'sample.mbtiles'));
+  db.prepare('DELETE FROM tiles WHERE zoom_level > ?').run(maxzoom);
+  db.prepare('DELETE FROM tilemirror_tiles WHERE zoom_level > ?').run(maxzoom);
+  db.prepare('UPDATE tilemirror_pyramids SET maxzoom = ?').run(maxzoom);
+  db.prepare("UPDATE metadata SET value = ? WHERE name = 'maxzoom'").run(String(maxzoom));
+  db.close();
+}
+
+describe('a mirrored map (z0-3 of its z0-5 style): zooms beyond its pyramid are rendered', () => {
   let srv: TestServer;
   let data: string;
   beforeAll(async () => {
     data = sampleCopy(temp.tempDir(), false);
+    mirroredTo(data, 3);
     srv = await startServer({ dataDir: data });
   });
   afterAll(() => srv?.close());
@@ -55,7 +66,7 @@ describe('a mirrored map: zooms beyond its pyramid are rendered', () => {
   });
 
   test('a 256 px tile one zoom beyond the pyramid is drawn, kept, and served again from the render store', async () => {
-    // The sample's pyramids end at z5 and its vector tiles too: a 256 px tile at z6 shows the z5 vector data.
+    // The copy's pyramids end at z3, its vector tiles at z5: a 256 px tile at z6 shows the z5 vector data.
     const first = await get(srv, '/maps/sample/256/6/33/22.png');
     expect(first.status).toBe(200);
     expect(first.type).toBe('image/png');
@@ -82,6 +93,14 @@ describe('a mirrored map: zooms beyond its pyramid are rendered', () => {
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', 512, 512]);
   });
 
+  test('a 512 px tile beyond the pyramid is rendered on /maps; WMTS and OGC API keep to the zooms they advertise', async () => {
+    const r = await get(srv, '/maps/sample/4/8/5.png');
+    expect(r.status).toBe(200);
+    expect([(await sharp(r.body).metadata()).width, await colours(r.body) > 20]).toEqual([512, true]);
+    const ogc = await get(srv, '/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/4/5/8');
+    expect([400, 404]).toContain(ogc.status);
+  });
+
   test('beyond what the style can draw the pyramid still answers 400', async () => {
     const r = await get(srv, '/maps/sample/7/1/1.png');
     expect(r.status).toBe(400);
@@ -89,7 +108,8 @@ describe('a mirrored map: zooms beyond its pyramid are rendered', () => {
   });
 
   test('a static map beyond the mirrored zooms is drawn over renders', async () => {
-    const r = await get(srv, '/maps/sample/static/8.2,46.8,6.5/300x200.png');
+    // At zoom 4.6 the nearest level is the rendered z5, not the mirrored z3 (scaled 3x).
+    const r = await get(srv, '/maps/sample/static/8.2,46.8,4.6/300x200.png');
     expect(r.status).toBe(200);
     const meta = await sharp(r.body).metadata();
     expect([meta.width, meta.height]).toEqual([300, 200]);

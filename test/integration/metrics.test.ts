@@ -34,7 +34,7 @@ beforeAll(async () => {
     },
   });
   const config = parseConfig(
-    { server: { host: '127.0.0.1', port: 0, requestLog: true }, data: SAMPLE_DIR, keys: [{ key: KEY, plan: 'paid' }], admin: { keys: [ADMIN] }, logLevel: 'info' },
+    { server: { host: '127.0.0.1', port: 0, requestLog: true }, data: SAMPLE_DIR, render: { keep: false }, keys: [{ key: KEY, plan: 'paid' }], admin: { keys: [ADMIN] }, logLevel: 'info' },
     'metrics-test',
     process.cwd(),
     {},

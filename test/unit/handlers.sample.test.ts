@@ -14,7 +14,7 @@ import { SAMPLE_DIR } from '../helpers/server';
 // Handlers called in-process over the sample catalog, no socket: a RequestContext in, a Reply (data) out.
 
 const catalog = new Catalog(SAMPLE_DIR);
-const config = parseConfig({ data: SAMPLE_DIR, keys: [{ key: 'demo', plan: 'paid' }], logLevel: 'silent' }, 'test', process.cwd(), {});
+const config = parseConfig({ data: SAMPLE_DIR, render: { keep: false }, keys: [{ key: 'demo', plan: 'paid' }], logLevel: 'silent' }, 'test', process.cwd(), {});
 const root = createServices(config, catalog, pino({ level: 'silent' }));
 afterAll(async () => {
   root.stop();
