@@ -2,8 +2,10 @@
 // JS in headless Chromium, from a map's stored style and the mirrored tile sets, fonts and sprites it names. Routes,
 // static maps and the render job depend on this contract only, never on the browser pool behind it.
 
-/** Formats a render is encoded in (by sharp, from the browser's pixels). */
-export type RenderFormat = 'png' | 'jpg' | 'webp';
+import type { RenderFormat } from '../../store/renders/render-store';
+
+/** Formats a render is encoded in (by sharp, from the browser's pixels): the render store's. */
+export type { RenderFormat };
 
 /** One raster tile of a map, addressed as the served paths address it (`/maps/{id}/[256/]{z}/{x}/{y}[@2x].{fmt}`). */
 export interface RenderTile {

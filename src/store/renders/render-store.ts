@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MAX_ZOOM } from '../../geo/mercator';
-import { createTables, TileTables, tmsRow, writeMetadata, writePyramids } from '../mbtiles/sql';
-import { STORE_PAGE_SIZE } from '../mbtiles/writer';
+import { TileTables, tmsRow } from '../mbtiles/sql';
+import { StoreWriter } from '../mbtiles/writer';
 import type { Pyramid } from '../types';
 
 export type RenderFormat = 'png' | 'jpg' | 'webp';
@@ -79,32 +79,14 @@ export function pruneRenderStores(dataDir: string, mapId: string, keepVersion: s
 /** Creates an empty render store at `file` (its folder too): MBTiles with every variant's pyramid. */
 export function createRenderStore(file: string, meta: { name: string; attribution: string; version: string }): void {
   mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  try {
-    db.pragma(`page_size = ${STORE_PAGE_SIZE}`);
-    db.pragma('journal_mode = DELETE');
-    db.transaction(() => {
-      createTables(db);
-      const main = RENDER_PYRAMIDS[0];
-      writeMetadata(db, [
-        ['name', meta.name],
-        ['type', 'baselayer'],
-        ['version', '1.3'],
-        ['description', `Raster tiles rendered here from the style of ${meta.name}`],
-        ['attribution', meta.attribution],
-        ['format', main.format],
-        ['bounds', main.bounds.join(',')],
-        ['minzoom', String(main.minzoom)],
-        ['maxzoom', String(main.maxzoom)],
-        ['tilemirror:kind', 'maps'],
-        ['tilemirror:tile_size', String(main.tileSize)],
-        ['tilemirror:render_version', meta.version],
-      ]);
-      writePyramids(db, RENDER_PYRAMIDS);
-    })();
-  } finally {
-    db.close();
-  }
+  new StoreWriter(file, {
+    kind: 'maps',
+    name: meta.name,
+    description: `Raster tiles rendered here from the style of ${meta.name}`,
+    attribution: meta.attribution,
+    pyramids: [...RENDER_PYRAMIDS],
+    extraMetadata: { 'tilemirror:render_version': meta.version },
+  }).close();
 }
 
 const fileId = (file: string): string => {
