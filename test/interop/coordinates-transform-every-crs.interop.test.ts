@@ -4,7 +4,7 @@
 // the centre of each one's area of use from EPSG:4326 and back with its default choice (proj_transform_oracle.py).
 // The server must answer both directions over HTTP and agree to 5 cm in the CRS's linear unit, 1e-7° in its
 // angular one; where PROJ has no operation, it must refuse (400). The counts (tested, passed, each family refused
-// with its reason) are printed and asserted, and README.md's coordinates section quotes them.
+// with its reason) are printed and asserted, and bench/README.md's location section quotes them.
 
 import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ const METRE_TOLERANCE = 0.05;
 
 /**
  * The CRS where the server and Debian's PROJ are known to disagree, each with why. Named one by one so that a new
- * disagreement fails the test and one that goes away is reported; the note of the coordinates section of README.md
+ * disagreement fails the test and one that goes away is reported; bench/README.md's location section
  * gives the same list. The server's PROJ is proj-wasm's 9.8.1, Debian's newest in a stable release 9.6.0.
  */
 const ITRF_FROM_WGS84 =
