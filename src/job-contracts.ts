@@ -33,10 +33,12 @@ export interface ResourceRecord extends TileCounts {
   metatiles?: MetatileCounts;
 }
 
-/** A render run's metatiles: planned, and drawn by this run. */
+/** A render run's metatiles: planned, and drawn by this run (here, and by other instances: `elsewhere`). */
 export interface MetatileCounts {
   planned: number;
   drawn: number;
+  /** Of `drawn`, those other instances drew (a run shared through Redis); absent when none. */
+  elsewhere?: number;
 }
 
 /** What a job does: mirror resources from the upstream, or render maps' raster tiles (`kind: render`). */

@@ -146,6 +146,7 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
       scales,
       formats,
       metatile: config.render.metatile,
+      parallel: config.render.browsers,
       signal,
       progress: (done, total) => progress(`maps/${m[1]}`, done, total),
     });

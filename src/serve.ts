@@ -10,7 +10,10 @@ import { schedulerCheck, type SchedulerState } from './http/health';
 import { createLogger, startServer, type HttpServer } from './http/server';
 import { persistedJobStatus } from './mirror/jobs/job-status';
 import type { RenderHost } from './mirror/jobs/render-job';
-import { Scheduler } from './mirror/jobs/schedule';
+import { RedisCoordinator } from './mirror/jobs/coordination';
+import { RenderShare } from './mirror/jobs/render-share';
+import { coordinationUrl, Scheduler, urlSecrets } from './mirror/jobs/schedule';
+import { createRedactor } from './mirror/upstream/redact';
 import type { GeolocationHooks } from './services/geolocation/service';
 
 export interface Tilemirror extends HttpServer {
@@ -32,9 +35,27 @@ export interface ServeOptions {
 }
 
 /** What a render job needs of a running server: its renderer, its render stores' keeper and its catalog's maps. */
-export function renderHost(server: HttpServer, config: Config): RenderHost {
+export function renderHost(server: HttpServer, config: Config, share?: RenderShare): RenderHost {
   const { renderer, renderedTiles } = server.services;
-  return { renderer, renderedTiles, map: (id) => server.catalog.get('maps', id), dataDir: server.catalog.dataDir, metatile: config.render.metatile };
+  return {
+    renderer,
+    renderedTiles,
+    map: (id) => server.catalog.get('maps', id),
+    dataDir: server.catalog.dataDir,
+    metatile: config.render.metatile,
+    parallel: config.render.browsers,
+    ...(share && { share: (name: string) => share.sharing(name) }),
+  };
+}
+
+/** The render runs shared through `scheduler.redis` (`render.share`), when there is a Redis and a renderer. */
+function renderShare(config: Config, log: Logger): RenderShare | undefined {
+  const url = coordinationUrl(config, process.env);
+  if (!url || !config.render.enabled || !config.render.share) return undefined;
+  const { lockTtlSeconds, keyPrefix } = config.scheduler;
+  const redact = createRedactor(...urlSecrets(url));
+  const coordinator = new RedisCoordinator({ url, ttlMs: lockTtlSeconds * 1000, prefix: keyPrefix, log, redact });
+  return new RenderShare({ coordinator, prefix: keyPrefix, ttlMs: lockTtlSeconds * 1000, log, redact });
 }
 
 /** Serves the data directory; starts the scheduler (after the server listens) when this process runs the schedules. */
@@ -66,7 +87,10 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     checks: () => ({ scheduler: schedulerCheck(schedulerState) }),
     geolocation: opts.geolocation,
   });
-  host = renderHost(server, config);
+  // Every server with a renderer draws bands of the render runs other instances offer (read-only ones too).
+  const share = renderShare(config, log);
+  host = renderHost(server, config, share);
+  share?.help(host);
   try {
     scheduler?.start();
   } catch (err) {
@@ -80,6 +104,7 @@ export async function startTilemirror(config: Config, log: Logger = createLogger
     // The server stops accepting at once and drains while the scheduler winds down.
     close: async (graceMs?: number) => {
       const [, finished] = await Promise.all([scheduler?.stop(), server.close(graceMs)]);
+      await share?.close();
       return finished;
     },
   };

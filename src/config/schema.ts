@@ -483,9 +483,15 @@ export const configSchema = z
         deadlineSeconds: z.number().min(1).max(600).default(30),
         /** Keep renders in the map's render store (the writer instance; a read-only instance never writes). */
         keep: z.boolean().default(true),
+        /**
+         * With `scheduler.redis`: a render job's run is shared with the other instances of that Redis (each draws
+         * free bands of its metatiles and queues them for the job's instance, which stores and publishes them), and
+         * this instance draws bands of theirs.
+         */
+        share: z.boolean().default(true),
       })
       .strict()
-      .default({ enabled: true, browser: 'bundled', browsers: 2, metatile: 4, margin: 128, queue: 64, deadlineSeconds: 30, keep: true }),
+      .default({ enabled: true, browser: 'bundled', browsers: 2, metatile: 4, margin: 128, queue: 64, deadlineSeconds: 30, keep: true, share: true }),
     elevation: z
       .object({
         /**

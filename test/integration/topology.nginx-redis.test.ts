@@ -323,8 +323,11 @@ describe('two instances behind nginx, one scheduler through redis', () => {
 // The render side of the topology: the writer (data volume read-write) keeps renders and runs the render jobs; a
 // read-only instance (the same data directory bind-mounted read-only in a mount namespace of its own, as a
 // read-only volume is in compose; root ignores file permissions, not a read-only mount) renders on demand without
-// writing a byte, and nginx's tile cache keeps its answers.
+// writing a byte, and nginx's tile cache keeps its answers. Both share a Redis: the render job's run is offered
+// there, and the read-only instance draws bands of it that the writer stores and publishes.
 describe('renders: a read-only instance behind nginx, the writer running a render job', () => {
+  const SHARE_REDIS_PASSWORD = 'tm-render-share-Pw-30d1';
+  let shareRedis: TestRedis | undefined;
   const ADMIN = 'topology-admin-key-0123456789';
   let renderData = '';
   let writer: ChildServer | undefined;
@@ -337,21 +340,27 @@ describe('renders: a read-only instance behind nginx, the writer running a rende
   beforeAll(async () => {
     renderData = tempDir('tm-topo-render-');
     cpSync(join(ROOT, 'mirror'), renderData, { recursive: true });
-    const render = { browsers: 1 };
+    shareRedis = await startRedis(SHARE_REDIS_PASSWORD, LONG);
+    // One tile a metatile: z0-2 at 512 px is 21 metatiles in 6 bands. The lock TTL and the render deadline outlast
+    // the writer's pause in the last test.
+    const render = { browsers: 1, metatile: 1, deadlineSeconds: 120 };
+    const scheduler = { redis: shareRedis.url, lockTtlSeconds: 120 };
     writer = await startChildServer(renderData, {
-      config: { render, admin: { keys: [ADMIN] }, mirror: { jobs: [{ name: 'renders', kind: 'render', resources: ['maps/sample'], zoom: '0-1', sizes: [512] }] } },
+      config: { render, scheduler, admin: { keys: [ADMIN] }, mirror: { jobs: [{ name: 'renders', kind: 'render', resources: ['maps/sample'], zoom: '0-2', sizes: [512] }] } },
     });
     // The data directory bind-mounted onto itself read-only, for this process alone (util-linux unshare makes the
     // new namespace's mounts private, so the writer keeps its read-write view).
     const readOnly = ['sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', renderData];
-    reader = await startChildServer(renderData, { server: { requestLog: true }, wrap: [...(process.getuid?.() === 0 ? ['unshare', '-m'] : ['unshare', '-r', '-m']), ...readOnly], config: { render } });
+    reader = await startChildServer(renderData, { server: { requestLog: true }, wrap: [...(process.getuid?.() === 0 ? ['unshare', '-m'] : ['unshare', '-r', '-m']), ...readOnly], config: { render, scheduler } });
     const [port] = [await freePort()];
     front = await startNginx([reader.port], port);
     frontUrl = `http://127.0.0.1:${port}`;
   }, 200_000);
   afterAll(async () => {
+    if (writer?.child.signalCode === null) writer.child.kill('SIGCONT');
     await Promise.all([writer?.stop(), reader?.stop()]);
     await stopProc(front);
+    await shareRedis?.stop();
     removeTempDirs();
   });
 
@@ -383,21 +392,45 @@ describe('renders: a read-only instance behind nginx, the writer running a rende
   );
 
   topologyTest(
-    'the writer runs the render job and publishes its render store',
+    'the writer runs the render job; the read-only instance draws bands of it; the writer publishes every tile',
     async () => {
-      expect((await call(writer!.url, 'POST', '/admin/api/jobs/renders/run', { key: ADMIN })).status).toBe(202);
-      const last = await waitFor('the render job to end', async () => {
-        const j = (await call(writer!.url, 'GET', '/admin/api/jobs/renders', { key: ADMIN })).json as { job: { running?: unknown; lastRun?: { result: string; tiles: { stored: number } } } };
-        return !j.job.running && j.job.lastRun;
-      }, { limitMs: LONG });
-      // 512 px tiles of z0-1: 1 + 4.
-      expect(last).toMatchObject({ result: 'published', tiles: { stored: 1 + 4 } });
-      const stores = files().filter((f) => f.endsWith('.mbtiles') && !f.startsWith('.'));
-      expect(stores).toHaveLength(1);
-      const db = new Database(join(rendersDir(), stores[0]), { readonly: true });
-      const rows = db.prepare('SELECT (SELECT count(*) FROM tiles) + (SELECT count(*) FROM tilemirror_tiles)').pluck().get();
-      db.close();
-      expect(rows).toBe(1 + 4);
+      const { Redis } = require('ioredis') as typeof import('ioredis');
+      const redisClient = new Redis(shareRedis!.url);
+      try {
+        expect((await call(writer!.url, 'POST', '/admin/api/jobs/renders/run', { key: ADMIN })).status).toBe(202);
+        // The run is on offer: the writer is paused (SIGSTOP) long before it could draw its 21 metatiles alone, so
+        // the bands the reader draws meanwhile are certainly the reader's.
+        await waitFor('the run to be offered in redis', async () => (await redisClient.scard('tilemirror:render:runs')) === 1, { limitMs: LONG, intervalMs: 10 });
+        writer!.child.kill('SIGSTOP');
+        try {
+          await waitFor('the reader to draw a band', () => reader!.logged("drew a band of another instance's run").length >= 1, { limitMs: LONG });
+        } finally {
+          writer!.child.kill('SIGCONT');
+        }
+        const last = await waitFor('the render job to end', async () => {
+          const j = (await call(writer!.url, 'GET', '/admin/api/jobs/renders', { key: ADMIN })).json as { job: { running?: unknown; lastRun?: { result: string; tiles: { stored: number }; metatiles: { planned: number; drawn: number; elsewhere?: number } } } };
+          return !j.job.running && j.job.lastRun;
+        }, { limitMs: LONG });
+        // 512 px tiles of z0-2: 1 + 4 + 16, each a metatile.
+        expect(last).toMatchObject({ result: 'published', tiles: { stored: 21 }, metatiles: { planned: 21, drawn: 21 } });
+        const bands = reader!.logged("drew a band of another instance's run");
+        expect(bands.every((l) => l.job === 'renders' && l.map === 'sample')).toBe(true);
+        // Every band the reader drew is 4 metatiles (only the last band, of 1, is shorter) the writer took from redis.
+        const elsewhere = last.metatiles.elsewhere ?? 0;
+        expect(elsewhere).toBeGreaterThanOrEqual(4 * bands.filter((l) => l.band !== 5).length);
+        const stores = files().filter((f) => f.endsWith('.mbtiles') && !f.startsWith('.'));
+        expect(stores).toHaveLength(1);
+        const db = new Database(join(rendersDir(), stores[0]), { readonly: true });
+        const rows = db.prepare('SELECT (SELECT count(*) FROM tiles) + (SELECT count(*) FROM tilemirror_tiles)').pluck().get();
+        db.close();
+        expect(rows).toBe(21);
+        // The run withdrew its offer: nothing of it is left in redis (the reader releases its last lock after its log line).
+        await waitFor('the run\'s keys to leave redis', async () => (await redisClient.keys('tilemirror:render:*')).length === 0, { limitMs: LONG });
+        // The reader's Redis password appears in none of its lines.
+        expect(JSON.stringify(reader!.logged(''))).not.toContain(SHARE_REDIS_PASSWORD);
+      } finally {
+        redisClient.disconnect();
+      }
     },
     200_000,
   );

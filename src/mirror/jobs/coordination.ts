@@ -99,9 +99,26 @@ export class RedisCoordinator implements Coordinator {
     // The firing lock stays taken even when the job is running elsewhere: this slot is decided.
     const running = await this.take(keys.running);
     if (!running) return undefined;
-    const locks: Lock[] = firing ? [firing, running] : [running];
+    return this.hold(firing ? [firing, running] : [running], this.opts.log.child({ job }));
+  }
+
+  /**
+   * One lock of `key`, extended while held (as a job's): undefined when another instance holds it; throws when the
+   * lock service cannot answer. Released by `release`, or left to expire by an instance that stops.
+   */
+  async lock(key: string): Promise<Claim | undefined> {
+    const lock = await this.take(key);
+    return lock && this.hold([lock], this.opts.log);
+  }
+
+  /** The connection to Redis, for the keys that travel with the locks (a render run's bands and results). */
+  get client(): Redis {
+    return this.redis;
+  }
+
+  /** Extends `locks` every third of their TTL until released; the last one is released at the end. */
+  private hold(locks: Lock[], log: Logger): Claim {
     const lost = new AbortController();
-    const log = this.opts.log.child({ job });
     const extend = async (): Promise<void> => {
       for (const [i, lock] of locks.entries()) {
         try {

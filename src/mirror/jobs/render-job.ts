@@ -7,7 +7,7 @@
 import type { JobPlan, JobProgress, ResourceRecord, RunOutcome, RunRecord, TileCounts, Trigger } from '../../job-contracts';
 import { checkSpace } from '../../store/data-dir/disk-space';
 import type { TileStore } from '../../store/tile-reader';
-import { metatileTiles, prerender, prerenderPlan } from '../../services/prerender';
+import { metatileTiles, prerender, prerenderPlan, type RunSharing } from '../../services/prerender';
 import type { RenderedTiles } from '../../services/rendered-tiles';
 import type { MapRenderer } from '../../services/renderer/types';
 import { monthOf } from '../upstream/request-budget';
@@ -22,6 +22,10 @@ export interface RenderHost {
   dataDir: string;
   /** Edge of a metatile in tiles (the `render` section's). */
   metatile: number;
+  /** Metatiles drawn at once (the renderer's browsers). */
+  parallel: number;
+  /** Offers a run of job `name` to the other instances (render-share.ts), when they share a Redis. */
+  share?: (name: string) => RunSharing;
 }
 
 export interface RenderJobHooks {
@@ -50,7 +54,7 @@ export async function runRenderJob(job: RenderJob, host: RenderHost | undefined,
   const started = new Date();
   const resources: ResourceRecord[] = [];
   const problems: string[] = [];
-  const metatiles = { planned: 0, drawn: 0 };
+  const metatiles = { planned: 0, drawn: 0, elsewhere: 0 };
   const unavailable = renderUnavailable(host);
   if (unavailable) problems.push(unavailable);
   for (const [i, ref] of (unavailable ? [] : job.resources).entries()) {
@@ -76,8 +80,11 @@ export async function runRenderJob(job: RenderJob, host: RenderHost | undefined,
         scales: job.scales,
         formats: job.formats,
         metatile: host!.metatile,
+        parallel: host!.parallel,
+        sharing: host!.share?.(job.name),
         signal: hooks.signal,
-        progress: (done, total, drawn) => {
+        progress: (done, total, drawnHere, elsewhere) => {
+          const drawn = drawnHere + elsewhere;
           const elapsedMs = Date.now() - t0;
           const rate = drawn > 0 ? drawn / (elapsedMs / 1000) : 0;
           hooks.onProgress?.({
@@ -96,12 +103,14 @@ export async function runRenderJob(job: RenderJob, host: RenderHost | undefined,
           });
         },
       });
+      const drawn = r.drawn + r.elsewhere;
       metatiles.planned += r.metatiles;
-      metatiles.drawn += r.drawn;
+      metatiles.drawn += drawn;
+      metatiles.elsewhere += r.elsewhere;
       const status: RunOutcome = r.stopped ? 'interrupted' : 'published';
       const tiles = r.stopped ? 0 : r.tiles;
-      hooks.log?.(r.stopped ? `stopped after ${r.drawn} of ${r.metatiles} metatiles drawn; the next run resumes` : `${r.tiles} tiles published (${r.drawn} of ${r.metatiles} metatiles drawn by this run)`, resource);
-      resources.push({ resource, status, ...noTiles(), planned: planned.tiles, stored: tiles, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [], metatiles: { planned: r.metatiles, drawn: r.drawn }, ...(!r.stopped && { version: r.version }) });
+      hooks.log?.(r.stopped ? `stopped after ${drawn} of ${r.metatiles} metatiles drawn; the next run resumes` : `${r.tiles} tiles published (${drawn} of ${r.metatiles} metatiles drawn by this run${r.elsewhere > 0 ? `, ${r.elsewhere} of them by other instances` : ''})`, resource);
+      resources.push({ resource, status, ...noTiles(), planned: planned.tiles, stored: tiles, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [], metatiles: { planned: r.metatiles, drawn, ...(r.elsewhere > 0 && { elsewhere: r.elsewhere }) }, ...(!r.stopped && { version: r.version }) });
       if (r.stopped) break;
     } catch (err) {
       const message = `${resource}: ${err instanceof Error ? err.message : String(err)}`;
@@ -131,7 +140,7 @@ export async function runRenderJob(job: RenderJob, host: RenderHost | undefined,
     ...(problems.length > 0 && { lastError: problems[problems.length - 1].slice(0, 500) }),
     resources,
     kind: 'render',
-    metatiles,
+    metatiles: { planned: metatiles.planned, drawn: metatiles.drawn, ...(metatiles.elsewhere > 0 && { elsewhere: metatiles.elsewhere }) },
   };
   return record;
 }

@@ -154,7 +154,7 @@ export function coordinationUrl(config: Config, env: NodeJS.ProcessEnv): string 
 }
 
 /** The URL's password, raw and decoded, for the redactor. */
-function urlSecrets(url: string | undefined): string[] {
+export function urlSecrets(url: string | undefined): string[] {
   if (!url) return [];
   try {
     const u = new URL(url);
