@@ -69,12 +69,15 @@ function latticeLines(size: number, step: number): number[] {
   return lines;
 }
 
-/** Exact transforms of target pixel centres, each point mapped at most once and every level in one call. */
+const KNOWN = 2;
+
+/** Exact transforms of target pixel centres, each point mapped at most once and every level in one call. They are
+ *  written straight into the grid's arrays (a pixel transformed exactly keeps that value: fills skip it), which
+ *  spares two more arrays the size of the image; the interpolation then starts from float32 corners, off by
+ *  1e-4 px at most for a source of a few thousand pixels. */
 class ExactPoints {
-  readonly x: Float64Array;
-  readonly y: Float64Array;
-  /** 0 unknown, 1 asked in the pending batch, 2 known. */
-  private readonly state: Uint8Array;
+  /** 0 unknown, 1 asked in the pending batch, KNOWN transformed. */
+  readonly state: Uint8Array;
   private pending: number[] = [];
   count = 0;
   calls = 0;
@@ -82,11 +85,10 @@ class ExactPoints {
   constructor(
     private readonly target: TargetRaster,
     private readonly toSource: PointsTransform,
+    readonly sx: Float32Array,
+    readonly sy: Float32Array,
   ) {
-    const n = target.width * target.height;
-    this.x = new Float64Array(n);
-    this.y = new Float64Array(n);
-    this.state = new Uint8Array(n);
+    this.state = new Uint8Array(target.width * target.height);
   }
 
   ask(i: number, j: number): void {
@@ -94,10 +96,6 @@ class ExactPoints {
     if (this.state[p] !== 0) return;
     this.state[p] = 1;
     this.pending.push(p);
-  }
-
-  isKnown(p: number): boolean {
-    return this.state[p] === 2;
   }
 
   async flush(): Promise<void> {
@@ -125,9 +123,9 @@ class ExactPoints {
       const y = out.ys[k];
       // Infinity (a pole of Mercator, a point past a projection's horizon) is as unusable as NaN.
       const ok = Number.isFinite(x) && Number.isFinite(y);
-      this.x[p] = ok ? x : NaN;
-      this.y[p] = ok ? y : NaN;
-      this.state[p] = 2;
+      this.sx[p] = ok ? x : NaN;
+      this.sy[p] = ok ? y : NaN;
+      this.state[p] = KNOWN;
     }
     this.count += batch.length;
     this.calls++;
@@ -171,8 +169,8 @@ function askTestPoints(exact: ExactPoints, c: Cell): void {
  *  the point or a corner is NaN. */
 function cellFailures(exact: ExactPoints, c: Cell, width: number, tolerance: number): number {
   const { x0, y0, x1, y1 } = c;
-  const ex = exact.x;
-  const ey = exact.y;
+  const ex = exact.sx;
+  const ey = exact.sy;
   const p00 = y0 * width + x0;
   const p10 = y0 * width + x1;
   const p01 = y1 * width + x0;
@@ -190,11 +188,10 @@ function cellFailures(exact: ExactPoints, c: Cell, width: number, tolerance: num
   return failures;
 }
 
-/** Fills every pixel of a cell by bilinear interpolation from its corners. */
-function fillCell(exact: ExactPoints, c: Cell, width: number, sx: Float32Array, sy: Float32Array): void {
+/** Fills the pixels of a cell not transformed exactly by bilinear interpolation from its corners. */
+function fillCell(exact: ExactPoints, c: Cell, width: number): void {
   const { x0, y0, x1, y1 } = c;
-  const ex = exact.x;
-  const ey = exact.y;
+  const { sx, sy, state } = exact;
   const p00 = y0 * width + x0;
   const p10 = y0 * width + x1;
   const p01 = y1 * width + x0;
@@ -203,14 +200,15 @@ function fillCell(exact: ExactPoints, c: Cell, width: number, sx: Float32Array, 
   const h = y1 - y0;
   for (let j = y0; j <= y1; j++) {
     const t = h > 0 ? (j - y0) / h : 0;
-    const lx = ex[p00] + t * (ex[p01] - ex[p00]);
-    const ly = ey[p00] + t * (ey[p01] - ey[p00]);
-    const rx = ex[p10] + t * (ex[p11] - ex[p10]);
-    const ry = ey[p10] + t * (ey[p11] - ey[p10]);
+    const lx = sx[p00] + t * (sx[p01] - sx[p00]);
+    const ly = sy[p00] + t * (sy[p01] - sy[p00]);
+    const rx = sx[p10] + t * (sx[p11] - sx[p10]);
+    const ry = sy[p10] + t * (sy[p11] - sy[p10]);
     const dx = w > 0 ? (rx - lx) / w : 0;
     const dy = w > 0 ? (ry - ly) / w : 0;
     let o = j * width + x0;
     for (let i = 0; i <= w; i++, o++) {
+      if (state[o] === KNOWN) continue;
       sx[o] = lx + i * dx;
       sy[o] = ly + i * dy;
     }
@@ -250,9 +248,10 @@ export async function warpGrid(target: TargetRaster, toSource: PointsTransform, 
   if (!(opts.maxError >= 0)) throw new RangeError(`maxError must be 0 or more, got ${opts.maxError}`);
   const step = Math.max(2, Math.floor(opts.step ?? DEFAULT_STEP));
 
-  const sx = new Float32Array(width * height).fill(NaN);
-  const sy = new Float32Array(width * height).fill(NaN);
-  const exact = new ExactPoints(target, toSource);
+  // Every pixel is written: each lies in a cell that is filled or cut down to exact pixels.
+  const sx = new Float32Array(width * height);
+  const sy = new Float32Array(width * height);
+  const exact = new ExactPoints(target, toSource, sx, sy);
 
   const cols = latticeLines(width, step);
   const rows = latticeLines(height, step);
@@ -278,7 +277,7 @@ export async function warpGrid(target: TargetRaster, toSource: PointsTransform, 
       if (c.x1 - c.x0 <= 2 && c.y1 - c.y0 <= 2) continue;
       const failures = cellFailures(exact, c, width, ACCEPT_SHARE * opts.maxError);
       if (failures === 0) {
-        fillCell(exact, c, width, sx, sy);
+        fillCell(exact, c, width);
         continue;
       }
       for (const child of split(c, failures)) {
@@ -290,13 +289,5 @@ export async function warpGrid(target: TargetRaster, toSource: PointsTransform, 
     cells = next;
   }
 
-  // Exact values win over interpolated ones (a cell's edge is also its split neighbour's edge), and a pixel whose
-  // exact transform failed stays NaN.
-  for (let p = 0; p < width * height; p++) {
-    if (exact.isKnown(p)) {
-      sx[p] = exact.x[p];
-      sy[p] = exact.y[p];
-    }
-  }
   return { width, height, sx, sy, exactPoints: exact.count, transformCalls: exact.calls };
 }
