@@ -2,8 +2,9 @@
 // (GDALApproxTransform), but over a quadtree of cells instead of scanlines. A sparse lattice of target pixel centres
 // is transformed exactly, the pixels inside each cell are interpolated bilinearly from its four corners, and each
 // cell is checked at its edge midpoints, its centre and its quadrants' centres; a cell whose interpolation is off by
-// more than 3/4 of `maxError` source pixels there (or that has a point the transform cannot map) is split, down to
-// cells of at most 2 x 2 pixel steps whose every pixel is one of their corners, edge midpoints or centre, so exact.
+// more than 3/4 of `maxError` source pixels there (or that has a point the transform cannot map) is cut across the
+// direction that fails, down to sides of one step or cells of 2 x 2 steps whose every pixel is one of their
+// corners, edge midpoints or centre, so exact (decision 0052).
 // GDAL checks only the midpoint of each scanline segment against the whole maxError, which bounds the error at the
 // points checked only; the quadrants and the quarter kept in reserve are for the pixels between them (the error of
 // bilinear interpolation peaks where the transform's second derivatives do, not always at a point checked): with

@@ -58,6 +58,14 @@ function compare(grid: WarpGrid, t: TargetRaster, f: PointFn): Comparison {
   return { maxError, nanMismatches, nanPixels };
 }
 
+/** Lon/lat degrees to the pixels of a Web Mercator world `size` pixels wide, in closed form. */
+function webMercatorPixels(size: number): PointFn {
+  return (lon, lat) => {
+    const phi = (lat * Math.PI) / 180;
+    return [((lon + 180) / 360) * size, ((Math.PI - Math.log(Math.tan(Math.PI / 4 + phi / 2))) / (2 * Math.PI)) * size];
+  };
+}
+
 // Float32 storage of a coordinate near 2048 rounds it by up to 1.2e-4 px.
 const FLOAT32_SLACK = 5e-4;
 
@@ -78,12 +86,8 @@ describe('warpGrid', () => {
   });
 
   test('the inverse Web Mercator over the EPSG:4326 world (1024 x 512 into a 2048 px Mercator world): within maxError everywhere', async () => {
-    const S = 2048;
     const t: TargetRaster = { bbox: [-180, -90, 180, 90], width: 1024, height: 512 };
-    const f: PointFn = (lon, lat) => {
-      const phi = (lat * Math.PI) / 180;
-      return [((lon + 180) / 360) * S, ((Math.PI - Math.log(Math.tan(Math.PI / 4 + phi / 2))) / (2 * Math.PI)) * S];
-    };
+    const f = webMercatorPixels(2048);
     for (const maxError of [0.125, 0.5]) {
       const { transform, calls, repeats } = counted(f);
       const grid = await warpGrid(t, transform, { maxError, step: 32 });
@@ -93,19 +97,16 @@ describe('warpGrid', () => {
       expect(repeats()).toBe(0);
       // Mercator's y runs away near the poles, so the rows there end in exact pixels; elsewhere cells stay large.
       expect(grid.exactPoints!).toBeLessThan(0.1 * t.width * t.height);
-      // One call per level of the quadtree: log2(32) levels of splitting at most, plus the first.
+      // One call per level of the quadtree: the first, then one per cut (a cut halves a side of at most 32 px; here
+      // both sides are cut on the same levels, 5 of them).
       expect(calls.length).toBeLessThanOrEqual(6);
       expect(grid.transformCalls).toBe(calls.length);
     }
   });
 
   test('the default step over the Mercator square in EPSG:4326 (1024 x 512): within 0.125 px, under 5% of the points exact', async () => {
-    const S = 4096;
     const t: TargetRaster = { bbox: [-180, -85, 180, 85], width: 1024, height: 512 };
-    const f: PointFn = (lon, lat) => {
-      const phi = (lat * Math.PI) / 180;
-      return [((lon + 180) / 360) * S, ((Math.PI - Math.log(Math.tan(Math.PI / 4 + phi / 2))) / (2 * Math.PI)) * S];
-    };
+    const f = webMercatorPixels(4096);
     const { transform } = counted(f);
     const grid = await warpGrid(t, transform, { maxError: 0.125 });
     expect(compare(grid, t, f).maxError).toBeLessThanOrEqual(0.125);
