@@ -9,7 +9,8 @@
 // background; its alpha is that nearest pixel's alpha (GDAL writes the nearest pixel's density to the destination,
 // not an interpolated one); its colour is the kernel's weighted mean over the kernel's non-transparent pixels, the
 // weights renormalised over them (colours are not premultiplied: transparent pixels take no part, so the
-// transparent black of a missing tile does not darken the edge of the tiles beside it).
+// transparent black of a missing tile does not darken the edge of the tiles beside it). A partly transparent pixel
+// keeps its alpha: compositing it over an opaque background (a WMS BGCOLOR) is the caller's, as with gdalwarp.
 //
 // Edges: a coordinate outside [0, width] x [0, height] is background (NaN too). Inside, the bilinear kernel drops
 // the pixels beyond the edge and renormalises its weights over the rest, which amounts to clamping to the edge pixel
@@ -42,6 +43,7 @@ export function resample(
 ): Buffer {
   const { width: w, height: h } = source;
   const src = source.data;
+  if (!(w >= 1 && h >= 1)) throw new RangeError(`source size must be positive, got ${w} x ${h}`);
   if (src.length < w * h * 4) throw new RangeError(`source data holds ${src.length} bytes, ${w} x ${h} RGBA needs ${w * h * 4}`);
   const n = grid.width * grid.height;
   if (grid.sx.length < n || grid.sy.length < n) throw new RangeError('grid coordinates are shorter than its size');

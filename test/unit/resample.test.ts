@@ -159,7 +159,8 @@ describe('resample', () => {
     expect([...out]).toEqual([...data]);
   });
 
-  test('a source shorter than its size says so', () => {
+  test('a source shorter than its size, or empty, says so', () => {
     expect(() => resample({ data: Buffer.alloc(10), width: 2, height: 2 }, grid(1, 1, () => [1, 1]), 'nearest', BG)).toThrow(RangeError);
+    expect(() => resample({ data: Buffer.alloc(0), width: 0, height: 2 }, grid(1, 1, () => [0, 1]), 'nearest', BG)).toThrow(RangeError);
   });
 });
