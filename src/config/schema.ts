@@ -461,6 +461,22 @@ export const configSchema = z
       })
       .strict()
       .default({ queue: 8 }),
+    wms: z
+      .object({
+        /** Largest GetMap image (pixels a side), advertised as MaxWidth and MaxHeight. */
+        maxWidth: z.number().int().min(64).max(16384).default(4096),
+        maxHeight: z.number().int().min(64).max(16384).default(4096),
+        /** How GetMap samples the tiles when it reprojects them (gdalwarp's -r): nearest, bilinear or cubic. */
+        resampling: z.enum(['nearest', 'bilinear', 'cubic']).default('bilinear'),
+        /** Largest error of the interpolated reprojection, in source pixels (gdalwarp's -et; PROJ computes the rest). */
+        maxError: z.number().min(0).max(4).default(0.125),
+        /** EPSG codes advertised besides 3857, 4326, CRS:84, 4258, 3035 and the UTM zones (any EPSG code is drawn). */
+        crs: z.array(z.number().int().min(1024).max(999999)).default([]),
+        /** Most GetMap images waiting for the image budget (shared with static maps); beyond it 503 with Retry-After. */
+        queue: z.number().int().min(0).max(1000).default(16),
+      })
+      .strict()
+      .default({ maxWidth: 4096, maxHeight: 4096, resampling: 'bilinear', maxError: 0.125, crs: [], queue: 16 }),
     render: z
       .object({
         /** Raster tiles drawn here from mirrored vector tiles (MapLibre GL JS in headless Chromium). */

@@ -3,11 +3,13 @@
 // (the mirror jobs' status, the scheduler's readiness, the server's metrics) comes in as options: http never
 // imports mirror. Callable without a socket: a test builds the services of a catalog and calls the route table.
 
+import { ServiceError } from '../errors';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DEFAULT_INDEX_DIR } from '../config/index-dir';
 import type { Config } from '../config/schema';
 import { CoordinatesService } from '../services/coordinates';
+import { WmsMaps } from '../services/wms/get-map';
 import { ElevationService } from '../services/elevation';
 import { GlyphComposer } from '../services/fonts/compose';
 import { MirroredLabels } from '../services/geocoding/labels-mirrored';
@@ -40,6 +42,8 @@ export interface Services {
   readonly glyphs: GlyphComposer;
   /** Static map images: layout, the render queue, decoded tiles and icons. */
   readonly staticMaps: StaticMaps;
+  /** WMS GetMap images, reprojected from the Web Mercator tiles. */
+  readonly wmsMaps: WmsMaps;
   /** The mirrored weather catalog and its variables, worked out once per catalog version. */
   readonly weather: WeatherCatalog;
   /** The sprite each map's stored style names, read once per store version. */
@@ -146,6 +150,16 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey, pixels });
   const apiKeys = new KeyRing(config.render.enabled ? [...config.keys, { key: renderKey, allowedOrigins: [], plan: 'paid' as const }] : config.keys);
   const renderedTiles = new RenderedTiles({ catalog, renderer, keep: config.render.keep, warn: (m) => log.warn(m) });
+  const wmsMaps = new WmsMaps({
+    queue: pixels,
+    maxWaiting: config.wms.queue,
+    resampling: config.wms.resampling,
+    maxError: config.wms.maxError,
+    transform: (xs, ys, s, t) => {
+      if (!coordinates) throw new ServiceError('unavailable', 'The coordinates index is not built (npm run indexes): WMS draws in EPSG:3857 only');
+      return coordinates.transformXY(xs, ys, s, t);
+    },
+  });
 
   const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
@@ -164,6 +178,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     renderedTiles,
     glyphs: new GlyphComposer(),
     staticMaps,
+    wmsMaps,
     jobStatus,
     jobControl,
     elevation,

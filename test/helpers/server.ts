@@ -68,3 +68,22 @@ export async function getFrom(url: string, localAddress = '127.0.0.1', headers: 
   const r = await rawGet(url, headers, localAddress);
   return { status: r.status, headers: r.headers, text: r.body.toString('utf8') };
 }
+
+/**
+ * The sample server of a test file: started before its tests, closed after them (then `cleanup`, e.g. removing the
+ * file's temporary folders). Read the server through the returned getter inside tests.
+ */
+export function sampleServerForFile(config?: Record<string, unknown>, cleanup?: () => void): () => TestServer {
+  let srv: TestServer | undefined;
+  beforeAll(async () => {
+    srv = await startServer(config ? { config } : {});
+  });
+  afterAll(async () => {
+    await srv?.close();
+    cleanup?.();
+  });
+  return () => {
+    if (!srv) throw new Error('the sample server is not started (use it inside a test)');
+    return srv;
+  };
+}

@@ -20,6 +20,7 @@ const EXPECTED_PATHS = [
   '/maps/{mapId}/256/{z}/{x}/{y}.{format}',
   '/maps/{mapId}/256/{z}/{x}/{y}@2x.{format}',
   '/maps/{mapId}/tiles.json',
+    '/maps/{mapId}/wms',
   '/maps/{mapId}/256/tiles.json',
   '/maps/{mapId}/tiles',
   '/maps/{mapId}/tileMatrixSet',
@@ -42,6 +43,7 @@ const EXPECTED_PATHS = [
   '/geocoding/{id}.json',
   '/geocoding/{query}.json',
   '/weather/latest.json',
+    '/wms',
   '/weather/WMTSCapabilities.xml',
   '/coordinates/search/{query}.json',
   '/coordinates/transform/{coordinates}.json',
@@ -127,8 +129,9 @@ function samplePath(template: string): string {
     name: 'temperature-2m.sample',
     time: '2024-01-01T00:00:00Z',
   };
-  // The KVP endpoint needs its mandatory parameters (the WMTS KVP query is no path parameter).
+  // The KVP endpoints need their mandatory parameters (a KVP query is no path parameter).
   if (template === '/wmts') return '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities';
+  if (template === '/wms' || template === '/maps/{mapId}/wms') return `${template.replace('{mapId}', 'sample')}?SERVICE=WMS&REQUEST=GetCapabilities`;
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`no sample value for {${name}} in ${template}`);
     return values[name];

@@ -318,7 +318,7 @@ export interface GdalInfo {
 }
 
 /** Runs one GDAL program (`gdal`: which GDAL, the system's by default). */
-async function runGdal(gdal: Gdal, program: string, args: string[], cwd: string | undefined): Promise<RunResult> {
+export async function runGdal(gdal: Gdal, program: string, args: string[], cwd: string | undefined): Promise<RunResult> {
   const inv = gdal.invocation(program, args, cwd);
   return run(inv.file, inv.args, { env: inv.env, cwd: inv.cwd });
 }

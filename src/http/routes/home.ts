@@ -109,6 +109,7 @@ function families(catalog: Catalog, all: Row[]): { family: string; links: Link[]
       family: 'WMTS',
       links: [['service capabilities', '/wmts/1.0.0/WMTSCapabilities.xml'], ['KVP GetCapabilities', '/wmts?SERVICE=WMTS&REQUEST=GetCapabilities'], ...first('maps', ['WMTS'])],
     },
+    { family: 'WMS', links: [['GetCapabilities 1.3.0', '/wms?SERVICE=WMS&REQUEST=GetCapabilities'], ['GetCapabilities 1.1.1', '/wms?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=1.1.1']] },
     {
       family: 'OGC API - Tiles',
       links: [

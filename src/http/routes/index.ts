@@ -1,4 +1,6 @@
 import { owsErrors } from '../ows-errors';
+import { wmsErrors } from '../wms-errors';
+import { mapWms, mapWmsParams, wmsService, wmsServiceParams } from './wms';
 import { problemErrors } from '../problem-errors';
 import { NO_PARAMS, outcomeStatuses, route, type Outcome, type Route, type RouteDoc, type RouteOptions } from '../route-table';
 import { coordinatesSearch, coordinatesSearchParams, coordinatesTransform, coordinatesTransformParams } from './coordinates';
@@ -96,6 +98,7 @@ const VECTOR_TILE = ['application/vnd.mapbox-vector-tile'];
 const OGC: RouteOptions = { dialect: problemErrors };
 /** WMTS answers its errors as OWS ExceptionReports (ows-errors.ts). */
 const OWS: RouteOptions = { dialect: owsErrors };
+const WMS: RouteOptions = { dialect: wmsErrors };
 const doc = (tag: string, summary: string, types: readonly string[], outcomes?: readonly Outcome[]): RouteDoc => ({ tag, summary, types, statuses: outcomes && outcomeStatuses(outcomes) });
 /** The admin API: its keys checked by the handlers (admin-auth.ts), JSON errors, no CORS. */
 const ADMIN: RouteOptions = { public: true, noCors: true, dialect: adminErrors };
@@ -164,6 +167,9 @@ export const routes: Route[] = [
   // WMTS 1.0.0, service-wide: KVP (GetCapabilities, GetTile), RESTful capabilities and tiles (a layer identifier holds
   // slashes: the layer is what comes before the last five segments; an empty segment is a missing parameter). A
   // weather layer's tiles have a {Time} segment after the style: their route comes first.
+  // WMS 1.3.0 and 1.1.1: GetCapabilities and GetMap in any EPSG CRS, service-wide and per map.
+  route('/wms', wmsServiceParams, wmsService, doc('WMS', 'WMS 1.3.0 / 1.1.1 KVP: GetCapabilities, GetMap (reprojected from the mirrored tiles)', [...XML, ...RASTER], TILE), WMS),
+  route('/maps/:mapId/wms', mapWmsParams, mapWms, doc('WMS', 'WMS 1.3.0 / 1.1.1 KVP of one map', [...XML, ...RASTER], TILE), WMS),
   route('/wmts', wmtsServiceParams, wmtsService, doc('WMTS', 'WMTS KVP: GetCapabilities, GetTile', [...XML, ...RASTER, ...VECTOR_TILE], TILE), OWS),
   route('/wmts/1.0.0/WMTSCapabilities.xml', NO_PARAMS, wmtsServiceCapabilities, doc('WMTS', 'WMTS capabilities of every map, tile set, image and weather variable', XML), OWS),
   route(

@@ -85,8 +85,36 @@ export class CoordinatesService {
     return this.transformer.transform(parsePoints(coordinates), s, t, ops);
   }
 
+  /** Many points from EPSG:s to EPSG:t, x/y in each CRS's usual order; NaN where PROJ cannot (a raster's grid). */
+  transformXY(xs: Float64Array, ys: Float64Array, s: number, t: number): Promise<{ xs: Float64Array; ys: Float64Array }> {
+    return this.transformer.transformXY(xs, ys, s, t);
+  }
+
+  /**
+   * Whether the EPSG CRS `code` names its northing or latitude first (EPSG:4326, EPSG:3035), as WMS 1.3.0 writes
+   * its BBOX; undefined when the registry has no such CRS.
+   */
+  northFirst(code: number): boolean | undefined {
+    const row = this.firstAxis().get({ code: String(code) }) as { orientation: string } | undefined;
+    return row ? /^(north|south)$/i.test(row.orientation) : undefined;
+  }
+
+  private projDb?: Database.Database;
+  private firstAxisStatement?: Database.Statement;
+  private firstAxis(): Database.Statement {
+    // proj.db, the registry PROJ itself reads: the first axis of the CRS's coordinate system.
+    this.projDb ??= new Database(projDbPath(), { readonly: true, fileMustExist: true });
+    this.firstAxisStatement ??= this.projDb.prepare(
+      `SELECT a.orientation FROM (SELECT coordinate_system_auth_name an, coordinate_system_code cs FROM projected_crs WHERE auth_name = 'EPSG' AND code = @code
+         UNION ALL SELECT coordinate_system_auth_name, coordinate_system_code FROM geodetic_crs WHERE auth_name = 'EPSG' AND code = @code) c
+       JOIN axis a ON a.coordinate_system_auth_name = c.an AND a.coordinate_system_code = c.cs WHERE a.coordinate_system_order = 1 LIMIT 1`,
+    );
+    return this.firstAxisStatement;
+  }
+
   async close(): Promise<void> {
     await this.proj.close();
     this.db.close();
+    this.projDb?.close();
   }
 }

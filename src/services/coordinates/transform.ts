@@ -118,16 +118,6 @@ export class Transformer {
   }
 
   async transform(points: Point[], s: number, t: number, ops?: number[]): Promise<TransformAnswer> {
-    const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
-    // A pipeline built means both codes passed crsRow: a warm transform asks the registry nothing.
-    let p = this.built.get(key);
-    if (p && stale(p)) {
-      // Built in a PROJ worker that has stopped since: its handles are gone with it (never released).
-      this.cache.delete(key);
-      this.built.delete(key);
-      p = undefined;
-    }
-    if (!p) p = await this.pipeline(key, s, t, ops);
     const input = new Float64Array(points.length * 4);
     for (let i = 0; i < points.length; i++) {
       const [x, y, z] = points[i];
@@ -138,17 +128,7 @@ export class Transformer {
       // (as cs2cs and pyproj do); 0 would be the year 0, metres away through plate motion (ATRF2014 → ITRF2014).
       input[i * 4 + 3] = Infinity;
     }
-    let data: Float64Array;
-    try {
-      data = await this.run(p, input);
-    } catch (err) {
-      if (!(err instanceof ProjStopped)) throw err;
-      // The worker crashed under this transform: once more, in a new worker (the pipeline built again there).
-      this.cache.delete(key);
-      this.built.delete(key);
-      const again = await this.pipeline(key, s, t, ops);
-      data = await this.run(again, input);
-    }
+    const { data, p } = await this.runPoints(input, s, t, ops);
     const results: TransformAnswer['results'] = new Array(points.length);
     for (let i = 0; i < points.length; i++) {
       const r = { x: data[i * 4], y: data[i * 4 + 1], z: data[i * 4 + 2] };
@@ -158,6 +138,54 @@ export class Transformer {
       results[i] = r;
     }
     return { results, transformer_selection_strategy: p.strategy };
+  }
+
+  /**
+   * Many points at once (a raster's sample grid), x and y in the CRS's usual order (longitude or easting first),
+   * at height 0: NaN where PROJ cannot transform a point, instead of an error.
+   */
+  async transformXY(xs: Float64Array, ys: Float64Array, s: number, t: number): Promise<{ xs: Float64Array; ys: Float64Array }> {
+    const n = xs.length;
+    const input = new Float64Array(n * 4);
+    for (let i = 0; i < n; i++) {
+      input[i * 4] = xs[i];
+      input[i * 4 + 1] = ys[i];
+      input[i * 4 + 3] = Infinity;
+    }
+    const { data } = await this.runPoints(input, s, t);
+    const out = { xs: new Float64Array(n), ys: new Float64Array(n) };
+    for (let i = 0; i < n; i++) {
+      const x = data[i * 4];
+      const y = data[i * 4 + 1];
+      const ok = Number.isFinite(x) && Number.isFinite(y);
+      out.xs[i] = ok ? x : Number.NaN;
+      out.ys[i] = ok ? y : Number.NaN;
+    }
+    return out;
+  }
+
+  /** Runs `input` (x, y, z, t per point) through the pipeline of (s, t, ops), built when not cached. */
+  private async runPoints(input: Float64Array, s: number, t: number, ops?: number[]): Promise<{ data: Float64Array; p: Pipeline }> {
+    const key = `${s}:${t}:${ops?.join('|') ?? ''}`;
+    // A pipeline built means both codes passed crsRow: a warm transform asks the registry nothing.
+    let p = this.built.get(key);
+    if (p && stale(p)) {
+      // Built in a PROJ worker that has stopped since: its handles are gone with it (never released).
+      this.cache.delete(key);
+      this.built.delete(key);
+      p = undefined;
+    }
+    if (!p) p = await this.pipeline(key, s, t, ops);
+    try {
+      return { data: await this.run(p, input), p };
+    } catch (err) {
+      if (!(err instanceof ProjStopped)) throw err;
+      // The worker crashed under this transform: once more, in a new worker (the pipeline built again there).
+      this.cache.delete(key);
+      this.built.delete(key);
+      const again = await this.pipeline(key, s, t, ops);
+      return { data: await this.run(again, input), p: again };
+    }
   }
 
   /** The pipeline of `key`, built (once) when not cached. */

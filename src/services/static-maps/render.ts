@@ -6,7 +6,8 @@
 
 import { sharp } from '../sharp';
 import { ByteLru, Lru } from '../../store/bytes/lru';
-import type { StaticMapLayout } from './layout';
+import type { BaseTiles, StaticMapLayout } from './layout';
+import type { Level } from './view';
 import { overlaySvg } from './overlay';
 import { RenderAbandoned } from './queue';
 import type { StaticMapRequest } from './request';
@@ -73,8 +74,7 @@ export interface Raw {
   height: number;
 }
 
-async function decodeTile(decoded: ByteLru, layout: StaticMapLayout, x: number, y: number): Promise<Buffer | undefined> {
-  const { level, base } = layout;
+async function decodeTile(decoded: ByteLru, base: BaseTiles, level: Level, x: number, y: number): Promise<Buffer | undefined> {
   const key = `${base.version}/${level.pyramid.name}/${level.z}/${x}/${y}`;
   const hit = decoded.get(key);
   if (hit) return hit.length === 0 ? undefined : hit;
@@ -90,10 +90,14 @@ async function decodeTile(decoded: ByteLru, layout: StaticMapLayout, x: number, 
   return data.length === 0 ? undefined : data;
 }
 
-/** The source pixels [x0, x0+width) x [y0, y0+height) of the level (x wraps around the world; rows beyond the poles stay empty). */
-async function sourceRegion(decoded: ByteLru, layout: StaticMapLayout, x0: number, y0: number, width: number, height: number): Promise<Raw> {
-  const t = layout.level.tilePx;
-  const n = 2 ** layout.level.z;
+/**
+ * The source pixels [x0, x0+width) x [y0, y0+height) of a level of `base` (x wraps around the world; rows beyond
+ * the poles and missing tiles stay transparent), its tiles decoded through `decoded`. Static maps and WMS GetMap
+ * draw from it.
+ */
+export async function sourceRegion(decoded: ByteLru, base: BaseTiles, level: Level, x0: number, y0: number, width: number, height: number): Promise<Raw> {
+  const t = level.tilePx;
+  const n = 2 ** level.z;
   const out = Buffer.alloc(width * height * 4);
   const tx0 = Math.floor(x0 / t);
   const tx1 = Math.floor((x0 + width - 1) / t);
@@ -103,7 +107,7 @@ async function sourceRegion(decoded: ByteLru, layout: StaticMapLayout, x0: numbe
   for (let ty = ty0; ty <= ty1; ty++) {
     for (let tx = tx0; tx <= tx1; tx++) {
       jobs.push(
-        decodeTile(decoded, layout, ((tx % n) + n) % n, ty).then((tile) => {
+        decodeTile(decoded, base, level, ((tx % n) + n) % n, ty).then((tile) => {
           if (!tile) return;
           // The part of this tile inside the region, in region coordinates.
           const left = Math.max(x0, tx * t);
@@ -203,14 +207,14 @@ async function rasterizeOverlay(svg: string, width: number, height: number): Pro
 async function baseMap(decoded: ByteLru, layout: StaticMapLayout, signal: AbortSignal | undefined): Promise<Raw> {
   const { window: w } = layout;
   const f = w.world / layout.level.worldPx; // device pixels per source pixel
-  if (f === 1) return sourceRegion(decoded, layout, w.x0, w.y0, w.width, w.height);
+  if (f === 1) return sourceRegion(decoded, layout.base, layout.level, w.x0, w.y0, w.width, w.height);
   // The source pixels under the window plus a few around it (the resampling kernel sees real neighbours).
   const m = 3;
   const sx = Math.floor(w.x0 / f) - m;
   const sy = Math.floor(w.y0 / f) - m;
   const sw = Math.ceil((w.x0 + w.width) / f) + m - sx;
   const sh = Math.ceil((w.y0 + w.height) / f) + m - sy;
-  const region = await sourceRegion(decoded, layout, sx, sy, sw, sh);
+  const region = await sourceRegion(decoded, layout.base, layout.level, sx, sy, sw, sh);
   checkpoint(signal);
   const rw = Math.max(1, Math.round(sw * f));
   const rh = Math.max(1, Math.round(sh * f));
