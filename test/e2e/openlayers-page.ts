@@ -63,14 +63,51 @@ try {
 }
 
 /**
- * Serves the page (at `${origin}${OL_PREFIX}page.html`) and OpenLayers' modules in `context`; any other path under
- * the prefix is a 404. Returns the page's URL without its query.
+ * The WMS page: a map of `width` × `height` CSS px in the query's `projection` (one OpenLayers knows: EPSG:4326,
+ * EPSG:3857), one image layer whose ImageWMS source asks the query's `wms` URL for `layer` (VERSION 1.3.0, ratio 1:
+ * one GetMap of exactly the view), at the query's center and resolution. window.olDone and olError as above.
+ */
+function wmsPageHtml(width: number, height: number): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>OpenLayers WMS</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${OL_PREFIX}ol/ol.css">
+<style>html, body { margin: 0; padding: 0; } #map { width: ${width}px; height: ${height}px; }</style>
+<script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
+</head><body><div id="map"></div>
+<script type="module">
+import Map from 'ol/Map.js';
+import View from 'ol/View.js';
+import ImageLayer from 'ol/layer/Image.js';
+import ImageWMS from 'ol/source/ImageWMS.js';
+try {
+  const q = new URLSearchParams(location.search);
+  const source = new ImageWMS({ url: q.get('wms'), params: { LAYERS: q.get('layer'), FORMAT: 'image/png', VERSION: '1.3.0' }, ratio: 1, projection: q.get('projection') });
+  const map = new Map({
+    target: 'map',
+    controls: [],
+    interactions: [],
+    layers: [new ImageLayer({ source })],
+    view: new View({ projection: q.get('projection'), center: q.get('center').split(',').map(Number), resolution: Number(q.get('resolution')) }),
+  });
+  map.once('rendercomplete', () => { window.olDone = true; });
+} catch (e) {
+  window.olError = String(e && e.stack || e);
+}
+</script></body></html>`;
+}
+
+/**
+ * Serves the pages (`${origin}${OL_PREFIX}page.html`: WMTS; `wms.html`: WMS) and OpenLayers' modules in `context`;
+ * any other path under the prefix is a 404. Returns the WMTS page's URL without its query.
  */
 export async function routeOpenLayersPage(context: BrowserContext, origin: string, size: { width: number; height: number }): Promise<string> {
   const html = pageHtml(size.width, size.height);
+  const wmsHtml = wmsPageHtml(size.width, size.height);
   await context.route(`${origin}${OL_PREFIX}**`, async (route) => {
     const rel = decodeURIComponent(new URL(route.request().url()).pathname.slice(OL_PREFIX.length));
     if (rel === 'page.html') return route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html });
+    if (rel === 'wms.html') return route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: wmsHtml });
     const file = path.resolve(NODE_MODULES, rel);
     const inside = PACKAGES.some((p) => file.startsWith(path.join(NODE_MODULES, p) + path.sep));
     if (!inside || !/\.(js|css)$/.test(file)) return route.fulfill({ status: 404, body: `not served: ${rel}` });
