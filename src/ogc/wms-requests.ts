@@ -33,6 +33,8 @@ export interface WmsGetMap {
   /** BGCOLOR as 0xRRGGBB (default white). */
   background: [number, number, number];
   exceptions: WmsExceptionFormat;
+  /** TIME as sent (a weather layer's keyframe; absent: its default, the latest). */
+  time?: string;
 }
 
 export interface WmsGetCapabilities {
@@ -169,6 +171,20 @@ export function parseWmsRequest(params: Map<string, string>, limits: WmsLimits):
   if (bg !== undefined && !bgMatch) return bad('InvalidParameterValue', `BGCOLOR must be 0xRRGGBB, not ${cut(bg)}`);
   return {
     ok: true,
-    value: { request: 'GetMap', version, layers, crs, bbox: bbox as [number, number, number, number], width, height, format: WMS_FORMATS[mediaType], mediaType, transparent, background, exceptions },
+    value: {
+      request: 'GetMap',
+      version,
+      layers,
+      crs,
+      bbox: bbox as [number, number, number, number],
+      width,
+      height,
+      format: WMS_FORMATS[mediaType],
+      mediaType,
+      transparent,
+      background,
+      exceptions,
+      ...(params.has('TIME') && { time: params.get('TIME') }),
+    },
   };
 }

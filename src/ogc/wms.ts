@@ -9,6 +9,8 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { Bounds, TilesetInfo } from '../store/types';
 import { WMS_FORMATS } from './wms-requests';
 import type { WmsVersion } from './wms-exception';
+import { weatherAbstract, weatherLayerId } from './weather-layers';
+import { latestKeyframe, type WeatherVariable } from './weather-variables';
 import { wmtsLayersFor } from './wmts';
 
 export interface WmsLayer {
@@ -23,6 +25,33 @@ export interface WmsLayer {
   bounds: Bounds;
   /** Whether the tiles have no transparent pixel (jpeg): the layer is `opaque`. */
   opaque: boolean;
+  /** A weather variable's TIME dimension: its keyframes' times (ISO 8601, UTC), the latest the default. */
+  time?: { values: string[]; default: string; variable: WeatherVariable };
+}
+
+/** A weather variable's layer (`weather/{name}`): each TIME value draws that keyframe's tile set. */
+export function weatherWmsLayer(v: WeatherVariable): WmsLayer {
+  const latest = latestKeyframe(v);
+  return {
+    name: weatherLayerId(v),
+    kind: 'tiles',
+    id: latest.tilesetId,
+    pyramidName: v.pyramid.name,
+    title: v.unit ? `${v.title} (${v.unit})` : v.title,
+    abstract: weatherAbstract(v),
+    bounds: v.pyramid.bounds,
+    opaque: v.pyramid.format === 'jpg',
+    time: { values: v.keyframes.map((k) => k.time), default: latest.time, variable: v },
+  };
+}
+
+/** The keyframe tile set of a weather layer at `time` (TIME as sent; absent: the default), or undefined for a time it does not have. */
+export function weatherTileset(layer: WmsLayer, time: string | undefined): string | undefined {
+  if (!layer.time) return layer.id;
+  if (time === undefined || time === '' || /^(current|default)$/i.test(time)) return latestKeyframe(layer.time.variable).tilesetId;
+  const at = Date.parse(time);
+  if (!Number.isFinite(at)) return undefined;
+  return layer.time.variable.keyframes.find((k) => Date.parse(k.time) === at)?.tilesetId;
 }
 
 /** The WMS layers of a resource: one for a raster resource, none for vector tiles. */
@@ -94,6 +123,10 @@ function layerNode(l: WmsLayer, version: WmsVersion): Node {
   const [w, s, e, n] = l.bounds;
   const merc = mercatorBounds(l.bounds);
   const style = { Style: { Name: 'default', Title: 'default' } };
+  const t = l.time;
+  // 1.3.0: the values inside Dimension (06-042 Annex C); 1.1.1: an empty Dimension and the values in Extent.
+  const dimension130 = t ? { Dimension: { '@name': 'time', '@units': 'ISO8601', '@default': t.default, '#text': t.values.join(',') } } : {};
+  const dimension111 = t ? { Dimension: { '@name': 'time', '@units': 'ISO8601' }, Extent: { '@name': 'time', '@default': t.default, '#text': t.values.join(',') } } : {};
   const common = { '@queryable': '0', '@opaque': l.opaque ? '1' : '0', Name: l.name, Title: l.title || l.name, ...(l.abstract && { Abstract: l.abstract }) };
   if (version === '1.1.1') {
     return {
@@ -103,6 +136,7 @@ function layerNode(l: WmsLayer, version: WmsVersion): Node {
         { '@SRS': 'EPSG:4326', '@minx': num(w), '@miny': num(s), '@maxx': num(e), '@maxy': num(n) },
         { '@SRS': 'EPSG:3857', '@minx': num(merc[0]), '@miny': num(merc[1]), '@maxx': num(merc[2]), '@maxy': num(merc[3]) },
       ],
+      ...dimension111,
       ...style,
     };
   }
@@ -115,6 +149,7 @@ function layerNode(l: WmsLayer, version: WmsVersion): Node {
       { '@CRS': 'EPSG:4326', '@minx': num(s), '@miny': num(w), '@maxx': num(n), '@maxy': num(e) },
       { '@CRS': 'EPSG:3857', '@minx': num(merc[0]), '@miny': num(merc[1]), '@maxx': num(merc[2]), '@maxy': num(merc[3]) },
     ],
+    ...dimension130,
     ...style,
   };
 }

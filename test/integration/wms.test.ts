@@ -116,6 +116,36 @@ describe('GetMap', () => {
   });
 });
 
+describe('weather: a TIME dimension per variable', () => {
+  const WEATHER = 'weather/temperature-2m.sample';
+  const TIMES = ['2024-01-01T00:00:00Z', '2024-01-01T06:00:00Z'];
+  const KEYFRAME_LAYERS = ['tiles/sample-temperature-0000', 'tiles/sample-temperature-0600'];
+  const area = { CRS: 'CRS:84', BBOX: '-180,-60,180,60', WIDTH: '360', HEIGHT: '120', LAYERS: WEATHER };
+
+  test('the capabilities give the variable\'s times, the latest the default (1.3.0 Dimension, 1.1.1 Extent)', async () => {
+    const v130 = (await wms({ SERVICE: 'WMS', REQUEST: 'GetCapabilities' })).body.toString();
+    expect(v130).toContain(`<Dimension name="time" units="ISO8601" default="${TIMES[1]}">${TIMES.join(',')}</Dimension>`);
+    const v111 = (await wms({ SERVICE: 'WMS', REQUEST: 'GetCapabilities', VERSION: '1.1.1' })).body.toString();
+    expect(v111).toContain('<Dimension name="time" units="ISO8601"');
+    expect(v111).toContain(`<Extent name="time" default="${TIMES[1]}">${TIMES.join(',')}</Extent>`);
+  });
+
+  test('each TIME draws its keyframe\'s tile set; none or `current` the latest; another time is InvalidDimensionValue', async () => {
+    const keyframe = await Promise.all(KEYFRAME_LAYERS.map(async (l) => decodeRGBA((await getMap({ ...area, LAYERS: l })).body)));
+    expect(comparePixels(keyframe[0], keyframe[1]).differing).toBeGreaterThan(0);
+    for (const [i, time] of TIMES.entries()) {
+      const r = await getMap({ ...area, TIME: time });
+      expect({ time, status: r.status }).toEqual({ time, status: 200 });
+      expect({ time, differing: comparePixels(await decodeRGBA(r.body), keyframe[i]).differing }).toEqual({ time, differing: 0 });
+    }
+    for (const latest of [{}, { TIME: 'current' }, { TIME: '2024-01-01T06:00Z' }]) {
+      expect(comparePixels(await decodeRGBA((await getMap({ ...area, ...latest })).body), keyframe[1]).differing).toBe(0);
+    }
+    const other = await getMap({ ...area, TIME: '2024-01-01T03:00:00Z' });
+    expect({ status: other.status, code: /code="([^"]+)"/.exec(other.body.toString())?.[1] }).toEqual({ status: 400, code: 'InvalidDimensionValue' });
+  });
+});
+
 describe('exceptions', () => {
   const report = async (params: Record<string, string>, pathname?: string) => {
     const r = await wms(params, pathname);

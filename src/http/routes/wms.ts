@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { WmsException, WmsVersion } from '../../ogc/wms-exception';
-import { advertisedCrs, buildWmsCapabilities, wmsLayersFor, type WmsLayer } from '../../ogc/wms';
+import { advertisedCrs, buildWmsCapabilities, weatherTileset, weatherWmsLayer, wmsLayersFor, type WmsLayer } from '../../ogc/wms';
 import { parseWmsRequest, wmsParams, type WmsGetMap, type WmsParse } from '../../ogc/wms-requests';
 import { withKey } from '../../ogc/urls';
 import { blankImage, exceptionImage, type GetMapLayer } from '../../services/wms/get-map';
@@ -10,6 +10,7 @@ import { answer, documentReply, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
 import { wmsExceptionReply } from '../wms-errors';
 import { requireStore } from './stores';
+import { weatherVariablesOf } from './weather';
 
 // WMS 1.3.0 and 1.1.1 (`/wms`, and `/maps/{id}/wms` for one map): GetCapabilities and GetMap, reprojected from the
 // Web Mercator tiles (services/wms/get-map.ts). Requests are read by ogc/wms-requests.ts; an exception is answered
@@ -28,6 +29,7 @@ const wmsKvpShape = {
   WIDTH: kvp('GetMap: image width in pixels', { type: 'integer', minimum: 1 }),
   HEIGHT: kvp('GetMap: image height in pixels', { type: 'integer', minimum: 1 }),
   FORMAT: kvp('GetMap: `image/png`, `image/jpeg` or `image/webp`'),
+  TIME: kvp('GetMap of a weather layer (`weather/{name}`): one of its times (ISO 8601, UTC); absent or `current`: the latest'),
   TRANSPARENT: kvp('GetMap: `TRUE` keeps where nothing is drawn transparent (png, webp); default `FALSE`'),
   BGCOLOR: kvp('GetMap: `0xRRGGBB`, default white'),
   EXCEPTIONS: kvp('1.3.0: `XML`, `INIMAGE` or `BLANK`; 1.1.1: `application/vnd.ogc.se_xml`, `…se_inimage` or `…se_blank`'),
@@ -37,9 +39,9 @@ export const mapWmsParams = z.object({ mapId: z.string().meta({ description: 'ma
 
 const CAPABILITIES_TYPE: Readonly<Record<WmsVersion, string>> = { '1.3.0': 'text/xml; charset=utf-8', '1.1.1': 'application/vnd.ogc.wms_xml; charset=utf-8' };
 
-/** Every WMS layer of the catalog (raster maps, tile sets and images). */
+/** Every WMS layer of the catalog (raster maps, tile sets and images), then every weather variable. */
 function allLayers(ctx: RequestContext): WmsLayer[] {
-  return ctx.catalog.list().flatMap(wmsLayersFor);
+  return [...ctx.catalog.list().flatMap(wmsLayersFor), ...weatherVariablesOf(ctx).map(weatherWmsLayer)];
 }
 
 function capabilities(ctx: RequestContext, version: WmsVersion, layers: WmsLayer[], path: string, title: string): Reply {
@@ -75,7 +77,9 @@ function getMapLayers(ctx: RequestContext, req: WmsGetMap, offered: WmsLayer[]):
   for (const name of req.layers) {
     const layer = offered.find((l) => l.name === name);
     if (!layer) return { code: 'LayerNotDefined', text: `Layer ${name.length > 100 ? `${name.slice(0, 100)}…` : name} is not offered here` };
-    const store = requireStore(ctx, layer.kind, layer.id);
+    const id = weatherTileset(layer, req.time);
+    if (id === undefined) return { code: 'InvalidDimensionValue', text: `TIME ${(req.time ?? '').slice(0, 100)} is not a time of ${name} (its times: ${layer.time!.values.join(', ')})` };
+    const store = requireStore(ctx, layer.kind, id);
     out.push({ name, base: layer.kind === 'maps' ? ctx.services.renderedTiles.staticBase(store) : { pyramids: store.info.pyramids.filter((p) => p.name === layer.pyramidName), version: store.info.version, tile: (p, z, x, y) => store.tile(p, z, x, y) } });
   }
   return out;
