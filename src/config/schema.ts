@@ -477,6 +477,34 @@ export const configSchema = z
       })
       .strict()
       .default({ maxWidth: 4096, maxHeight: 4096, resampling: 'bilinear', maxError: 0.125, crs: [], queue: 16 }),
+    /**
+     * Tile grids besides Web Mercator, offered in WMTS for every raster layer whose area they meet, their tiles drawn
+     * from the Web Mercator tiles: the registered `WorldCRS84Quad`, `EuropeanETRS89_LAEAQuad`, `UTM01WGS84Quad` ..
+     * `UTM60WGS84Quad`, or a grid of your own (a national grid).
+     */
+    grids: z
+      .array(
+        z.union([
+          z.string().regex(/^(WorldCRS84Quad|EuropeanETRS89_LAEAQuad|UTM(0[1-9]|[1-5]\d|60)WGS84Quad)$/, 'a registered grid: WorldCRS84Quad, EuropeanETRS89_LAEAQuad or UTM01WGS84Quad .. UTM60WGS84Quad'),
+          z
+            .object({
+              /** Identifier in WMTS (letters, digits, `_`, `-`, `.`). */
+              id: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/),
+              title: z.string().min(1).optional(),
+              /** EPSG code of the grid's CRS. */
+              crs: z.number().int().min(1024).max(999999),
+              /** Top-left corner of the matrices, easting first. */
+              origin: z.tuple([z.number(), z.number()]),
+              /** The grid's extent, easting first: minX, minY, maxX, maxY. */
+              extent: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+              tileSize: z.number().int().min(64).max(1024).default(256),
+              /** CRS units per pixel, coarsest first: one zoom each. */
+              resolutions: z.array(z.number().positive()).min(1).max(40),
+            })
+            .strict(),
+        ]),
+      )
+      .default([]),
     render: z
       .object({
         /** Raster tiles drawn here from mirrored vector tiles (MapLibre GL JS in headless Chromium). */

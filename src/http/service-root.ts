@@ -10,6 +10,7 @@ import { DEFAULT_INDEX_DIR } from '../config/index-dir';
 import type { Config } from '../config/schema';
 import { CoordinatesService } from '../services/coordinates';
 import { WmsMaps } from '../services/wms/get-map';
+import { GridTiles, resolveGrids } from '../services/wms/grid-tiles';
 import { ElevationService } from '../services/elevation';
 import { GlyphComposer } from '../services/fonts/compose';
 import { MirroredLabels } from '../services/geocoding/labels-mirrored';
@@ -44,6 +45,8 @@ export interface Services {
   readonly staticMaps: StaticMaps;
   /** WMS GetMap images, reprojected from the Web Mercator tiles. */
   readonly wmsMaps: WmsMaps;
+  /** Tiles of the configured grids besides Web Mercator (`grids`), drawn like GetMap images. */
+  readonly gridTiles: GridTiles;
   /** The mirrored weather catalog and its variables, worked out once per catalog version. */
   readonly weather: WeatherCatalog;
   /** The sprite each map's stored style names, read once per store version. */
@@ -150,7 +153,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey, pixels });
   const apiKeys = new KeyRing(config.render.enabled ? [...config.keys, { key: renderKey, allowedOrigins: [], plan: 'paid' as const }] : config.keys);
   const renderedTiles = new RenderedTiles({ catalog, renderer, keep: config.render.keep, warn: (m) => log.warn(m) });
-  const wmsMaps = new WmsMaps({
+  const wmsMaps: WmsMaps = new WmsMaps({
     queue: pixels,
     maxWaiting: config.wms.queue,
     resampling: config.wms.resampling,
@@ -160,6 +163,9 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
       return coordinates.transformXY(xs, ys, s, t);
     },
   });
+
+  const grids = resolveGrids(config.grids, coordinates && ((code) => coordinates.crsFacts(code)), (m) => log.warn(m));
+  const gridTiles = new GridTiles(grids, wmsMaps);
 
   const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
@@ -179,6 +185,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     glyphs: new GlyphComposer(),
     staticMaps,
     wmsMaps,
+    gridTiles,
     jobStatus,
     jobControl,
     elevation,

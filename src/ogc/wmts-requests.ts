@@ -7,6 +7,7 @@
 // GetCapabilities; `Service`, `Version`, `Layer`, `Style`, `Format`, `TileMatrixSet`, `TileMatrix`, `TileRow`,
 // `TileCol` and a dimension's identifier (07-057r7 Table 29) for GetTile.
 
+import type { Grid, GridMatrix } from '../geo/grids';
 import { tileRange } from '../geo/mercator';
 import type { TileFormat } from '../store/types';
 import type { OwsException } from './ows-exception';
@@ -246,6 +247,8 @@ export interface WmtsTile {
   dimensions: Record<string, string>;
   /** The identifiers of the dimensions whose value is the Default because the request named none (or `default`). */
   defaulted: string[];
+  /** A tile of another grid than Web Mercator (z, x, y are then its matrix's index, column and row). */
+  grid?: { grid: Grid; matrix: GridMatrix };
 }
 
 /** A dimension value that asks for the dimension's Default (as no value does). */
@@ -270,24 +273,8 @@ const NON_NEGATIVE_INT = /^(0|[1-9][0-9]{0,9})$/;
  * the tile matrix (an identifier of the set), the row and column (inside the layer's TileMatrixSetLimits, else
  * TileOutOfRange) and the value of each sample dimension.
  */
-export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest): Outcome<WmtsTile> {
-  if (!layer) return fail('InvalidParameterValue', 'Layer', `Unknown layer ${quote(t.layer)}`);
-  if (t.style !== WMTS_STYLE) return fail('InvalidParameterValue', 'Style', `Unknown style ${quote(t.style)} of layer ${layer.identifier}: expected ${WMTS_STYLE}`);
-  const format = wmtsFormatFor(layer, t.format);
-  if (!format) return fail('InvalidParameterValue', 'Format', `Format ${quote(t.format)} is not offered for layer ${layer.identifier}: expected ${mediaTypeOf(layer.format)}`);
-  const set = wmtsTileMatrixSetOf(layer);
-  if (t.tileMatrixSet !== set) return fail('InvalidParameterValue', 'TileMatrixSet', `Unknown tile matrix set ${quote(t.tileMatrixSet)} of layer ${layer.identifier}: expected ${set}`);
-  // The set's matrices are named by their zoom, minzoom to maxzoom (a leading zero names none).
-  const z = NON_NEGATIVE_INT.test(t.tileMatrix) ? Number(t.tileMatrix) : -1;
-  if (z < layer.minzoom || z > layer.maxzoom) return fail('InvalidParameterValue', 'TileMatrix', `Unknown tile matrix ${quote(t.tileMatrix)} of ${set}: expected ${layer.minzoom} to ${layer.maxzoom}`);
-  if (!NON_NEGATIVE_INT.test(t.tileRow)) return fail('InvalidParameterValue', 'TileRow', `Invalid TileRow ${quote(t.tileRow)}: expected a non-negative integer`);
-  if (!NON_NEGATIVE_INT.test(t.tileCol)) return fail('InvalidParameterValue', 'TileCol', `Invalid TileCol ${quote(t.tileCol)}: expected a non-negative integer`);
-  const y = Number(t.tileRow);
-  const x = Number(t.tileCol);
-  // The TileMatrixSetLimits of that matrix, as the capabilities advertise them (wmtsLimitsOf: the same range).
-  const r = tileRange(layer.bounds, z);
-  if (y < r.minY || y > r.maxY) return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside ${r.minY} to ${r.maxY} in tile matrix ${z} of layer ${layer.identifier}`);
-  if (x < r.minX || x > r.maxX) return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside ${r.minX} to ${r.maxX} in tile matrix ${z} of layer ${layer.identifier}`);
+/** The dimension values of a request for a layer (each the Default when not named), or the exception. */
+function dimensionValues(layer: WmtsLayer, t: WmtsTileRequest): Outcome<{ dimensions: Record<string, string>; defaulted: string[] }> {
   const dimensions: Record<string, string> = {};
   const defaulted: string[] = [];
   for (const d of layer.dimensions ?? []) {
@@ -301,5 +288,46 @@ export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest):
       return fail('InvalidParameterValue', d.identifier, `Invalid ${d.identifier} ${quote(value)} of layer ${layer.identifier}: expected one of its values (or ${DEFAULT_VALUE}), e.g. ${d.default}`);
     }
   }
-  return ok({ layer, z, x, y, format, dimensions, defaulted });
+  return ok({ dimensions, defaulted });
+}
+
+/** A GetTile in one of the layer's other grids: a raster format, a matrix of the grid, a tile inside it. */
+function checkGridTile(layer: WmtsLayer, grid: Grid, t: WmtsTileRequest, format: TileFormat): Outcome<WmtsTile> {
+  const index = grid.matrices.findIndex((m) => m.id === t.tileMatrix);
+  if (index < 0) return fail('InvalidParameterValue', 'TileMatrix', `Unknown tile matrix ${quote(t.tileMatrix)} of ${grid.id}: expected ${grid.matrices[0].id} to ${grid.matrices[grid.matrices.length - 1].id}`);
+  const matrix = grid.matrices[index];
+  if (!NON_NEGATIVE_INT.test(t.tileRow)) return fail('InvalidParameterValue', 'TileRow', `Invalid TileRow ${quote(t.tileRow)}: expected a non-negative integer`);
+  if (!NON_NEGATIVE_INT.test(t.tileCol)) return fail('InvalidParameterValue', 'TileCol', `Invalid TileCol ${quote(t.tileCol)}: expected a non-negative integer`);
+  const y = Number(t.tileRow);
+  const x = Number(t.tileCol);
+  if (y >= matrix.matrixHeight) return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside 0 to ${matrix.matrixHeight - 1} in tile matrix ${matrix.id} of ${grid.id}`);
+  if (x >= matrix.matrixWidth) return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside 0 to ${matrix.matrixWidth - 1} in tile matrix ${matrix.id} of ${grid.id}`);
+  const dims = dimensionValues(layer, t);
+  if (!dims.ok) return dims;
+  return ok({ layer, z: index, x, y, format, ...dims.value, grid: { grid, matrix } });
+}
+
+export function checkWmtsTile(layer: WmtsLayer | undefined, t: WmtsTileRequest): Outcome<WmtsTile> {
+  if (!layer) return fail('InvalidParameterValue', 'Layer', `Unknown layer ${quote(t.layer)}`);
+  if (t.style !== WMTS_STYLE) return fail('InvalidParameterValue', 'Style', `Unknown style ${quote(t.style)} of layer ${layer.identifier}: expected ${WMTS_STYLE}`);
+  const format = wmtsFormatFor(layer, t.format);
+  if (!format) return fail('InvalidParameterValue', 'Format', `Format ${quote(t.format)} is not offered for layer ${layer.identifier}: expected ${mediaTypeOf(layer.format)}`);
+  const set = wmtsTileMatrixSetOf(layer);
+  const grid = layer.grids?.find((g) => g.id === t.tileMatrixSet);
+  if (grid) return checkGridTile(layer, grid, t, format);
+  if (t.tileMatrixSet !== set) return fail('InvalidParameterValue', 'TileMatrixSet', `Unknown tile matrix set ${quote(t.tileMatrixSet)} of layer ${layer.identifier}: expected ${[set, ...(layer.grids ?? []).map((g) => g.id)].join(', ')}`);
+  // The set's matrices are named by their zoom, minzoom to maxzoom (a leading zero names none).
+  const z = NON_NEGATIVE_INT.test(t.tileMatrix) ? Number(t.tileMatrix) : -1;
+  if (z < layer.minzoom || z > layer.maxzoom) return fail('InvalidParameterValue', 'TileMatrix', `Unknown tile matrix ${quote(t.tileMatrix)} of ${set}: expected ${layer.minzoom} to ${layer.maxzoom}`);
+  if (!NON_NEGATIVE_INT.test(t.tileRow)) return fail('InvalidParameterValue', 'TileRow', `Invalid TileRow ${quote(t.tileRow)}: expected a non-negative integer`);
+  if (!NON_NEGATIVE_INT.test(t.tileCol)) return fail('InvalidParameterValue', 'TileCol', `Invalid TileCol ${quote(t.tileCol)}: expected a non-negative integer`);
+  const y = Number(t.tileRow);
+  const x = Number(t.tileCol);
+  // The TileMatrixSetLimits of that matrix, as the capabilities advertise them (wmtsLimitsOf: the same range).
+  const r = tileRange(layer.bounds, z);
+  if (y < r.minY || y > r.maxY) return fail('TileOutOfRange', 'TileRow', `TileRow ${y} is outside ${r.minY} to ${r.maxY} in tile matrix ${z} of layer ${layer.identifier}`);
+  if (x < r.minX || x > r.maxX) return fail('TileOutOfRange', 'TileCol', `TileCol ${x} is outside ${r.minX} to ${r.maxX} in tile matrix ${z} of layer ${layer.identifier}`);
+  const dims = dimensionValues(layer, t);
+  if (!dims.ok) return dims;
+  return ok({ layer, z, x, y, format, ...dims.value });
 }

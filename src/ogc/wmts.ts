@@ -15,6 +15,7 @@
 // of its `dimensions`; the KVP GetTile names them as parameters.
 
 import { XMLBuilder } from 'fast-xml-parser';
+import type { Grid } from '../geo/grids';
 import type { Bounds, Pyramid, ResourceKind, TileFormat, TilesetInfo } from '../store/types';
 import { isSupportedTileSize, limits, webMercatorQuad, wmtsTmsIdFor, type TileMatrixLimits } from '../geo/tile-matrix-set';
 import { mediaTypeOf, scaleOnePyramids, withKey } from './urls';
@@ -55,6 +56,8 @@ export interface WmtsLayer {
   pyramid: Pyramid;
   /** Sample dimensions (none for maps, tile sets and images). */
   dimensions?: readonly WmtsDimension[];
+  /** Grids besides Web Mercator the layer is also offered in (its tiles drawn from the Web Mercator ones). */
+  grids?: readonly Grid[];
 }
 
 /** Contact of the service provider (06-121r3 ServiceContact, ResponsiblePartySubsetType); every field optional. */
@@ -307,7 +310,26 @@ function layerNode(layer: WmtsLayer, baseUrl: string, key: string): XmlNode {
       })),
     },
   };
+  // The other grids: no limits (optional in 07-057r7); a tile outside the layer's area is transparent.
+  if (layer.grids?.length) node['TileMatrixSetLink'] = [node['TileMatrixSetLink'] as XmlNode, ...layer.grids.map((g) => ({ TileMatrixSet: g.id }))];
   node['ResourceURL'] = { '@_format': mediaType, '@_resourceType': 'tile', '@_template': wmtsTileTemplate(baseUrl, layer, key) };
+  return node;
+}
+
+/** A grid's TileMatrixSet: TopLeftCorner in the CRS's own axis order (07-057r7 §6.1.1, northing first for EPSG:3035). */
+function gridTileMatrixSetNode(grid: Grid): XmlNode {
+  const corner = grid.northFirst ? `${num(grid.origin[1])} ${num(grid.origin[0])}` : `${num(grid.origin[0])} ${num(grid.origin[1])}`;
+  const node: XmlNode = { 'ows:Title': text(grid.title), 'ows:Identifier': text(grid.id), 'ows:SupportedCRS': grid.crsUrn };
+  if (grid.wellKnownScaleSet) node['WellKnownScaleSet'] = grid.wellKnownScaleSet.urn;
+  node['TileMatrix'] = grid.matrices.map((m) => ({
+    'ows:Identifier': m.id,
+    ScaleDenominator: num(m.scaleDenominator),
+    TopLeftCorner: corner,
+    TileWidth: num(grid.tileSize),
+    TileHeight: num(grid.tileSize),
+    MatrixWidth: num(m.matrixWidth),
+    MatrixHeight: num(m.matrixHeight),
+  }));
   return node;
 }
 
@@ -333,9 +355,11 @@ function tileMatrixSetNode(tileSize: number, minzoom: number, maxzoom: number): 
 function contents(layers: readonly WmtsLayer[], baseUrl: string, key: string): XmlNode {
   const sets = new Map<string, [number, number, number]>();
   for (const l of layers) sets.set(wmtsTileMatrixSetOf(l), [l.tileSize, l.minzoom, l.maxzoom]);
+  const grids = new Map<string, Grid>();
+  for (const l of layers) for (const g of l.grids ?? []) grids.set(g.id, g);
   return {
     Layer: layers.map((l) => layerNode(l, baseUrl, key)),
-    TileMatrixSet: [...sets.values()].map(([size, min, max]) => tileMatrixSetNode(size, min, max)),
+    TileMatrixSet: [...[...sets.values()].map(([size, min, max]) => tileMatrixSetNode(size, min, max)), ...[...grids.values()].map(gridTileMatrixSetNode)],
   };
 }
 

@@ -138,7 +138,7 @@ describe('weather: a TIME dimension per variable', () => {
       expect({ time, status: r.status }).toEqual({ time, status: 200 });
       expect({ time, differing: comparePixels(await decodeRGBA(r.body), keyframe[i]).differing }).toEqual({ time, differing: 0 });
     }
-    for (const latest of [{}, { TIME: 'current' }, { TIME: '2024-01-01T06:00Z' }]) {
+    for (const latest of [{}, { TIME: 'current' }, { TIME: '2024-01-01T06:00Z' }] as Record<string, string>[]) {
       expect(comparePixels(await decodeRGBA((await getMap({ ...area, ...latest })).body), keyframe[1]).differing).toBe(0);
     }
     const other = await getMap({ ...area, TIME: '2024-01-01T03:00:00Z' });

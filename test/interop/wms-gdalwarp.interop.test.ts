@@ -1,9 +1,9 @@
-// WMS GetMap against an oracle we did not write: gdalwarp (Debian trixie's GDAL, in its chroot) warps the same Web
-// Mercator tiles, read from this server through GDAL's TMS driver at the level the server drew from (its
-// X-Tilemirror-Source header names it), to the same CRS, bounds, size, resampling and error threshold. The images
-// must agree: the mean absolute difference is stated and bounded, and the geometry is checked by shifting ours by
-// half and whole pixels: no shift may bring it closer to gdalwarp's than none (a feature off by more than half a
-// pixel would).
+// WMS GetMap and WMTS tiles of other grids against an oracle we did not write: gdalwarp (Debian trixie's GDAL, in
+// its chroot) warps the same Web Mercator tiles, read from this server through GDAL's TMS driver at the level the
+// server drew from (its X-Tilemirror-Source header names it), to the same CRS, bounds, size, resampling and error
+// threshold. The images must agree: the mean absolute difference is stated and bounded, and the geometry is checked
+// by shifting ours by half and whole pixels: no shift may bring it closer to gdalwarp's than none (a feature off by
+// more than half a pixel would).
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,9 +18,16 @@ const it = gdalTest(gdal);
 const temps = tempDirs('tilemirror-wms-gdalwarp-', gdal.tempBase);
 const HALF = Math.PI * 6378137;
 
+const LV95 = {
+  id: 'LV95',
+  crs: 2056,
+  origin: [2420000, 1350000],
+  extent: [2420000, 1030000, 2900000, 1350000],
+  resolutions: [4000, 3750, 3500, 3250, 3000, 2750, 2500, 2250, 2000, 1750, 1500, 1250, 1000, 750, 650, 500, 250, 100, 50, 20, 10, 5, 2.5, 2, 1.5, 1, 0.5, 0.25, 0.1],
+};
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer({ config: { grids: ['WorldCRS84Quad', 'EuropeanETRS89_LAEAQuad', LV95] } });
 });
 afterAll(async () => {
   await srv?.close();
@@ -56,6 +63,32 @@ function meanAbsDiff(a: RGBA, b: RGBA, dx = 0, dy = 0): { mad: number; pixels: n
     }
   }
   return { mad: sum / (3 * n), pixels: n };
+}
+
+/** gdalwarp of the server's 512 px Web Mercator tiles at zoom `z` (GDAL's TMS driver, -ovr NONE: that level only). */
+async function gdalwarped(url: string, z: string, crs: string, te: number[], width: number, height: number, r: string): Promise<string> {
+  const dir = temps.tempDir();
+  const xml = `<GDAL_WMS><Service name="TMS"><ServerUrl>${url}/maps/sample/\${z}/\${x}/\${y}.png?key=${KEY}</ServerUrl></Service>
+<DataWindow><UpperLeftX>${-HALF}</UpperLeftX><UpperLeftY>${HALF}</UpperLeftY><LowerRightX>${HALF}</LowerRightX><LowerRightY>${-HALF}</LowerRightY><TileLevel>${z}</TileLevel><TileCountX>1</TileCountX><TileCountY>1</TileCountY><YOrigin>top</YOrigin></DataWindow>
+<Projection>EPSG:3857</Projection><BlockSizeX>512</BlockSizeX><BlockSizeY>512</BlockSizeY><BandsCount>4</BandsCount><ZeroBlockHttpCodes>204,404</ZeroBlockHttpCodes></GDAL_WMS>`;
+  writeFileSync(path.join(dir, 'source.xml'), xml);
+  const out = path.join(dir, 'warped.tif');
+  assertOk(
+    await runGdal(gdal, 'gdalwarp', ['-q', '-ovr', 'NONE', '-t_srs', crs, '-te', ...te.map(String), '-ts', String(width), String(height), '-r', r, '-et', '0.125', '-of', 'GTiff', gdal.pathFor(path.join(dir, 'source.xml')), gdal.pathFor(out)], dir),
+  );
+  return out;
+}
+
+/** Ours against gdalwarp's: the mean absolute difference stated and small, and no half or whole pixel shift closer. */
+async function expectAgrees(mine: RGBA, oracle: RGBA, label: string): Promise<void> {
+  expect([mine.width, mine.height]).toEqual([oracle.width, oracle.height]);
+  const here = meanAbsDiff(mine, oracle);
+  const shifts = [-1, -0.5, 0.5, 1].flatMap((d) => [meanAbsDiff(mine, oracle, d, 0).mad, meanAbsDiff(mine, oracle, 0, d).mad]);
+  // eslint-disable-next-line no-console
+  console.log(`${label}: mean absolute difference ${here.mad.toFixed(3)} over ${here.pixels} px; shifted by ±0.5/±1 px: ${shifts.map((s) => s.toFixed(2)).join(' ')}`);
+  expect(here.pixels).toBeGreaterThan(mine.width * mine.height * 0.5);
+  expect(here.mad).toBeLessThan(1.5);
+  for (const s of shifts) expect(here.mad).toBeLessThan(s);
 }
 
 interface Case {
@@ -94,29 +127,42 @@ for (const [c, r] of RUNS) {
         expect(source).not.toBeNull();
         const [, pyramid, z] = source!;
         expect(pyramid).toBe('512');
-        const dir = temps.tempDir();
-        // GDAL's TMS driver over the server's 512 px tiles at exactly that level (-ovr NONE: no other level).
-        const xml = `<GDAL_WMS><Service name="TMS"><ServerUrl>${server.url}/maps/sample/\${z}/\${x}/\${y}.png?key=${KEY}</ServerUrl></Service>
-<DataWindow><UpperLeftX>${-HALF}</UpperLeftX><UpperLeftY>${HALF}</UpperLeftY><LowerRightX>${HALF}</LowerRightX><LowerRightY>${-HALF}</LowerRightY><TileLevel>${z}</TileLevel><TileCountX>1</TileCountX><TileCountY>1</TileCountY><YOrigin>top</YOrigin></DataWindow>
-<Projection>EPSG:3857</Projection><BlockSizeX>512</BlockSizeX><BlockSizeY>512</BlockSizeY><BandsCount>4</BandsCount><ZeroBlockHttpCodes>204,404</ZeroBlockHttpCodes></GDAL_WMS>`;
-        writeFileSync(path.join(dir, 'source.xml'), xml);
-        const out = path.join(dir, 'warped.tif');
-        assertOk(
-          await runGdal(gdal, 'gdalwarp', ['-q', '-ovr', 'NONE', '-t_srs', c.crs, '-te', ...c.te.map(String), '-ts', String(c.width), String(c.height), '-r', r, '-et', '0.125', '-of', 'GTiff', gdal.pathFor(path.join(dir, 'source.xml')), gdal.pathFor(out)], dir),
-        );
-        const oracle = await decodeRGBA(out);
-        const mine = await decodeRGBA(ours.body);
-        expect([mine.width, mine.height]).toEqual([oracle.width, oracle.height]);
-        const here = meanAbsDiff(mine, oracle);
-        const shifts = [-1, -0.5, 0.5, 1].flatMap((d) => [meanAbsDiff(mine, oracle, d, 0).mad, meanAbsDiff(mine, oracle, 0, d).mad]);
-        // eslint-disable-next-line no-console
-        console.log(`${c.crs} -r ${r} (source z${z}): mean absolute difference ${here.mad.toFixed(3)} over ${here.pixels} px; shifted by ±0.5/±1 px: ${shifts.map((s) => s.toFixed(2)).join(' ')}`);
-        expect(here.pixels).toBeGreaterThan(c.width * c.height * 0.5);
-        expect(here.mad).toBeLessThan(1.5);
-        for (const s of shifts) expect(here.mad).toBeLessThan(s);
+        const out = await gdalwarped(server.url, z, c.crs, c.te, c.width, c.height, r);
+        await expectAgrees(await decodeRGBA(ours.body), await decodeRGBA(out), `WMS ${c.crs} -r ${r} (source z${z})`);
       } finally {
         if (server !== srv) await server.close();
       }
     }, 120_000);
   }
+}
+
+// WMTS tiles of the other grids: 2 x 2 tiles side by side against one gdalwarp of their bounds.
+const GRID_CASES = [
+  // WorldCRS84Quad zoom 3 (0.087890625° a pixel): Europe, tiles 2-3 down, 8-9 across (-0.0 .. 45 E, 22.5 .. 67.5 N).
+  { grid: 'WorldCRS84Quad', crs: 'EPSG:4326', origin: [-180, 90], cell: 0.087890625, z: 3, row: 1, col: 8 },
+  // EuropeanETRS89_LAEAQuad zoom 3 (2197.265625 m): central Europe.
+  { grid: 'EuropeanETRS89_LAEAQuad', crs: 'EPSG:3035', origin: [2000000, 5500000], cell: 2197.265625, z: 3, row: 2, col: 3 },
+  // LV95 zoom 12 (1000 m, 2 x 2 tiles): Switzerland.
+  { grid: 'LV95', crs: 'EPSG:2056', origin: [2420000, 1350000], cell: 1000, z: 12, row: 0, col: 0 },
+];
+
+for (const g of GRID_CASES) {
+  it(`WMTS ${g.grid} (${g.crs}): 2 x 2 tiles agree with gdalwarp of the same tiles`, async () => {
+    const tiles = await Promise.all(
+      [0, 1].flatMap((dy) => [0, 1].map(async (dx) => {
+        const r = await rawGet(`${srv.url}/wmts/1.0.0/maps/sample/default/${g.grid}/${g.z}/${g.row + dy}/${g.col + dx}.png?key=${KEY}`);
+        expect(r.status).toBe(200);
+        return { dx, dy, image: await decodeRGBA(r.body), source: String(r.headers['x-tilemirror-source']) };
+      })),
+    );
+    const levels = [...new Set(tiles.map((t) => /^maps\/sample 512 (\d+)$/.exec(t.source)?.[1]))];
+    expect(levels).toHaveLength(1);
+    const mosaic: RGBA = { width: 512, height: 512, data: Buffer.alloc(512 * 512 * 4) };
+    for (const t of tiles) for (let y = 0; y < 256; y++) t.image.data.copy(mosaic.data, ((t.dy * 256 + y) * 512 + t.dx * 256) * 4, y * 256 * 4, (y + 1) * 256 * 4);
+    const span = g.cell * 256;
+    const minX = g.origin[0] + g.col * span;
+    const maxY = g.origin[1] - g.row * span;
+    const out = await gdalwarped(srv.url, levels[0]!, g.crs, [minX, maxY - 2 * span, minX + 2 * span, maxY], 512, 512, 'bilinear');
+    await expectAgrees(mosaic, await decodeRGBA(out), `WMTS ${g.grid} z${g.z} (source z${levels[0]})`);
+  }, 120_000);
 }

@@ -24,6 +24,7 @@ import type { RequestContext } from '../route-table';
 import { serveMapTile } from './maps';
 import { advertisedTile } from './tile-reply';
 import { serveStoredTile } from './tiles';
+import { requireStore } from './stores';
 import { weatherVariablesOf } from './weather';
 
 // WMTS 1.0.0: KVP GetCapabilities and GetTile (`/wmts?…`, also sent to every WMTSCapabilities.xml URL), the RESTful
@@ -47,7 +48,7 @@ function serviceMetadata(ctx: RequestContext, title: string): OwsServiceMetadata
  * naming a dimension value gets it as the Default of the layers offering it (withRequestedDefaults).
  */
 function layersCapabilities(ctx: RequestContext, layers: readonly WmtsLayer[], title: string, path: string, sections?: ReadonlySet<WmtsSection>, values?: DimensionValues): Reply {
-  const requested = values ? withRequestedDefaults(layers, values) : { ok: true as const, value: [...layers] };
+  const requested = values ? withRequestedDefaults(withGrids(ctx, layers), values) : { ok: true as const, value: withGrids(ctx, layers) };
   if (!requested.ok) throw owsError(requested.exception);
   const xml = buildWmtsCapabilities({
     baseUrl: ctx.baseUrl,
@@ -58,6 +59,13 @@ function layersCapabilities(ctx: RequestContext, layers: readonly WmtsLayer[], t
     sections,
   });
   return documentReply(xml, XML);
+}
+
+/** The layers with the configured grids besides Web Mercator that their area meets (raster layers only). */
+function withGrids<L extends WmtsLayer>(ctx: RequestContext, layers: readonly L[]): L[] {
+  const { gridTiles } = ctx.services;
+  if (gridTiles.grids.length === 0) return [...layers];
+  return layers.map((l) => (['png', 'jpg', 'webp'].includes(l.format) ? { ...l, grids: gridTiles.gridsFor(l.bounds) } : l));
 }
 
 /** Capabilities of some resources, addressed (ServiceMetadataURL) at `path`; `title` names the service. */
@@ -76,6 +84,7 @@ function weatherLayers(ctx: RequestContext): WeatherWmtsLayer[] {
  */
 function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | 'images'; id: string } | undefined = undefined): Reply | Promise<Reply> {
   const { layer } = t;
+  if (t.grid) return gridTile(ctx, t, t.grid, source);
   const a = { z: t.z, x: t.x, y: t.y };
   let reply: Reply | Promise<Reply>;
   if (layer.kind === 'maps' && !source) {
@@ -88,6 +97,16 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
   }
   const advertised = (r: Reply): Reply | Promise<Reply> => (isNoContent(r) ? emptyTile(ctx, t) : advertisedTile(r));
   return reply instanceof Promise ? reply.then(advertised) : advertised(reply);
+}
+
+/** A tile of another grid: drawn from the layer's Web Mercator tiles (a map's: its mirrored pyramids and renders). */
+async function gridTile(ctx: RequestContext, t: WmtsTile, g: NonNullable<WmtsTile['grid']>, source: { kind: 'tiles' | 'images'; id: string } | undefined): Promise<Reply> {
+  const { layer } = t;
+  const store = requireStore(ctx, source?.kind ?? layer.kind, source?.id ?? layer.id);
+  const base = store.info.kind === 'maps' ? ctx.services.renderedTiles.staticBase(store) : { pyramids: store.info.pyramids.filter((p) => p.name === layer.pyramidName), version: store.info.version, tile: (p: string, z: number, x: number, y: number) => store.tile(p, z, x, y) };
+  const format = t.format === 'jpg' ? 'jpeg' : (t.format as 'png' | 'webp');
+  const { data, levels } = await ctx.services.gridTiles.tile({ name: layer.identifier, base }, g.grid, g.matrix, t.y, t.x, format, ctx.signal);
+  return answer({ body: data, type: mediaTypeOf(t.format), cache: 'tile', headers: { 'X-Tilemirror-Source': levels.join(', ') } });
 }
 
 /**
@@ -126,14 +145,15 @@ const kvpError: Refuse = (exception) => owsError(exception);
 /** A GetTile (KVP or RESTful): its layer looked up, the request checked against it, the tile served. */
 function getTile(ctx: RequestContext, request: WmtsTileRequest, refuse: Refuse = kvpError): Reply | Promise<Reply> {
   if (request.layer.startsWith(WEATHER_LAYER_PREFIX)) {
-    const layer = weatherLayers(ctx).find((l) => l.identifier === request.layer);
+    const layer = withGrids(ctx, weatherLayers(ctx)).find((l) => l.identifier === request.layer);
     const checked = checkWmtsTile(layer, request);
     if (!checked.ok) throw refuse(checked.exception);
     return weatherTile(ctx, { ...checked.value, layer: checked.value.layer as WeatherWmtsLayer });
   }
   const resolved = resolveWmtsLayer(request.layer);
   const store = resolved && ctx.catalog.get(resolved.kind, resolved.id);
-  const checked = checkWmtsTile(store ? findWmtsLayer(store.info, request.layer) : undefined, request);
+  const found = store ? findWmtsLayer(store.info, request.layer) : undefined;
+  const checked = checkWmtsTile(found && withGrids(ctx, [found])[0], request);
   if (!checked.ok) throw refuse(checked.exception);
   return serveTile(ctx, checked.value);
 }

@@ -99,6 +99,26 @@ export class CoordinatesService {
     return row ? /^(north|south)$/i.test(row.orientation) : undefined;
   }
 
+  /**
+   * What a tile grid needs of the EPSG CRS `code`: its axis order, its area of use (lon/lat, the union of its
+   * usages) and whether it is geographic; undefined when the registry has no such CRS.
+   */
+  crsFacts(code: number): { northFirst: boolean; area: [number, number, number, number]; geographic: boolean } | undefined {
+    const northFirst = this.northFirst(code);
+    if (northFirst === undefined) return undefined;
+    this.projDb ??= new Database(projDbPath(), { readonly: true, fileMustExist: true });
+    const a = this.projDb
+      .prepare(
+        `SELECT min(e.west_lon) w, min(e.south_lat) s, max(e.east_lon) e, max(e.north_lat) n FROM usage u JOIN extent e ON e.auth_name = u.extent_auth_name AND e.code = u.extent_code
+         WHERE u.object_auth_name = 'EPSG' AND u.object_code = @code AND u.object_table_name IN ('projected_crs', 'geodetic_crs')`,
+      )
+      .get({ code: String(code) }) as { w: number | null; s: number; e: number; n: number };
+    const geographic = this.projDb.prepare(`SELECT 1 FROM geodetic_crs WHERE auth_name = 'EPSG' AND code = @code AND type LIKE 'geographic%'`).get({ code: String(code) }) !== undefined;
+    // An area crossing the antimeridian (west > east) is taken as every longitude.
+    const area: [number, number, number, number] = a.w === null ? [-180, -90, 180, 90] : a.w > a.e ? [-180, a.s, 180, a.n] : [a.w, a.s, a.e, a.n];
+    return { northFirst, area, geographic };
+  }
+
   private projDb?: Database.Database;
   private firstAxisStatement?: Database.Statement;
   private firstAxis(): Database.Statement {
