@@ -6,6 +6,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import sharp from 'sharp';
+import { SRS_4326, type GpkgGrid } from '../../src/store/gpkg/grid';
+import { writeGeopackage } from '../../src/store/gpkg/write';
 import { startCli, type CliExit } from '../helpers/cli-process';
 import { gatedTest, SYSTEM_PYTHON, type ClientCheck } from '../helpers/clients';
 import { expectSamePixels } from '../helpers/pixels';
@@ -268,4 +270,72 @@ describe('export --format gpkg: WebP tiles and failures', () => {
     expect(readFileSync(file, 'utf8')).toBe('an earlier export');
     expect(readdirSync(out).filter((f) => f.startsWith('kept'))).toEqual(['kept.gpkg']);
   });
+});
+
+/** A 256 px tile with a gradient that differs per address (never uniform, never like another tile). */
+function gradientTile(z: number, col: number, row: number): Promise<Buffer> {
+  const raw = Buffer.alloc(256 * 256 * 3);
+  for (let py = 0; py < 256; py++) {
+    for (let px = 0; px < 256; px++) {
+      const i = (py * 256 + px) * 3;
+      raw[i] = (px + col * 37) & 255;
+      raw[i + 1] = (py + row * 53) & 255;
+      raw[i + 2] = (z * 60 + ((px ^ py) & 15)) & 255;
+    }
+  }
+  return sharp(raw, { raw: { width: 256, height: 256, channels: 3 } }).png().toBuffer();
+}
+
+describe('the GeoPackage writer on a grid other than Web Mercator', () => {
+  // WorldCRS84Quad's first two matrices (OGC 17-083r4 Annex D): EPSG:4326, 2 x 1 tiles at 0, 4 x 2 at 1, rows from
+  // the north. What a grid the lead adds hands the writer: nothing of Web Mercator is involved.
+  const grid: GpkgGrid = {
+    name: 'WorldCRS84Quad',
+    srs: SRS_4326,
+    extent: [-180, -90, 180, 90],
+    matrices: [0, 1].map((z) => ({ zoom: z, matrixWidth: 2 * 2 ** z, matrixHeight: 2 ** z, tileWidth: 256, tileHeight: 256, pixelXSize: 180 / 256 / 2 ** z, pixelYSize: 180 / 256 / 2 ** z })),
+  };
+  let file: string;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    file = path.join(tempDir(), 'crs84.gpkg');
+    // Bounds of the eastern half: the western columns are never asked for.
+    const stats = await writeGeopackage(file, grid, { table: 'crs84', identifier: 'CRS84 quad', description: 'gradients', bounds: [0, -90, 180, 90] }, async (z, col, row) => {
+      asked.push(`${z}/${col}/${row}`);
+      return gradientTile(z, col, row);
+    });
+    expect(stats.perZoom).toEqual([
+      { zoom: 0, tiles: 1 },
+      { zoom: 1, tiles: 4 },
+    ]);
+  });
+  afterAll(() => removeTempDirs());
+
+  test('the source is asked for the tiles the bounds cover, rows from the top', () => {
+    expect(asked.sort()).toEqual(['0/1/0', '1/2/0', '1/2/1', '1/3/0', '1/3/1']);
+  });
+
+  gdalCase('GDAL reads it in EPSG:4326 with the matrix\'s pixel size, and a tile as written', async () => {
+    const info = await gdalinfo(file, [], tmp(), gdal);
+    expect(info.driverShortName).toBe('GPKG');
+    expect(info.coordinateSystem?.wkt).toMatch(/ID\["EPSG",4326\]\]$/);
+    expect(info.geoTransform).toEqual([0, 180 / 512, 0, 90, 0, -180 / 512]);
+    expect(info.size).toEqual([512, 512]);
+    const out = path.join(tmp(), 'crs84-tile.png');
+    // Tile 1/3/1 of this grid: lon 90..180, lat -90..0.
+    await gdalTranslateWindow(file, [90, -90, 180, 0], { width: 256, height: 256 }, out, { gdal });
+    await expectSamePixels(out, await gradientTile(1, 3, 1), 'crs84 1/3/1');
+  });
+
+  validateCase('validate_gpkg.py finds nothing wrong', async () => {
+    const script = VALIDATE_GPKG.find((f) => existsSync(f))!;
+    const r = await run(SYSTEM_PYTHON, [script, '--extra', '--warning-as-error', file], { env: clientEnv() });
+    expect({ code: r.code, out: r.stdout + r.stderr }).toEqual({ code: 0, out: '' });
+  });
+
+  /** The folder of the file (made in beforeAll). */
+  function tmp(): string {
+    return path.dirname(file);
+  }
 });
