@@ -10,9 +10,9 @@ import { SRS_4326, type GpkgGrid } from '../../src/store/gpkg/grid';
 import { writeGeopackage } from '../../src/store/gpkg/write';
 import { startCli, type CliExit } from '../helpers/cli-process';
 import { gatedTest, SYSTEM_PYTHON, type ClientCheck } from '../helpers/clients';
-import { expectSamePixels } from '../helpers/pixels';
+import { expectSamePixels, gradientTile } from '../helpers/pixels';
 import { assertOk, clientEnv, run } from '../helpers/run';
-import { MERCATOR_HALF, pickTile, readMetadata, readStoredTile, tileBounds3857, tmsRow, type TileAddress } from '../helpers/stored-tiles';
+import { MERCATOR_HALF, mercatorX, mercatorY, pickTile, readMetadata, readStoredTile, tileBounds3857, tmsRow, type TileAddress } from '../helpers/stored-tiles';
 import { tempDirs } from '../helpers/temp-dirs';
 import { gdalinfo, gdalTest, gdalTranslateTile, gdalTranslateWindow, MAP_STORE, MIRROR_DIR, storePath, systemGdal, TERRAIN_STORE } from './helpers';
 
@@ -38,8 +38,6 @@ async function exportOk(args: string[]): Promise<string> {
   return r.out;
 }
 
-const mercatorX = (lon: number): number => (lon / 180) * MERCATOR_HALF;
-const mercatorY = (lat: number): number => (Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / Math.PI) * MERCATOR_HALF;
 /** Metres per pixel of the Web Mercator zoom z with tiles of `tileSize` px. */
 const resolution = (z: number, tileSize: number): number => (2 * MERCATOR_HALF) / tileSize / 2 ** z;
 const boundsOf = (store: string): [number, number, number, number] => readMetadata(store).bounds.split(',').map(Number) as [number, number, number, number];
@@ -271,20 +269,6 @@ describe('export --format gpkg: WebP tiles and failures', () => {
     expect(readdirSync(out).filter((f) => f.startsWith('kept'))).toEqual(['kept.gpkg']);
   });
 });
-
-/** A 256 px tile with a gradient that differs per address (never uniform, never like another tile). */
-function gradientTile(z: number, col: number, row: number): Promise<Buffer> {
-  const raw = Buffer.alloc(256 * 256 * 3);
-  for (let py = 0; py < 256; py++) {
-    for (let px = 0; px < 256; px++) {
-      const i = (py * 256 + px) * 3;
-      raw[i] = (px + col * 37) & 255;
-      raw[i + 1] = (py + row * 53) & 255;
-      raw[i + 2] = (z * 60 + ((px ^ py) & 15)) & 255;
-    }
-  }
-  return sharp(raw, { raw: { width: 256, height: 256, channels: 3 } }).png().toBuffer();
-}
 
 describe('the GeoPackage writer on a grid other than Web Mercator', () => {
   // WorldCRS84Quad's first two matrices (OGC 17-083r4 Annex D): EPSG:4326, 2 x 1 tiles at 0, 4 x 2 at 1, rows from
