@@ -150,8 +150,9 @@ program
   });
 
 // Data in and out. `export`/`import` carry bundles across an air gap (src/bundle/); `export --format
-// pmtiles` writes one store as a PMTiles archive, `export --format gpkg` one raster pyramid as a GeoPackage and `import --mbtiles` brings in an MBTiles file made elsewhere
-// (src/interchange-cli.ts). Thin: parse, call, report; a known error is one clear line and exit 1.
+// pmtiles` writes one store as a PMTiles archive, `export --format gpkg` one raster pyramid as a GeoPackage, and
+// `import --mbtiles` brings in an MBTiles file made elsewhere (src/interchange-cli.ts). Thin: parse, call, report;
+// a known error is one clear line and exit 1.
 async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[] | Promise<string[]>): Promise<void> {
   const cli = await import('./interchange-cli.js');
   await reportingKnown(cli.InterchangeError, async () => {

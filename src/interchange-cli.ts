@@ -1,7 +1,8 @@
 // The command-line side of moving tile sets in and out of the data directory in other tools' formats: PMTiles
 // export (`export --format pmtiles`: the store's main pyramid as an archive whose metadata is the store's TileJSON),
-// GeoPackage export (`export --format gpkg`: one raster pyramid as an OGC GeoPackage tile pyramid) and MBTiles import (`import --mbtiles`: a file made elsewhere, checked and published as a store, under the
-// store's lock). Resolves the resource, reports in lines to print; src/cli.ts calls these.
+// GeoPackage export (`export --format gpkg`: one raster pyramid as an OGC GeoPackage tile pyramid) and MBTiles
+// import (`import --mbtiles`: a file made elsewhere, checked and published as a store, under the store's lock).
+// Resolves the resource, reports in lines to print; src/cli.ts calls these.
 
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -142,7 +143,10 @@ export async function exportGpkgCommand(opts: ExportGpkgOptions): Promise<string
     const pyramid = pyramidName === undefined ? info.pyramids[0] : store.pyramid(pyramidName);
     if (!pyramid) throw new InterchangeError(`${kind}/${id} has no pyramid ${pyramidName}: it has ${info.pyramids.map((p) => p.name).join(', ')}`);
     if (pyramid.format === 'pbf' || pyramid.format === 'basis') {
-      throw new InterchangeError(`${kind}/${id} holds ${pyramid.format === 'pbf' ? 'vector' : 'Basis Universal'} tiles: a GeoPackage export writes raster tiles (PNG, JPEG, WebP) only; vector tiles in a GeoPackage are an extension tilemirror does not write`);
+      throw new InterchangeError(
+        `${kind}/${id} holds ${pyramid.format === 'pbf' ? 'vector' : 'Basis Universal'} tiles: a GeoPackage export writes raster tiles ` +
+          '(PNG, JPEG, WebP) only; vector tiles in a GeoPackage are an extension tilemirror does not write',
+      );
     }
     if (info.raster === 'render') throw new InterchangeError(`${kind}/${id} keeps no raster tiles (it was mirrored with --raster render: they are drawn on request from its style)`);
     let zooms: [number, number] = [pyramid.minzoom, pyramid.maxzoom];

@@ -17,8 +17,22 @@ export const GPKG_USER_VERSION = 10300;
 
 /** The two undefined systems of requirement 11 (EPSG:4326 is the third). */
 const UNDEFINED_SRS: GpkgSrs[] = [
-  { srsId: -1, name: 'Undefined cartesian SRS', organization: 'NONE', organizationCoordsysId: -1, definition: 'undefined', description: 'undefined cartesian coordinate reference system' },
-  { srsId: 0, name: 'Undefined geographic SRS', organization: 'NONE', organizationCoordsysId: 0, definition: 'undefined', description: 'undefined geographic coordinate reference system' },
+  {
+    srsId: -1,
+    name: 'Undefined cartesian SRS',
+    organization: 'NONE',
+    organizationCoordsysId: -1,
+    definition: 'undefined',
+    description: 'undefined cartesian coordinate reference system',
+  },
+  {
+    srsId: 0,
+    name: 'Undefined geographic SRS',
+    organization: 'NONE',
+    organizationCoordsysId: 0,
+    definition: 'undefined',
+    description: 'undefined geographic coordinate reference system',
+  },
 ];
 
 const SCHEMA = `
@@ -131,7 +145,8 @@ function createTables(db: Database.Database, grid: GpkgGrid, content: GpkgConten
   )`);
   const [x0, y0, x1, y1] = content.bounds;
   db.prepare(
-    "INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, min_x, min_y, max_x, max_y, srs_id) VALUES (?, 'tiles', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?, ?, ?, ?, ?)",
+    'INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, min_x, min_y, max_x, max_y, srs_id) ' +
+      "VALUES (?, 'tiles', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?, ?, ?, ?, ?)",
   ).run(content.table, content.identifier, content.description, x0, y0, x1, y1, grid.srs.srsId);
   const [ex0, ey0, ex1, ey1] = grid.extent;
   db.prepare('INSERT INTO gpkg_tile_matrix_set (table_name, srs_id, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?)').run(content.table, grid.srs.srsId, ex0, ey0, ex1, ey1);
