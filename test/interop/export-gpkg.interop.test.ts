@@ -150,6 +150,24 @@ describe('export --format gpkg: a GeoPackage 1.3 tile pyramid', () => {
     expect(info.bands[0].overviews?.map((o) => o.size[0])).toEqual([2048, 1024]);
   });
 
+  gdalCase('an image: GDAL\'s raster is the image, its pixel size as image.json says, from the world\'s top-left corner', async () => {
+    const store = storePath('images/sample-image.mbtiles');
+    const file = path.join(tmp, 'image.gpkg');
+    await exportOk(['images/sample-image', '--data', MIRROR_DIR, '--out', file]);
+    const db = new Database(store, { readonly: true });
+    let image: { width: number; height: number };
+    try {
+      image = JSON.parse((db.prepare("SELECT data FROM tilemirror_documents WHERE path = 'image.json'").get() as { data: Buffer }).data.toString()) as typeof image;
+    } finally {
+      db.close();
+    }
+    const info = await gdalinfo(file, [], tmp, gdal);
+    expect(info.size).toEqual([image.width, image.height]);
+    expect(info.geoTransform[0]).toBeCloseTo(-MERCATOR_HALF, 3);
+    expect(info.geoTransform[3]).toBeCloseTo(MERCATOR_HALF, 3);
+    expect(info.geoTransform[1]).toBeCloseTo(resolution(Number(readMetadata(store).maxzoom), 256), 6);
+  });
+
   validateCase('GDAL\'s validate_gpkg.py finds nothing wrong (warnings count as errors)', async () => {
     const script = VALIDATE_GPKG.find((f) => existsSync(f))!;
     for (const file of [mapGpkg, map256Gpkg, terrainGpkg]) {
