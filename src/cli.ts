@@ -150,12 +150,13 @@ program
   });
 
 // Data in and out. `export`/`import` carry bundles across an air gap (src/bundle/); `export --format
-// pmtiles` writes one store as a PMTiles archive and `import --mbtiles` brings in an MBTiles file made elsewhere
-// (src/interchange-cli.ts). Thin: parse, call, report; a known error is one clear line and exit 1.
-async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[]): Promise<void> {
+// pmtiles` writes one store as a PMTiles archive, `export --format gpkg` one raster pyramid as a GeoPackage, and
+// `import --mbtiles` brings in an MBTiles file made elsewhere (src/interchange-cli.ts). Thin: parse, call, report;
+// a known error is one clear line and exit 1.
+async function interchange(run: (cli: typeof import('./interchange-cli.js')) => string[] | Promise<string[]>): Promise<void> {
   const cli = await import('./interchange-cli.js');
-  await reportingKnown(cli.InterchangeError, () => {
-    for (const line of run(cli)) console.log(line);
+  await reportingKnown(cli.InterchangeError, async () => {
+    for (const line of await run(cli)) console.log(line);
   });
 }
 
@@ -221,20 +222,31 @@ program
 
 program
   .command('export')
-  .description('write stores of the data directory into a bundle (a file, or a folder of parts) to carry across an air gap: whole, or only what changed since the versions the other side has; with --format pmtiles, one store as a PMTiles v3 archive')
+  .description('write stores of the data directory into a bundle (a file, or a folder of parts) to carry across an air gap: whole, or only what changed since the versions the other side has; with --format pmtiles, one store as a PMTiles v3 archive; with --format gpkg, one raster tile set, map or image as an OGC GeoPackage 1.3 tile pyramid')
   .argument('[resources...]', 'stores to export, as kind/id (tiles/ID, maps/ID, fonts/NAME ...); default all')
   .option('-d, --data <dir>', 'data directory holding the stores', 'mirror')
-  .requiredOption('-o, --out <path>', 'bundle to write (a file; a folder with --part-size), or the .pmtiles file')
-  .option('--format <format>', 'pmtiles: write the one store named as a PMTiles v3 archive (clustered, de-duplicated) instead of a bundle')
+  .requiredOption('-o, --out <path>', 'bundle to write (a file; a folder with --part-size), or the .pmtiles or .gpkg file')
+  .option('--format <format>', 'pmtiles: write the one store named as a PMTiles v3 archive (clustered, de-duplicated) instead of a bundle; gpkg: one raster resource (maps/ID, maps/ID/256, tiles/ID, images/ID) as a GeoPackage')
+  .option('-z, --zoom <range>', 'with --format gpkg: zooms to write, MIN-MAX (default all of the pyramid)')
+  .option('--grid <name>', 'with --format gpkg: the tile matrix set (WebMercatorQuad)')
   .option('--since <versions>', 'versions the other side has: a file written there by `status --versions`, or KIND/ID=VERSION (repeatable)', collect, [])
   .option('--part-size <size>', 'write a folder of parts of this size (e.g. 100M, 4G) instead of one file')
   .option('--sign <keyfile>', 'sign the manifest with this Ed25519 private key (tilemirror keygen)')
-  .action((resources: string[], opts: { data: string; out: string; since: string[]; partSize?: string; sign?: string; format?: string }) => {
+  .action((resources: string[], opts: { data: string; out: string; since: string[]; partSize?: string; sign?: string; format?: string; zoom?: string; grid?: string }) => {
     if (opts.format !== undefined)
       return interchange((cli) => {
-        if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format}: only pmtiles is known (without --format: a bundle)`);
+        if (opts.format === 'gpkg') {
+          if (resources.length !== 1) throw new cli.InterchangeError('usage: export --format gpkg RESOURCE [--zoom A-B] [--grid WebMercatorQuad] --out FILE.gpkg');
+          return cli.exportGpkgCommand({ data: opts.data, resource: resources[0], out: opts.out, zoom: opts.zoom, grid: opts.grid });
+        }
+        if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format}: pmtiles and gpkg are known (without --format: a bundle)`);
         if (resources.length !== 1) throw new cli.InterchangeError('usage: export --format pmtiles RESOURCE --out FILE');
+        if (opts.zoom !== undefined || opts.grid !== undefined) throw new cli.InterchangeError('--zoom and --grid go with --format gpkg');
         return cli.exportPmtilesCommand({ data: opts.data, resource: resources[0], out: opts.out });
+      });
+    if (opts.zoom !== undefined || opts.grid !== undefined)
+      return interchange((cli) => {
+        throw new cli.InterchangeError('--zoom and --grid go with --format gpkg');
       });
     return bundleAction(async () => {
       const { exportBundle } = await import('./bundle/export.js');

@@ -1,10 +1,15 @@
 // The command-line side of moving tile sets in and out of the data directory in other tools' formats: PMTiles
-// export (`export --format pmtiles`: the store's main pyramid as an archive whose metadata is the store's TileJSON)
-// and MBTiles import (`import --mbtiles`: a file made elsewhere, checked and published as a store, under the
-// store's lock). Resolves the resource, reports in lines to print; src/cli.ts calls these.
+// export (`export --format pmtiles`: the store's main pyramid as an archive whose metadata is the store's TileJSON),
+// GeoPackage export (`export --format gpkg`: one raster pyramid as an OGC GeoPackage tile pyramid) and MBTiles
+// import (`import --mbtiles`: a file made elsewhere, checked and published as a store, under the store's lock).
+// Resolves the resource, reports in lines to print; src/cli.ts calls these.
 
-import { mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parseZoomRange } from './mirror/plan';
+import { exportGeopackage, GPKG_GRIDS, type GpkgGridName } from './store/gpkg/export';
+import { openTileStore, signatureOf } from './store/open';
+import type { TileStore } from './store/tile-reader';
 import { acquireLock, LockError } from './store/data-dir/lock';
 import { buildTileJson } from './ogc/tilejson';
 import { MbtilesStore } from './store/mbtiles/reader';
@@ -72,6 +77,103 @@ export function exportPmtilesCommand(opts: ExportPmtilesOptions): string[] {
     ];
     if (store.info.pyramids.length > 1) lines.push(`only the main pyramid (${store.info.pyramids[0].name}) is written; PMTiles holds one`);
     return lines;
+  } finally {
+    store.close();
+  }
+}
+
+export interface ExportGpkgOptions {
+  data: string;
+  /** `maps/ID` (its main pyramid), `maps/ID/PYRAMID` (`maps/ID/256`), `tiles/ID` or `images/ID`. */
+  resource: string;
+  out: string;
+  /** `A-B` or `Z`; default the pyramid's zooms. */
+  zoom?: string;
+  /** Default WebMercatorQuad. */
+  grid?: string;
+}
+
+/** The store file of a resource: its MBTiles store, or a PMTiles archive where tiles/ serves one. */
+function storeFile(data: string, kind: 'tiles' | 'maps' | 'images', id: string): string {
+  const mbtiles = storePaths(data, kind, id).published;
+  const pmtiles = join(data, kind, `${id}.pmtiles`);
+  return kind === 'tiles' && !existsSync(mbtiles) && existsSync(pmtiles) ? pmtiles : mbtiles;
+}
+
+/** A name for the tiles table (a plain SQL identifier, as GDAL's layer name) made from the resource's id. */
+function tableName(id: string): string {
+  const t = id.replace(/[^A-Za-z0-9_]/g, '_');
+  return /^[A-Za-z]/.test(t) && !/^(gpkg_|sqlite_)/i.test(t) ? t : `t_${t}`;
+}
+
+/** Refuses an --out whose folder does not exist or cannot be written, before any tile is read. */
+function checkOut(out: string): void {
+  if (!out.toLowerCase().endsWith('.gpkg')) throw new InterchangeError(`--out ${out}: a GeoPackage file name ends in .gpkg (requirement 3 of the standard)`);
+  const dir = dirname(out);
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a folder');
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw new InterchangeError(`--out ${out}: cannot write in ${dir} (${(err as Error).message})`);
+  }
+  if (existsSync(out) && statSync(out).isDirectory()) throw new InterchangeError(`--out ${out} is a folder`);
+}
+
+/** `tilemirror export --format gpkg RESOURCE [--zoom A-B] [--grid NAME] --out FILE`: returns the lines to print. */
+export async function exportGpkgCommand(opts: ExportGpkgOptions): Promise<string[]> {
+  const slash = opts.resource.indexOf('/', opts.resource.indexOf('/') + 1);
+  const [resource, pyramidName] = opts.resource.startsWith('maps/') && slash > 0 ? [opts.resource.slice(0, slash), opts.resource.slice(slash + 1)] : [opts.resource, undefined];
+  const { kind, id } = parseResource(resource);
+  const gridName = opts.grid ?? 'WebMercatorQuad';
+  if (!(GPKG_GRIDS as readonly string[]).includes(gridName)) throw new InterchangeError(`--grid ${gridName} is not known: the grids are ${GPKG_GRIDS.join(', ')}`);
+  const out = resolve(opts.out);
+  checkOut(out);
+  const file = storeFile(resolve(opts.data), kind, id);
+  const sig = signatureOf(file);
+  if ('gone' in sig) throw new InterchangeError(`${kind}/${id} is not in ${resolve(opts.data)} (no ${basename(file)} in ${dirname(file)})`);
+  let store: TileStore;
+  try {
+    if ('error' in sig) throw sig.error;
+    store = openTileStore(file, kind, id, sig.signature);
+  } catch (err) {
+    throw new InterchangeError(`cannot read ${kind}/${id} (${file}): ${(err as Error).message}`);
+  }
+  try {
+    const info = store.info;
+    const pyramid = pyramidName === undefined ? info.pyramids[0] : store.pyramid(pyramidName);
+    if (!pyramid) throw new InterchangeError(`${kind}/${id} has no pyramid ${pyramidName}: it has ${info.pyramids.map((p) => p.name).join(', ')}`);
+    if (pyramid.format === 'pbf' || pyramid.format === 'basis') {
+      throw new InterchangeError(
+        `${kind}/${id} holds ${pyramid.format === 'pbf' ? 'vector' : 'Basis Universal'} tiles: a GeoPackage export writes raster tiles ` +
+          '(PNG, JPEG, WebP) only; vector tiles in a GeoPackage are an extension tilemirror does not write',
+      );
+    }
+    if (info.raster === 'render') throw new InterchangeError(`${kind}/${id} keeps no raster tiles (it was mirrored with --raster render: they are drawn on request from its style)`);
+    let zooms: [number, number] = [pyramid.minzoom, pyramid.maxzoom];
+    if (opts.zoom !== undefined) {
+      try {
+        zooms = parseZoomRange(opts.zoom);
+      } catch (err) {
+        throw new InterchangeError(`--zoom: ${(err as Error).message}`);
+      }
+      if (zooms[0] < pyramid.minzoom || zooms[1] > pyramid.maxzoom) {
+        throw new InterchangeError(`--zoom ${opts.zoom} is outside ${kind}/${id}${pyramidName ? `/${pyramidName}` : ''}: its zooms are ${pyramid.minzoom}-${pyramid.maxzoom}`);
+      }
+    }
+    const started = process.hrtime.bigint();
+    let stats;
+    try {
+      stats = await exportGeopackage(store, out, { pyramid, zooms, grid: gridName as GpkgGridName, table: tableName(id) });
+    } catch (err) {
+      throw new InterchangeError(`cannot export ${kind}/${id}: ${(err as Error).message}`);
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const size = stats.grid.matrices[0].tileWidth;
+    return [
+      `${kind}/${id} (pyramid ${pyramid.name}, ${size} px ${pyramid.format} tiles) -> ${out}: ${stats.tiles} tiles in zooms ${zooms[0]}-${zooms[1]} ` +
+        `on ${stats.grid.name} (EPSG:${stats.grid.srs.organizationCoordsysId}), table ${tableName(id)}${stats.webp ? ', with the gpkg_webp extension' : ''}`,
+      `${stats.bytes} bytes (the store: ${statSync(file).size} bytes), written in ${seconds.toFixed(2)} s (${Math.round(stats.tiles / Math.max(seconds, 1e-6))} tiles/s)`,
+    ];
   } finally {
     store.close();
   }

@@ -67,3 +67,17 @@ export function isUniform(img: RGBA): boolean {
   for (let i = 4; i < img.data.length; i += 4) if (img.data.readUInt32LE(i) !== first) return false;
   return true;
 }
+
+/** A 256 px PNG tile with a gradient that differs per address (never uniform, never like another tile). */
+export function gradientTile(z: number, x: number, y: number): Promise<Buffer> {
+  const raw = Buffer.alloc(256 * 256 * 3);
+  for (let py = 0; py < 256; py++) {
+    for (let px = 0; px < 256; px++) {
+      const i = (py * 256 + px) * 3;
+      raw[i] = (px + x * 37) & 255;
+      raw[i + 1] = (py + y * 53) & 255;
+      raw[i + 2] = (z * 60 + ((px ^ py) & 15)) & 255;
+    }
+  }
+  return sharp(raw, { raw: { width: 256, height: 256, channels: 3 } }).png().toBuffer();
+}

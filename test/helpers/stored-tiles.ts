@@ -62,6 +62,16 @@ export function readMetadata(file: string): Record<string, string> {
   }
 }
 
+/** EPSG:3857 x of a longitude. */
+export function mercatorX(lon: number): number {
+  return (lon / 180) * MERCATOR_HALF;
+}
+
+/** EPSG:3857 y of a latitude. */
+export function mercatorY(lat: number): number {
+  return (Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / Math.PI) * MERCATOR_HALF;
+}
+
 /** Web Mercator bounds of an XYZ tile: [minX, minY, maxX, maxY] in metres. */
 export function tileBounds3857(t: TileAddress): [number, number, number, number] {
   const size = (2 * MERCATOR_HALF) / 2 ** t.z;

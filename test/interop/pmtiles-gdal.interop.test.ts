@@ -4,42 +4,20 @@
 // GDAL must see the archive's bounds and zooms, and a tile's pixels must be the archive's.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import sharp from 'sharp';
 import { exportPmtilesCommand } from '../../src/interchange-cli';
 import { PmtilesStore } from '../../src/store/pmtiles/store';
 import { handArchive, type HandTile } from '../fixtures/pmtiles-hand';
 import { startServer, type TestServer } from '../helpers/server';
 import { gdalinfo, gdalinfoFailing, gdalTranslateTile, MIRROR_DIR, systemGdal } from './helpers';
 import { gatedTest, GDAL_CHECK } from '../helpers/clients';
-import { expectSamePixels } from '../helpers/pixels';
-import { MERCATOR_HALF, pickTile, readMetadata, type TileAddress, tileBoundsLonLat } from '../helpers/stored-tiles';
+import { expectSamePixels, gradientTile } from '../helpers/pixels';
+import { MERCATOR_HALF, mercatorX, mercatorY, pickTile, readMetadata, type TileAddress, tileBoundsLonLat } from '../helpers/stored-tiles';
 import { tempDirs } from '../helpers/temp-dirs';
 
 const { tempDir, removeTempDirs } = tempDirs('tilemirror-pmtiles-gdal-');
 
 const TERRAIN = path.join(MIRROR_DIR, 'tiles/sample-terrain.mbtiles');
 const HAND_BOUNDS: [number, number, number, number] = [-90, -45, 90, 60];
-
-/** A 256 px tile with a gradient that differs per address (never uniform, never like another tile). */
-function gradientTile(z: number, x: number, y: number): Promise<Buffer> {
-  const raw = Buffer.alloc(256 * 256 * 3);
-  for (let py = 0; py < 256; py++) {
-    for (let px = 0; px < 256; px++) {
-      const i = (py * 256 + px) * 3;
-      raw[i] = (px + x * 37) & 255;
-      raw[i + 1] = (py + y * 53) & 255;
-      raw[i + 2] = (z * 60 + ((px ^ py) & 15)) & 255;
-    }
-  }
-  return sharp(raw, { raw: { width: 256, height: 256, channels: 3 } }).png().toBuffer();
-}
-
-function mercatorX(lon: number): number {
-  return (lon / 180) * MERCATOR_HALF;
-}
-function mercatorY(lat: number): number {
-  return (Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / Math.PI) * MERCATOR_HALF;
-}
 
 describe('GDAL WMTS driver reads PMTiles archives served from tiles/', () => {
   const clientTest = gatedTest('GDAL WMTS driver', GDAL_CHECK);
