@@ -31,7 +31,7 @@ const KEY = 'demo';
 const TARGET_RATIO = 3; // tilemirror >= 3x MapProxy's requests/s at equal or better accuracy
 
 const options = {
-  duration: { default: 4, help: 'seconds of each measured wrk run' },
+  duration: { default: 5, help: 'seconds of each measured wrk run' },
   warmup: { default: 2, help: 'seconds of wrk warm-up before each measured run (random requests: every worker builds its PROJ pipelines)' },
   connections: { default: '2,4,8', help: 'wrk concurrencies (comma-separated)' },
   workers: { default: 2, help: 'worker processes of each server (tilemirror --workers, gunicorn --workers)' },
@@ -88,6 +88,18 @@ async function checkImage(server, r, res) {
   const share = opaque / (WIDTH * HEIGHT);
   if (share < 0.9) throw new Error(`${server} ${r.crs} ${r.name}: only ${fmt(share * 100, 0)} % of the image is opaque`);
   return { opaque: share, bytes: res.body.length };
+}
+
+/** Waits (at most 15 s) until the server's processes use less than 0.1 of a core. */
+async function serverIdle(pid) {
+  const t0 = Date.now();
+  let last = measure(pid).cpuSeconds;
+  while (Date.now() - t0 < 15000) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = measure(pid).cpuSeconds;
+    if (now - last < 0.03) return;
+    last = now;
+  }
 }
 
 async function run(opts) {
@@ -190,7 +202,12 @@ async function run(opts) {
         const before = loadavg();
         let cpu0 = 0;
         let t0 = 0;
-        const w = await runWrk({ origin: s.origin, paths: REQUESTS.map(s.path), connections: c, duration: Number(opts.duration), warmup: Number(opts.warmup) }, {
+        const load = { origin: s.origin, paths: REQUESTS.map(s.path), connections: c, warmup: 0 };
+        // Warm-up, then the images its connections left behind are finished (neither server stops drawing an image
+        // whose client went away) before the measured run starts: they would count in its CPU, not in its requests.
+        if (Number(opts.warmup) > 0) await runWrk({ ...load, duration: Number(opts.warmup) });
+        await serverIdle(s.child.pid);
+        const w = await runWrk({ ...load, duration: Number(opts.duration) }, {
           onPhase: () => {
             cpu0 = measure(s.child.pid).cpuSeconds;
             t0 = performance.now();

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { ensureDebianCommand } = require('./anchors');
+const { layerOverCache, cacheDirs } = require('./mapproxy-seed');
 
 const GRID = 'webmercator_512';
 // Debian's python, the one python3-mapproxy and gunicorn's script use (another python3 may come first in PATH).
@@ -26,13 +27,7 @@ function mapproxyWmsFiles(dir, { layer, mbtiles, maxzoom, crs, resampling }) {
     "    image_formats: ['image/png']",
     '    md:',
     '      title: tilemirror wms bench',
-    'layers:',
-    `  - name: ${layer}`,
-    `    title: ${layer}`,
-    `    sources: [${layer}_cache]`,
-    'caches:',
-    `  ${layer}_cache:`,
-    `    grids: [${GRID}]`,
+    ...layerOverCache(layer, GRID),
     '    sources: []',
     '    format: image/png',
     '    cache:',
@@ -50,10 +45,7 @@ function mapproxyWmsFiles(dir, { layer, mbtiles, maxzoom, crs, resampling }) {
     `    resampling_method: ${resampling}`,
     // Truecolour PNG like tilemirror's (MapProxy's default quantizes PNG to 256 colours, which costs accuracy).
     '    paletted: false',
-    '  cache:',
-    `    base_dir: ${JSON.stringify(path.join(dir, 'cache_data'))}`,
-    `    lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'locks'))}`,
-    `    tile_lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'tile_locks'))}`,
+    ...cacheDirs(dir),
     '',
   ].join('\n');
   fs.writeFileSync(config, yaml);
