@@ -42,7 +42,7 @@ function mapproxyWmsFiles(dir, { layer, mbtiles, maxzoom, crs, resampling }) {
     `    num_levels: ${maxzoom + 1}`,
     'globals:',
     '  image:',
-    `    resampling_method: ${resampling}`,
+    `    resampling_method: ${resampling === 'cubic' ? 'bicubic' : resampling}`,
     // Truecolour PNG like tilemirror's (MapProxy's default quantizes PNG to 256 colours, which costs accuracy).
     '    paletted: false',
     ...cacheDirs(dir),
