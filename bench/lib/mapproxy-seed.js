@@ -5,6 +5,17 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
+/** MapProxy YAML lines: a layer `id` drawn from the cache `${id}_cache` on `grid` (the cache's settings follow). */
+function layerOverCache(id, grid) {
+  return ['layers:', `  - name: ${id}`, `    title: ${id}`, `    sources: [${id}_cache]`, 'caches:', `  ${id}_cache:`, `    grids: [${grid}]`];
+}
+
+/** MapProxy YAML lines under `globals:`: its cache and lock folders inside `dir`. */
+function cacheDirs(dir) {
+  const data = path.join(dir, 'cache_data');
+  return ['  cache:', `    base_dir: ${JSON.stringify(data)}`, `    lock_dir: ${JSON.stringify(path.join(data, 'locks'))}`, `    tile_lock_dir: ${JSON.stringify(path.join(data, 'tile_locks'))}`];
+}
+
 /** Writes `mapproxy.yaml` and `seed.yaml` into `dir` for the area (areaOf) at zooms 0..area.z. */
 function mapproxyFiles(dir, { origin, id, key, area, caFile }) {
   fs.mkdirSync(dir, { recursive: true });
@@ -17,13 +28,7 @@ function mapproxyFiles(dir, { origin, id, key, area, caFile }) {
     '# written by bench/lib/mapproxy-seed.js',
     'services:',
     '  demo:',
-    'layers:',
-    `  - name: ${id}`,
-    `    title: ${id}`,
-    `    sources: [${id}_cache]`,
-    'caches:',
-    `  ${id}_cache:`,
-    '    grids: [webmercator_tms]',
+    ...layerOverCache(id, 'webmercator_tms'),
     '    sources: [upstream]',
     '    format: image/png',
     '    request_format: image/png',
@@ -49,10 +54,7 @@ function mapproxyFiles(dir, { origin, id, key, area, caFile }) {
     '    base: GLOBAL_WEBMERCATOR',
     '    origin: sw',
     'globals:',
-    '  cache:',
-    `    base_dir: ${JSON.stringify(path.join(dir, 'cache_data'))}`,
-    `    lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'locks'))}`,
-    `    tile_lock_dir: ${JSON.stringify(path.join(dir, 'cache_data', 'tile_locks'))}`,
+    ...cacheDirs(dir),
     '',
   ].join('\n');
   const seed = [
@@ -75,4 +77,4 @@ function mapproxyFiles(dir, { origin, id, key, area, caFile }) {
   return { proxy: path.join(dir, 'mapproxy.yaml'), seed: path.join(dir, 'seed.yaml'), cacheFile };
 }
 
-module.exports = { mapproxyFiles };
+module.exports = { mapproxyFiles, layerOverCache, cacheDirs };
