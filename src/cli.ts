@@ -228,7 +228,7 @@ program
   .requiredOption('-o, --out <path>', 'bundle to write (a file; a folder with --part-size), or the .pmtiles or .gpkg file')
   .option('--format <format>', 'pmtiles: write the one store named as a PMTiles v3 archive (clustered, de-duplicated) instead of a bundle; gpkg: one raster resource (maps/ID, maps/ID/256, tiles/ID, images/ID) as a GeoPackage')
   .option('-z, --zoom <range>', 'with --format gpkg: zooms to write, MIN-MAX (default all of the pyramid)')
-  .option('--grid <name>', 'with --format gpkg: the tile matrix set (WebMercatorQuad)')
+  .option('--grid <name>', 'with --format gpkg: the tile matrix set: WebMercatorQuad (the stored tiles), or WorldCRS84Quad, EuropeanETRS89_LAEAQuad, UTM01WGS84Quad .. UTM60WGS84Quad (drawn from them)')
   .option('--since <versions>', 'versions the other side has: a file written there by `status --versions`, or KIND/ID=VERSION (repeatable)', collect, [])
   .option('--part-size <size>', 'write a folder of parts of this size (e.g. 100M, 4G) instead of one file')
   .option('--sign <keyfile>', 'sign the manifest with this Ed25519 private key (tilemirror keygen)')
@@ -236,7 +236,7 @@ program
     if (opts.format !== undefined)
       return interchange((cli) => {
         if (opts.format === 'gpkg') {
-          if (resources.length !== 1) throw new cli.InterchangeError('usage: export --format gpkg RESOURCE [--zoom A-B] [--grid WebMercatorQuad] --out FILE.gpkg');
+          if (resources.length !== 1) throw new cli.InterchangeError('usage: export --format gpkg RESOURCE [--zoom A-B] [--grid NAME] --out FILE.gpkg');
           return cli.exportGpkgCommand({ data: opts.data, resource: resources[0], out: opts.out, zoom: opts.zoom, grid: opts.grid });
         }
         if (opts.format !== 'pmtiles') throw new cli.InterchangeError(`--format ${opts.format}: pmtiles and gpkg are known (without --format: a bundle)`);

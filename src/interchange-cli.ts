@@ -6,7 +6,10 @@
 
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { DEFAULT_INDEX_DIR } from './config/load';
+import { registeredGrid, type Grid } from './geo/grids';
 import { parseZoomRange } from './mirror/plan';
+import { exportGridGeopackage } from './services/wms/grid-export';
 import { exportGeopackage, GPKG_GRIDS, type GpkgGridName } from './store/gpkg/export';
 import { openTileStore, signatureOf } from './store/open';
 import type { TileStore } from './store/tile-reader';
@@ -17,7 +20,7 @@ import { importMbtiles, MbtilesImportError } from './store/mbtiles/import';
 import { exportPmtiles } from './store/pmtiles/export';
 import { TILE_SIZE_KEY } from './store/pmtiles/store';
 import { storePaths } from './store/mbtiles/staging';
-import { isStoreId, type ResourceKind } from './store/types';
+import { isStoreId, type Pyramid, type ResourceKind } from './store/types';
 
 /** A refusal worth one line on stderr and exit status 1 (no stack: the message says it all). */
 export class InterchangeError extends Error {}
@@ -119,13 +122,43 @@ function checkOut(out: string): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new InterchangeError(`--out ${out} is a folder`);
 }
 
+/** The GeoPackage of a pyramid in a registered grid besides Web Mercator (--zoom: that grid's zooms). */
+async function exportInGrid(store: TileStore, pyramid: Pyramid, grid: Grid, out: string, opts: ExportGpkgOptions, resource: string, table: string, file: string): Promise<string[]> {
+  let zooms: [number, number] | undefined;
+  if (opts.zoom !== undefined) {
+    try {
+      zooms = parseZoomRange(opts.zoom);
+    } catch (err) {
+      throw new InterchangeError(`--zoom: ${(err as Error).message}`);
+    }
+    const ids = grid.matrices.map((m) => Number(m.id));
+    if (zooms[0] < ids[0] || zooms[1] > ids[ids.length - 1]) throw new InterchangeError(`--zoom ${opts.zoom} is outside ${grid.id}: its zooms are ${ids[0]}-${ids[ids.length - 1]}`);
+  }
+  const started = process.hrtime.bigint();
+  let stats;
+  try {
+    stats = await exportGridGeopackage(store, out, { pyramid, grid, zooms, table, indexDir: DEFAULT_INDEX_DIR });
+  } catch (err) {
+    throw new InterchangeError(`cannot export ${resource}: ${(err as Error).message}`);
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return [
+    `${resource} (pyramid ${pyramid.name}) -> ${out}: ${stats.tiles} tiles drawn in zooms ${stats.zooms[0]}-${stats.zooms[1]} on ${grid.id} (EPSG:${grid.epsg}), table ${table}`,
+    `${stats.bytes} bytes (the store: ${statSync(file).size} bytes), written in ${seconds.toFixed(2)} s (${Math.round(stats.tiles / Math.max(seconds, 1e-6))} tiles/s)`,
+  ];
+}
+
 /** `tilemirror export --format gpkg RESOURCE [--zoom A-B] [--grid NAME] --out FILE`: returns the lines to print. */
 export async function exportGpkgCommand(opts: ExportGpkgOptions): Promise<string[]> {
   const slash = opts.resource.indexOf('/', opts.resource.indexOf('/') + 1);
   const [resource, pyramidName] = opts.resource.startsWith('maps/') && slash > 0 ? [opts.resource.slice(0, slash), opts.resource.slice(slash + 1)] : [opts.resource, undefined];
   const { kind, id } = parseResource(resource);
   const gridName = opts.grid ?? 'WebMercatorQuad';
-  if (!(GPKG_GRIDS as readonly string[]).includes(gridName)) throw new InterchangeError(`--grid ${gridName} is not known: the grids are ${GPKG_GRIDS.join(', ')}`);
+  // Another grid than the stores' own: a registered one, its tiles drawn from the stored ones (the WMTS's).
+  const other = gridName === 'WebMercatorQuad' ? undefined : registeredGrid(gridName);
+  if (!(GPKG_GRIDS as readonly string[]).includes(gridName) && !other) {
+    throw new InterchangeError(`--grid ${gridName} is not known: the grids are ${GPKG_GRIDS.join(', ')}, WorldCRS84Quad, EuropeanETRS89_LAEAQuad, UTM01WGS84Quad .. UTM60WGS84Quad`);
+  }
   const out = resolve(opts.out);
   checkOut(out);
   const file = storeFile(resolve(opts.data), kind, id);
@@ -149,6 +182,7 @@ export async function exportGpkgCommand(opts: ExportGpkgOptions): Promise<string
       );
     }
     if (info.raster === 'render') throw new InterchangeError(`${kind}/${id} keeps no raster tiles (it was mirrored with --raster render: they are drawn on request from its style)`);
+    if (other) return await exportInGrid(store, pyramid, other, out, opts, `${kind}/${id}`, tableName(id), file);
     let zooms: [number, number] = [pyramid.minzoom, pyramid.maxzoom];
     if (opts.zoom !== undefined) {
       try {

@@ -13,6 +13,7 @@ import { gatedTest, SYSTEM_PYTHON, type ClientCheck } from '../helpers/clients';
 import { expectSamePixels, gradientTile } from '../helpers/pixels';
 import { assertOk, clientEnv, run } from '../helpers/run';
 import { MERCATOR_HALF, mercatorX, mercatorY, pickTile, readMetadata, readStoredTile, tileBounds3857, tmsRow, type TileAddress } from '../helpers/stored-tiles';
+import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { gdalinfo, gdalTest, gdalTranslateTile, gdalTranslateWindow, MAP_STORE, MIRROR_DIR, storePath, systemGdal, TERRAIN_STORE } from './helpers';
 
@@ -266,7 +267,7 @@ describe('export --format gpkg: WebP tiles and failures', () => {
   });
 
   test('an unknown grid is refused, naming the known ones', async () => {
-    await expectRefused(['tiles/temperature-webp', '--grid', 'WorldCRS84Quad'], path.join(out, 'grid.gpkg'), /^error: --grid WorldCRS84Quad is not known: the grids are WebMercatorQuad$/);
+    await expectRefused(['tiles/temperature-webp', '--grid', 'UTM61WGS84Quad'], path.join(out, 'grid.gpkg'), /^error: --grid UTM61WGS84Quad is not known: the grids are WebMercatorQuad, WorldCRS84Quad, EuropeanETRS89_LAEAQuad, UTM01WGS84Quad .. UTM60WGS84Quad$/);
   });
 
   test('zooms outside the resource, an unknown resource, a folder that is not there: refused', async () => {
@@ -340,4 +341,40 @@ describe('the GeoPackage writer on a grid other than Web Mercator', () => {
   function tmp(): string {
     return path.dirname(file);
   }
+});
+
+// A registered grid besides Web Mercator through the CLI: the sample map in EuropeanETRS89_LAEAQuad, each tile drawn
+// from the stored ones as the server's WMTS draws it in that grid. GDAL reads EPSG:3035 with the matrix's pixel size,
+// the validator is content, and a tile through gdal_translate is the server's WMTS tile of that grid.
+describe('export --format gpkg --grid EuropeanETRS89_LAEAQuad', () => {
+  let file = '';
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    file = path.join(tempDir(), 'laea.gpkg');
+    await exportOk(['maps/sample', '--grid', 'EuropeanETRS89_LAEAQuad', '--zoom', '0-3', '--data', MIRROR_DIR, '--out', file]);
+    server = await startServer({ config: { grids: ['EuropeanETRS89_LAEAQuad'] } });
+  }, 180_000);
+  afterAll(() => server?.close());
+
+  gdalCase('GDAL: EPSG:3035, zoom 3\'s pixel size from the grid\'s origin; a tile is the server\'s WMTS tile', async () => {
+    const info = await gdalinfo(file, [], path.dirname(file), gdal);
+    expect(info.driverShortName).toBe('GPKG');
+    expect(info.coordinateSystem?.wkt).toMatch(/ID\["EPSG",3035\]\]$/);
+    // Zoom 3: 2197.265625 m a pixel (the registry's cellSize).
+    expect(info.geoTransform[1]).toBeCloseTo(2197.265625, 6);
+    // Tile 3/2/3: x 2000000 + 3 x 562500, y 5500000 - 2 x 562500 (256 px of 2197.265625 m).
+    const span = 2197.265625 * 256;
+    const [minX, maxY] = [2000000 + 3 * span, 5500000 - 2 * span];
+    const out = path.join(path.dirname(file), 'laea-tile.png');
+    await gdalTranslateWindow(file, [minX, maxY - span, minX + span, maxY], { width: 256, height: 256 }, out, { gdal, openOptions: ['ZOOM_LEVEL=3'] });
+    const tile = await rawGet(`${server!.url}/wmts/1.0.0/maps/sample/default/EuropeanETRS89_LAEAQuad/3/2/3.png?key=${KEY}`);
+    expect(tile.status).toBe(200);
+    await expectSamePixels(out, tile.body, 'EuropeanETRS89_LAEAQuad 3/2/3');
+  }, 120_000);
+
+  validateCase('validate_gpkg.py finds nothing wrong', async () => {
+    const script = VALIDATE_GPKG.find((f) => existsSync(f))!;
+    const r = await run(SYSTEM_PYTHON, [script, '--extra', '--warning-as-error', file], { env: clientEnv() });
+    expect({ code: r.code, out: r.stdout + r.stderr }).toEqual({ code: 0, out: '' });
+  });
 });

@@ -69,16 +69,26 @@ export class CoordinatesService {
   }
 
   /** PROJ.4 and WKT of an EPSG object PROJ can build (empty strings for kinds it cannot: areas, units, axes …). */
-  private exportsOf(code: number, category: 'crs' | 'operation'): Promise<{ proj4: string; wkt: string }> {
+  private async exportsOf(code: number, category: 'crs' | 'operation'): Promise<{ proj4: string; wkt: string }> {
+    const { proj4, wkt } = await this.allExportsOf(code, category);
+    return { proj4, wkt };
+  }
+
+  private allExportsOf(code: number, category: 'crs' | 'operation'): Promise<{ proj4: string; wkt: string; wkt1: string }> {
     return this.proj.use(async (proj) => {
       const h: ProjHandle | null = await proj.fromDatabase(code, category);
-      if (!h) return { proj4: '', wkt: '' };
+      if (!h) return { proj4: '', wkt: '', wkt1: '' };
       try {
         return await proj.exports(h);
       } finally {
         await proj.release([h]);
       }
     });
+  }
+
+  /** The EPSG CRS `code` in WKT 1 as GDAL writes it (what a GeoPackage's gpkg_spatial_ref_sys holds); '' when PROJ cannot. */
+  async crsWkt1(code: number): Promise<string> {
+    return (await this.allExportsOf(code, 'crs')).wkt1;
   }
 
   transform(coordinates: string, s: number, t: number, ops?: number[]): Promise<TransformAnswer> {

@@ -46,6 +46,7 @@ const PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION = 1;
 const PJ_FWD = 1;
 const PJ_PROJ_4 = 1;
 const PJ_WKT2_2019 = 2;
+const PJ_WKT1_GDAL = 4;
 
 const data = /** @type {Data} */ (workerData);
 /** @type {Emscripten} */
@@ -196,7 +197,7 @@ const ops = {
 
   inverse: (/** @type {number} */ op) => orNull(() => M._proj_coordoperation_create_inverse(ctx, op)),
 
-  /** PROJ.4 string and WKT 2 of an object; '' for what PROJ cannot express that way. */
+  /** PROJ.4 string, WKT 2 and WKT 1 (GDAL's form) of an object; '' for what PROJ cannot express that way. */
   exports(/** @type {number} */ pj) {
     const as = (/** @type {string} */ fn, /** @type {number} */ type) => {
       try {
@@ -205,7 +206,7 @@ const ops = {
         return '';
       }
     };
-    return { proj4: as('proj_as_proj_string', PJ_PROJ_4), wkt: as('proj_as_wkt', PJ_WKT2_2019) };
+    return { proj4: as('proj_as_proj_string', PJ_PROJ_4), wkt: as('proj_as_wkt', PJ_WKT2_2019), wkt1: as('proj_as_wkt', PJ_WKT1_GDAL) };
   },
 
   /** Transforms [x, y, z, t] quadruples (PJ_COORD is four doubles) through operations applied in order. */

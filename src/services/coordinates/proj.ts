@@ -218,7 +218,7 @@ export class Proj {
   }
 
   /** PROJ.4 string and WKT 2 of an object (empty when PROJ cannot express it that way). */
-  exports(obj: ProjHandle): Promise<{ proj4: string; wkt: string }> {
+  exports(obj: ProjHandle): Promise<{ proj4: string; wkt: string; wkt1: string }> {
     return this.send('exports', obj);
   }
 

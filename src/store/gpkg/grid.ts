@@ -3,6 +3,7 @@
 // grid (another CRS, matrices that are not a quadtree) is another value of GpkgGrid with a tile source of its own.
 // WebMercatorQuad is the grid of the stores' own tiles; its tiles are the stored ones.
 
+import type { Grid } from '../../geo/grids';
 import { ORIGIN_SHIFT, resolution } from '../../geo/mercator';
 
 /** A row of gpkg_spatial_ref_sys. */
@@ -82,4 +83,31 @@ export function webMercatorQuadGrid(tileWidth: number, minzoom: number, maxzoom:
     matrices.push({ zoom: z, matrixWidth: 2 ** z, matrixHeight: 2 ** z, tileWidth, tileHeight: tileWidth, pixelXSize: size, pixelYSize: size });
   }
   return { name: WEB_MERCATOR_QUAD, srs: SRS_3857, extent: [-ORIGIN_SHIFT, -ORIGIN_SHIFT, ORIGIN_SHIFT, ORIGIN_SHIFT], matrices };
+}
+
+/**
+ * A grid besides Web Mercator (geo/grids.ts) as a GeoPackage lays it out: the extent is the whole first matrix's,
+ * which every finer matrix of a quadtree (or of an operator's grid cut from one origin) shares; zoom levels are the
+ * matrices' identifiers; `srs` is the grid CRS's row (its WKT 1 from PROJ).
+ */
+export function gpkgGridOf(grid: Grid, srs: GpkgSrs, zooms: [number, number]): GpkgGrid {
+  const first = grid.matrices[0];
+  const extent: [number, number, number, number] = [
+    grid.origin[0],
+    grid.origin[1] - first.matrixHeight * grid.tileSize * first.cellSize,
+    grid.origin[0] + first.matrixWidth * grid.tileSize * first.cellSize,
+    grid.origin[1],
+  ];
+  const matrices = grid.matrices
+    .filter((m) => Number(m.id) >= zooms[0] && Number(m.id) <= zooms[1])
+    .map((m) => ({
+      zoom: Number(m.id),
+      matrixWidth: m.matrixWidth,
+      matrixHeight: m.matrixHeight,
+      tileWidth: grid.tileSize,
+      tileHeight: grid.tileSize,
+      pixelXSize: (extent[2] - extent[0]) / (m.matrixWidth * grid.tileSize),
+      pixelYSize: (extent[3] - extent[1]) / (m.matrixHeight * grid.tileSize),
+    }));
+  return { name: grid.id, srs, extent, matrices };
 }
