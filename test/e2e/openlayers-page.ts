@@ -24,16 +24,22 @@ const IMPORTS = {
  * center (x,y in EPSG:3857) and resolution. window.olDone is set on the map's first rendercomplete (every tile
  * loaded and drawn), window.olError on a failure; window.olSource says what OpenLayers chose.
  */
-function pageHtml(width: number, height: number): string {
+/** A page of one map of `width` × `height` CSS px running `module` (an ES module importing OpenLayers by the import map). */
+function shell(title: string, width: number, height: number, module: string): string {
   return `<!doctype html>
-<html><head><meta charset="utf-8"><title>OpenLayers WMTS</title>
+<html><head><meta charset="utf-8"><title>${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${OL_PREFIX}ol/ol.css">
 <style>html, body { margin: 0; padding: 0; } #map { width: ${width}px; height: ${height}px; }</style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body><div id="map"></div>
 <script type="module">
-import Map from 'ol/Map.js';
+${module}
+</script></body></html>`;
+}
+
+function pageHtml(width: number, height: number): string {
+  return shell('OpenLayers WMTS', width, height, `import Map from 'ol/Map.js';
 import View from 'ol/View.js';
 import TileLayer from 'ol/layer/Tile.js';
 import WMTS, { optionsFromCapabilities } from 'ol/source/WMTS.js';
@@ -58,8 +64,7 @@ try {
   map.once('rendercomplete', () => { window.olDone = true; });
 } catch (e) {
   window.olError = String(e && e.stack || e);
-}
-</script></body></html>`;
+}`);
 }
 
 /**
@@ -68,15 +73,7 @@ try {
  * one GetMap of exactly the view), at the query's center and resolution. window.olDone and olError as above.
  */
 function wmsPageHtml(width: number, height: number): string {
-  return `<!doctype html>
-<html><head><meta charset="utf-8"><title>OpenLayers WMS</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${OL_PREFIX}ol/ol.css">
-<style>html, body { margin: 0; padding: 0; } #map { width: ${width}px; height: ${height}px; }</style>
-<script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
-</head><body><div id="map"></div>
-<script type="module">
-import Map from 'ol/Map.js';
+  return shell('OpenLayers WMS', width, height, `import Map from 'ol/Map.js';
 import View from 'ol/View.js';
 import ImageLayer from 'ol/layer/Image.js';
 import ImageWMS from 'ol/source/ImageWMS.js';
@@ -93,8 +90,7 @@ try {
   map.once('rendercomplete', () => { window.olDone = true; });
 } catch (e) {
   window.olError = String(e && e.stack || e);
-}
-</script></body></html>`;
+}`);
 }
 
 /**
