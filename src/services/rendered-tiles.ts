@@ -192,6 +192,14 @@ export class RenderedTiles {
   }
 
   /**
+   * Where a reprojected image (WMS GetMap, a tile of another grid) of a layer takes its pixels: a map's static-map
+   * base (mirrored pyramids, then renders), any other store's pyramid `pyramidName` as stored.
+   */
+  rasterBase(store: TileStore, pyramidName: string): BaseTiles {
+    return store.info.kind === 'maps' ? this.staticBase(store) : storedBase(store, pyramidName);
+  }
+
+  /**
    * Where a static map of `map` takes its base pixels: its mirrored pyramids first (a tie in chooseLevel goes to
    * them), then, when it can be rendered, 512 px renders at 1x and 2x to the zooms its style draws.
    */

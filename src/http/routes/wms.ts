@@ -80,7 +80,7 @@ function getMapLayers(ctx: RequestContext, req: WmsGetMap, offered: WmsLayer[]):
     const id = weatherTileset(layer, req.time);
     if (id === undefined) return { code: 'InvalidDimensionValue', text: `TIME ${(req.time ?? '').slice(0, 100)} is not a time of ${name} (its times: ${layer.time!.values.join(', ')})` };
     const store = requireStore(ctx, layer.kind, id);
-    out.push({ name, base: layer.kind === 'maps' ? ctx.services.renderedTiles.staticBase(store) : { pyramids: store.info.pyramids.filter((p) => p.name === layer.pyramidName), version: store.info.version, tile: (p, z, x, y) => store.tile(p, z, x, y) } });
+    out.push({ name, base: ctx.services.renderedTiles.rasterBase(store, layer.pyramidName) });
   }
   return out;
 }

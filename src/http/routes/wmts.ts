@@ -103,7 +103,7 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
 async function gridTile(ctx: RequestContext, t: WmtsTile, g: NonNullable<WmtsTile['grid']>, source: { kind: 'tiles' | 'images'; id: string } | undefined): Promise<Reply> {
   const { layer } = t;
   const store = requireStore(ctx, source?.kind ?? layer.kind, source?.id ?? layer.id);
-  const base = store.info.kind === 'maps' ? ctx.services.renderedTiles.staticBase(store) : { pyramids: store.info.pyramids.filter((p) => p.name === layer.pyramidName), version: store.info.version, tile: (p: string, z: number, x: number, y: number) => store.tile(p, z, x, y) };
+  const base = ctx.services.renderedTiles.rasterBase(store, layer.pyramidName);
   const format = t.format === 'jpg' ? 'jpeg' : (t.format as 'png' | 'webp');
   const { data, levels } = await ctx.services.gridTiles.tile({ name: layer.identifier, base }, g.grid, g.matrix, t.y, t.x, format, ctx.signal);
   return answer({ body: data, type: mediaTypeOf(t.format), cache: 'tile', headers: { 'X-Tilemirror-Source': levels.join(', ') } });

@@ -23,9 +23,10 @@ export interface BaseTiles {
   tile(pyramid: string, z: number, x: number, y: number): Buffer | undefined | Promise<Buffer | undefined>;
 }
 
-/** The mirrored pyramids of a map as its base. */
-export function storedBase(store: TileReader): BaseTiles {
-  return { pyramids: store.info.pyramids, version: store.info.version, tile: (p, z, x, y) => store.tile(p, z, x, y) };
+/** The stored pyramids of a store as a base: all of them, or the one named. */
+export function storedBase(store: TileReader, pyramidName?: string): BaseTiles {
+  const pyramids = pyramidName === undefined ? store.info.pyramids : store.info.pyramids.filter((p) => p.name === pyramidName);
+  return { pyramids, version: store.info.version, tile: (p, z, x, y) => store.tile(p, z, x, y) };
 }
 
 export interface StaticMapLayout {

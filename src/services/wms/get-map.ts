@@ -6,7 +6,6 @@
 // drawn bottom first; the image is flattened over BGCOLOR unless TRANSPARENT (always for JPEG). The pixels of a
 // GetMap count against the one budget of image work (static maps, the renderer's metatiles).
 
-import { ServiceError } from '../../errors';
 import { resample, type Resampling } from '../../geo/resample';
 import { warpGrid, type PointsTransform, type WarpGrid } from '../../geo/warp-grid';
 import { ByteLru } from '../../store/bytes/lru';
@@ -225,9 +224,4 @@ export async function exceptionImage(text: string, width: number, height: number
   if (format === 'png') return img.png().toBuffer();
   if (format === 'jpeg') return img.flatten({ background: { r: background[0], g: background[1], b: background[2] } }).jpeg({ quality: 90 }).toBuffer();
   return img.webp({ quality: 90 }).toBuffer();
-}
-
-/** Thrown by the route for a layer it cannot draw from (no raster pyramid). */
-export function noRasterLayer(name: string): ServiceError {
-  return new ServiceError('not-found', `Layer ${name} has no raster tiles`);
 }

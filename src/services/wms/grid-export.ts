@@ -9,7 +9,7 @@ import { writeGeopackage, type GpkgWriteStats } from '../../store/gpkg/write';
 import type { TileReader } from '../../store/tile-reader';
 import type { Pyramid } from '../../store/types';
 import { CoordinatesService } from '../coordinates';
-import { pixelBudget } from '../static-maps';
+import { pixelBudget, storedBase } from '../static-maps';
 import { WmsMaps } from './get-map';
 import { GridTiles } from './grid-tiles';
 
@@ -77,7 +77,7 @@ export async function exportGridGeopackage(reader: TileReader, out: string, opts
     const maps = new WmsMaps({ queue: pixelBudget(), maxWaiting: 64, resampling: 'bilinear', maxError: 0.125, transform: (xs, ys, s, t) => coordinates.transformXY(xs, ys, s, t) });
     const tiles = new GridTiles([grid], maps);
     const info = reader.info;
-    const layer = { name: `${info.kind}/${info.id}`, base: { pyramids: [pyramid], version: info.version, tile: (p: string, z: number, x: number, y: number) => reader.tile(p, z, x, y) } };
+    const layer = { name: `${info.kind}/${info.id}`, base: storedBase(reader, pyramid.name) };
     const format = pyramid.format === 'jpg' ? 'jpeg' : 'png';
     const bounds = await boundsInGrid(coordinates, grid, pyramid.bounds);
     const stats = await writeGeopackage(out, gpkgGrid, { table: opts.table, identifier: info.name || layer.name, description: info.description, bounds }, async (z, col, row) => {
