@@ -88,6 +88,27 @@ describe('transform', () => {
     expect(r.body).toMatch(/ops.*EPSG:7710.*needs grid \S+/);
   });
 
+  test('dynamic frames answer as cs2cs does, with its warning that the coordinates have no epoch', async () => {
+    // ETRF2014 (geographic): through ETRS89, a null transformation without an epoch, as PROJ 9.9 chooses.
+    const etrf = await json<Transform>('/coordinates/transform/10,50.json?t_srs=9069');
+    expect(etrf.results[0]).toEqual({ x: 10, y: 50, z: 0 });
+    expect(etrf.transformer_selection_strategy).toBe('auto (input coordinates lack a coordinate epoch, whereas the destination CRS is dynamic: results might be inaccurate)');
+    // ITRF2000 (geocentric): through WGS 84 (G1150), whose Helmert to ITRF2000 is null; so the geocentric
+    // coordinates of the point on GRS 80, worked out here from the ellipsoid (to 1 mm).
+    const itrf = await json<Transform>('/coordinates/transform/10,50,0.json?t_srs=4919');
+    const a = 6378137;
+    const f = 1 / 298.257222101;
+    const e2 = f * (2 - f);
+    const [lat, lon] = [(50 * Math.PI) / 180, (10 * Math.PI) / 180];
+    const n = a / Math.sqrt(1 - e2 * Math.sin(lat) ** 2);
+    const { x, y, z } = itrf.results[0];
+    const ecef = [n * Math.cos(lat) * Math.cos(lon), n * Math.cos(lat) * Math.sin(lon), n * (1 - e2) * Math.sin(lat)];
+    expect(Math.max(...[x, y, z].map((v, i) => Math.abs(v - ecef[i])))).toBeLessThan(0.001);
+    // and back from ETRF2014, the source side now dynamic
+    const back = await json<Transform>('/coordinates/transform/10,50.json?s_srs=9069');
+    expect(back.transformer_selection_strategy).toMatch(/whereas the source CRS is dynamic/);
+  });
+
   test('round trip 4326 → 2056 → 4326 within 1e-7 degrees (1 cm)', async () => {
     const there = await json<Transform>('/coordinates/transform/8.5,47.4;7.4,46.9.json?t_srs=2056');
     const back = await json<Transform>(`/coordinates/transform/${there.results.map((r) => `${r.x},${r.y}`).join(';')}.json?s_srs=2056`);

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readGridDirectory, type GridDirectory } from './grids';
 import { type ProjHandle } from './proj';
+import { serverProjDb } from './proj-db';
 import { ProjPool } from './proj-pool';
 import { projDbPath } from './registry-index';
 import { COORDINATES_INDEX } from './registry-sql';
@@ -31,9 +32,10 @@ export class CoordinatesService {
     private readonly db: Database.Database,
     readonly grids: GridDirectory,
     projThreads: number | undefined,
+    projDb: string | undefined,
   ) {
     this.registry = new RegistrySearch(db);
-    this.proj = new ProjPool({ gridFiles: grids.files, threads: projThreads });
+    this.proj = new ProjPool({ gridFiles: grids.files, threads: projThreads, db: projDb });
     this.transformer = new Transformer(this.proj, this.registry);
   }
 
@@ -45,7 +47,8 @@ export class CoordinatesService {
     const file = join(indexDir, COORDINATES_INDEX);
     if (!existsSync(file)) return undefined;
     const grids = readGridDirectory(opts.gridDir, projDbPath());
-    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }), grids, opts.projThreads);
+    // An index folder built before proj-db.ts existed has no proj.db of its own: PROJ then reads proj-wasm's.
+    return new CoordinatesService(new Database(file, { readonly: true, fileMustExist: true }), grids, opts.projThreads, serverProjDb(indexDir));
   }
 
   async search(query: string, o: SearchOptions): Promise<{ results: SearchResult[]; total: number }> {

@@ -35,7 +35,7 @@ export class ProjPool {
       this.makeProj = () => opts;
     } else {
       this.max = Math.max(1, opts.threads ?? defaultProjThreads());
-      this.makeProj = () => new Proj({ gridFiles: opts.gridFiles });
+      this.makeProj = () => new Proj({ gridFiles: opts.gridFiles, db: opts.db });
     }
   }
 

@@ -3,7 +3,7 @@
 // The thread PROJ runs in (started by proj.ts; plain JavaScript, because a worker thread runs outside ts-jest and
 // the same file must run from src/ under the tests and from dist/ in production: tsc copies it there).
 //
-// PROJ 9.8.1 compiled to WebAssembly is proj-wasm's `proj-emscripten.js`; it is loaded here directly, without
+// PROJ 9.9.0 compiled to WebAssembly is proj-wasm's `proj-emscripten.js`; it is loaded here directly, without
 // proj-wasm's JavaScript binding. That binding runs PROJ in a pool of its own workers plus a fetch worker and
 // installs network callbacks, so every call crossed two more threads (9 ms for a 50-point transform over HTTP) and
 // PROJ believed it was online (see the offline workaround in proj.ts's header). Here PROJ gets a virtual file system
@@ -19,7 +19,7 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 /**
- * @typedef {{ projWasmDir: string, gridFiles: string[], slot: Slot }} Data
+ * @typedef {{ projWasmDir: string, projDb: string, gridFiles: string[], slot: Slot }} Data
  * @typedef {{ buffer: SharedArrayBuffer, ctrlInts: number, maxSteps: number, dataOffset: number, maxDoubles: number,
  *   SEQ: number, STATE: number, READY: number, N: number, NSTEPS: number, OP: number,
  *   REQUEST: number, WORKING: number, DONE: number, FAILED: number, OP_EXIT: number }} Slot
@@ -65,7 +65,7 @@ async function load() {
     printErr: (/** @type {string} */ s) => void (lastMessage = s),
   });
   M.FS.mkdirTree(DIR);
-  M.FS.writeFile(`${DIR}/proj.db`, fs.readFileSync(path.join(data.projWasmDir, 'proj.db')));
+  M.FS.writeFile(`${DIR}/proj.db`, fs.readFileSync(data.projDb));
   M.FS.writeFile(`${DIR}/proj.ini`, fs.readFileSync(path.join(data.projWasmDir, 'proj.ini')));
   for (const file of data.gridFiles) M.FS.writeFile(`${DIR}/${path.basename(file)}`, fs.readFileSync(file));
   ctx = M._proj_context_create();
@@ -188,10 +188,30 @@ const ops = {
       if (missing.length) best = { id: idOf(first), name: nameOf(first), missing };
       M._proj_destroy(first);
     }
-    return { op, best, message };
+    // As cs2cs warns: coordinates here carry no epoch, so a dynamic CRS (a datum with a frame epoch) is taken at none.
+    const dynamic = op ? (['target', 'source'].find((_, i) => orNull(() => M._proj_crs_is_dynamic(ctx, i === 0 ? target : source))) ?? null) : null;
+    return { op, best, message, dynamic };
   },
 
   gridsOf,
+
+  /**
+   * Of the operations `ids` ([auth, code] pairs), those this build cannot instantiate: creating one throws (a
+   * method PROJ has no PROJ string for). Native PROJ passes over such an operation; this build cannot (see proj.ts).
+   */
+  uninstantiable(/** @type {[string, string][]} */ ids) {
+    const out = [];
+    for (const [auth, code] of ids) {
+      let op = 0;
+      try {
+        op = M.ccall('proj_create_from_database', 'number', ['number', 'string', 'string', 'number', 'number', 'number'], [ctx, auth, code, PJ_CATEGORY_COORDINATE_OPERATION, 0, 0]);
+      } catch (err) {
+        out.push({ auth, code, message: (err instanceof Error ? err.message : String(err)).slice(0, 200) });
+      }
+      if (op) M._proj_destroy(op);
+    }
+    return out;
+  },
 
   normalized: (/** @type {number} */ pj) => orNull(() => M._proj_normalize_for_visualization(ctx, pj)),
 

@@ -1,4 +1,4 @@
-// The one module that talks to PROJ (PROJ 9.8.1 compiled to WebAssembly, shipped by the `proj-wasm` package, pinned:
+// The one module that talks to PROJ (PROJ 9.9.0 compiled to WebAssembly, shipped by the `proj-wasm` package, pinned:
 // an alpha). Everything else in the coordinates service asks this module, never PROJ itself, so a change of the
 // build (or of its version) stays here and in proj-worker.js.
 //
@@ -8,7 +8,7 @@
 // method below is one message to that thread; a transform is one round trip.
 // One `Proj` is one thread; proj-pool.ts runs several side by side, each with its own PROJ.
 //
-// OFFLINE WORKAROUND (keep it with this module): proj-wasm's own JavaScript binding (0.1.0-alpha9) installs network
+// OFFLINE WORKAROUND (keep it with this module): proj-wasm's own JavaScript binding (0.1.0-alpha9 and 10) installs network
 // callbacks, so PROJ reports the network as enabled whatever `contextCreate({network: false})` says, picks operations
 // that need grids (OSTN15, BETA2007, NTv2 …), tries to download them from cdn.proj.org, returns Infinity on an
 // air-gapped machine and reports every grid as `available`; and it gives no access to PROJ's file system, so no grid
@@ -18,8 +18,12 @@
 // The default transformation between two CRS is then PROJ's own choice, `proj_create_crs_to_crs` (what cs2cs and
 // pyproj use: offline it keeps the operations whose grids are here, and picks per point among them); a second
 // listing that ignores grids lets the strategy say which better operation a missing grid excluded.
-// This build lets some C++ exceptions escape PROJ's C API (an unknown code in proj_create_from_database): the
-// worker turns them into null, and callers check codes against the registry index before asking PROJ.
+// This build cannot catch C++ exceptions (emscripten's default): one thrown inside PROJ escapes its C API (an
+// unknown code in proj_create_from_database) and the worker turns it into null, and callers check codes against the
+// registry index before asking PROJ. Worse, PROJ's own catch blocks never run: where native PROJ tries an operation
+// it cannot instantiate (a time-specific Helmert, a velocity grid) and passes over it, this build gives up the whole
+// search, so 4326 → ETRF2014 had no answer. The PROJ threads therefore read proj-db.ts's copy of proj.db, with
+// those operations set aside, when the index build has made it.
 
 import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
@@ -41,6 +45,8 @@ export interface GridUse {
 export interface ProjOptions {
   /** Grid files (GeoTIFF, NTv2, GTX …) given to PROJ beside proj.db. */
   gridFiles?: string[];
+  /** The proj.db PROJ reads (default: proj-wasm's own; proj-db.ts makes the one the server uses). */
+  db?: string;
 }
 
 export class ProjError extends Error {}
@@ -133,7 +139,7 @@ export class Proj {
     this.steps = new Int32Array(buffer, SLOT.ctrlInts * 4, SLOT.maxSteps);
     this.coords = new Float64Array(buffer, SLOT_DATA_OFFSET, SLOT.maxDoubles);
     const slot = { ...SLOT, buffer, dataOffset: SLOT_DATA_OFFSET };
-    const worker = new Worker(join(__dirname, 'proj-worker.js'), { workerData: { projWasmDir: projWasmDir(), gridFiles: this.opts.gridFiles ?? [], slot } });
+    const worker = new Worker(join(__dirname, 'proj-worker.js'), { workerData: { projWasmDir: projWasmDir(), projDb: this.opts.db ?? join(projWasmDir(), 'proj.db'), gridFiles: this.opts.gridFiles ?? [], slot } });
     if (this.gen > 0) this.stats.restarts++;
     worker.unref();
     worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
@@ -182,6 +188,11 @@ export class Proj {
     return this.send('fromDatabase', code, category);
   }
 
+  /** Of the operations `ids`, those this build cannot instantiate (see the header), with PROJ's message. */
+  uninstantiable(ids: [string, string][]): Promise<{ auth: string; code: string; message: string }[]> {
+    return this.send('uninstantiable', ids);
+  }
+
   /** The CRS bound to WGS 84 as PROJ builds it (GDAL's TOWGS84) and its operation's id; null when there is none. */
   boundToWgs84(crs: ProjHandle): Promise<{ bound: ProjHandle; op: { auth: string; code: number } | null } | null> {
     return this.send('boundToWgs84', crs);
@@ -192,13 +203,13 @@ export class Proj {
    * among the operations whose grids are here; several when parts of the area have their own, PROJ picking per
    * point), with its axes in GIS order (longitude/easting first); null when PROJ has none, with PROJ's message.
    * `best` (asked with `withBest`, or when there is no default): PROJ's best operation, when a missing grid
-   * excluded it.
+   * excluded it. `dynamic`: which end is a dynamic CRS (target first), taken at no epoch.
    */
   defaultOperation(
     source: ProjHandle,
     target: ProjHandle,
     withBest: boolean,
-  ): Promise<{ op: ProjHandle | null; best: { id: ProjId | null; name: string; missing: string[] } | null; message: string }> {
+  ): Promise<{ op: ProjHandle | null; best: { id: ProjId | null; name: string; missing: string[] } | null; message: string; dynamic: 'source' | 'target' | null }> {
     return this.send('defaultOperation', source, target, withBest);
   }
 

@@ -1,5 +1,6 @@
 // The EPSG registry as a search index: built at install (`npm run indexes`) from the `proj.db` that ships in
-// proj-wasm (PROJ 9.8.1, EPSG v12.029), written to `<indexDir>/coordinates.sqlite`. One row per EPSG object of
+// proj-wasm (PROJ 9.9.0, EPSG v13.102), written to `<indexDir>/coordinates.sqlite`, beside the proj.db the
+// server's PROJ reads (proj-db.ts, made first: the default transformations below are asked of it). One row per EPSG object of
 // every kind the spec's `kind` filter names, with the spec's kind codes, names and aliases, and what a result
 // carries (area, bbox, accuracy, unit, deprecated, default transformation, base geographic CRS); search-tables.ts
 // adds what the search ranks by (usage weights, area texts, country fits, country words).
@@ -8,11 +9,12 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { buildIndexFile, type IndexBuildResult } from '../index-file';
 import { Proj } from './proj';
+import { buildServerProjDb } from './proj-db';
 import { COORDINATES_INDEX, crsBoundToWgs84, defaultOpWriter, finishRegistry, registryWriter } from './registry-sql';
 import { writeSearchTables } from './search-tables';
 
 /** Bumped when the layout or the content rules of the index change (a rebuild follows). */
-const INDEX_VERSION = '3';
+const INDEX_VERSION = '4';
 
 /** Where proj-wasm's registry lives. */
 export function projDbPath(): string {
@@ -114,7 +116,8 @@ export async function buildCoordinatesIndex(dir: string, opts: { log?: (m: strin
   const src = new Database(projDbPath(), { readonly: true, fileMustExist: true });
   const version = sourceVersion(src);
   try {
-    const result = await buildIndexFile(file, { key: 'version', version }, opts.force ?? false, (tmp) => writeIndex(src, tmp, version, opts.log));
+    const projDb = await buildServerProjDb(dir, projDbPath(), version, opts);
+    const result = await buildIndexFile(file, { key: 'version', version }, opts.force || projDb.built, (tmp) => writeIndex(src, tmp, version, projDb.file, opts.log));
     opts.log?.(
       result.built
         ? `coordinates index: ${result.rows} objects (${version}) → ${file}, ${result.mb.toFixed(1)} MB in ${result.seconds.toFixed(1)} s`
@@ -127,7 +130,7 @@ export async function buildCoordinatesIndex(dir: string, opts: { log?: (m: strin
 }
 
 /** Writes the index into `tmp` from the registry `src`; returns the objects written. */
-async function writeIndex(src: Database.Database, tmp: string, version: string, log?: (m: string) => void): Promise<number> {
+async function writeIndex(src: Database.Database, tmp: string, version: string, projDb: string, log?: (m: string) => void): Promise<number> {
   const out = new Database(tmp);
   let rows = 0;
   try {
@@ -183,7 +186,7 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
     });
     insertAll();
     writeSearchTables(src, out);
-    await fillDefaultTransformations(out, log);
+    await fillDefaultTransformations(out, projDb, log);
     finishRegistry(out, version);
     return rows;
   } finally {
@@ -198,10 +201,10 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
  * prime meridian other than Greenwich through its Greenwich twin's (NTF (Paris) → EPSG:1193), so no narrower
  * filter on the registry's rows finds them all.
  */
-async function fillDefaultTransformations(db: Database.Database, log?: (m: string) => void): Promise<void> {
+async function fillDefaultTransformations(db: Database.Database, projDb: string, log?: (m: string) => void): Promise<void> {
   const candidates = crsBoundToWgs84(db);
   const update = defaultOpWriter(db);
-  const proj = new Proj();
+  const proj = new Proj({ db: projDb });
   const started = performance.now();
   try {
     let done = 0;

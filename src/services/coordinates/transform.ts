@@ -8,7 +8,8 @@
 //     it (the TOWGS84 GDAL uses): 4326 → 5514 goes through EPSG:15965 and reproduces the spec's example.
 //   - else ("auto"): PROJ's default transformation, as cs2cs and pyproj choose it (proj_create_crs_to_crs, among
 //     the operations whose grids are here). When PROJ's best operation needs a grid that is missing, the strategy
-//     says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`.
+//     says which was skipped: `auto (skipped EPSG:1234: needs grid x.tif)`. Where either CRS is dynamic (a datum
+//     with a frame epoch), the strategy carries cs2cs's warning: the coordinates given have no epoch.
 // Each direction is built on its own, as PROJ chooses it: where several operations cover parts of the area, PROJ's
 // choice from t_srs to s_srs is not always the inverse of its choice the other way (ONGD14 → WGS 84).
 // Pipelines are built on any of the pool's PROJ threads, several at once; each keeps the thread it was built on
@@ -57,6 +58,16 @@ function badPair(pair: string, i: number): TransformError {
   const parts = pair.split(',');
   if (parts.length < 2 || parts.length > 3) return new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not x,y or x,y,z`);
   return new TransformError(`Invalid coordinates: pair ${i + 1} "${pair}" is not made of finite numbers`);
+}
+
+/** cs2cs's warning, in its words: the coordinates given carry no epoch and that end's CRS is dynamic. */
+function epochNote(end: 'source' | 'target'): string {
+  return `input coordinates lack a coordinate epoch, whereas the ${end === 'target' ? 'destination' : 'source'} CRS is dynamic: results might be inaccurate`;
+}
+
+/** A strategy with its notes: `auto (skipped …; input coordinates lack …)`. */
+function withNotes(strategy: string, notes: string[]): string {
+  return notes.length ? `${strategy} (${notes.join('; ')})` : strategy;
 }
 
 /** Operations as built: PROJ handles applied in order, and the rule that chose them. */
@@ -245,7 +256,7 @@ class Build {
     targetCode: number,
     bind: { source: boolean; target: boolean } = { source: false, target: false },
     withBest = false,
-  ): Promise<{ op: ProjHandle; skipped?: string }> {
+  ): Promise<{ op: ProjHandle; notes: string[] }> {
     const made: (ProjHandle | null)[] = [];
     try {
       const end = async (code: number, bound: boolean): Promise<ProjHandle> => {
@@ -258,11 +269,13 @@ class Build {
       };
       const source = await end(sourceCode, bind.source);
       const target = await end(targetCode, bind.target);
-      const { op, best, message } = await this.proj.defaultOperation(source, target, withBest);
+      const { op, best, message, dynamic } = await this.proj.defaultOperation(source, target, withBest);
       const bestName = best ? (best.id ? `${best.id.auth}:${best.id.code}` : best.name) : '';
       if (!op && best) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode} is usable with the grid files here (${bestName} needs ${best.missing.join(', ')})`);
       if (!op) throw new TransformError(`No transformation from EPSG:${sourceCode} to EPSG:${targetCode}: PROJ has none${message.trim() ? ` (${message.trim()})` : ''}`);
-      return { op, skipped: best ? `${bestName}: needs grid ${best.missing.join(', ')}` : undefined };
+      const skipped = best ? `${bestName}: needs grid ${best.missing.join(', ')}` : undefined;
+      const notes = [...(skipped ? [`skipped ${skipped}`] : []), ...(dynamic ? [epochNote(dynamic)] : [])];
+      return { op, notes };
     } finally {
       await this.proj.release(made);
     }
@@ -274,15 +287,15 @@ class Build {
     // only the conversions. Binding one side to WGS 84 would route through WGS 84 and back, which PROJ may find no
     // grid-free way to do (ETRS89 ↔ ETRS89 / EPSG Arctic zone 5-13 in the Arctic), and gives the same answer when it does.
     if (src.base !== null && src.base === tgt.base) {
-      const { op } = await this.defaultOperation(src.code, tgt.code);
-      return { steps: [op], strategy: src.default_op !== null || tgt.default_op !== null ? 'boundcrs' : 'auto' };
+      const { op, notes } = await this.defaultOperation(src.code, tgt.code);
+      return { steps: [op], strategy: withNotes(src.default_op !== null || tgt.default_op !== null ? 'boundcrs' : 'auto', notes) };
     }
     if (src.default_op !== null || tgt.default_op !== null) {
-      const { op } = await this.defaultOperation(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
-      return { steps: [op], strategy: 'boundcrs' };
+      const { op, notes } = await this.defaultOperation(src.code, tgt.code, { source: src.default_op !== null, target: tgt.default_op !== null });
+      return { steps: [op], strategy: withNotes('boundcrs', notes) };
     }
-    const { op, skipped } = await this.defaultOperation(src.code, tgt.code, undefined, true);
-    return { steps: [op], strategy: skipped ? `auto (skipped ${skipped})` : 'auto' };
+    const { op, notes } = await this.defaultOperation(src.code, tgt.code, undefined, true);
+    return { steps: [op], strategy: withNotes('auto', notes) };
   }
 
   /**
