@@ -10,6 +10,9 @@ import { escapeHtml as esc } from '../html';
 
 // `/`: the first screen (for people, not clients). What this server holds, every kind of resource with working
 // example links (the requester's key in each), one example per endpoint family, and the API's own description.
+// The location services' examples are asked of the services themselves, so each answers: a position inside the
+// mirrored terrain (else the first map's centre), the place the gazetteer finds there (its name for a forward query,
+// its id for a by-id one).
 
 /** A link: its label and its path (no base, no key). */
 type Link = [label: string, path: string];
@@ -85,8 +88,59 @@ function rows(catalog: Catalog): Row[] {
   return out;
 }
 
+/** A family the server cannot answer here, and why (shown in place of its links). */
+interface Family {
+  family: string;
+  links: Link[];
+  missing?: string;
+}
+
+const NO_INDEX = 'not available: its index is not built (npm run indexes)';
+
+/** Geocoding, coordinates, elevation and geolocation examples that answer on this server. */
+function locationFamilies(ctx: RequestContext): Family[] {
+  const { elevation, geocoding, coordinates, geolocation } = ctx.services;
+  let terrain: TilesetInfo | undefined;
+  try {
+    terrain = elevation?.terrain().info;
+  } catch {
+    terrain = undefined; // no terrain mirrored: the elevation family says so
+  }
+  const anchor = terrain ?? ctx.catalog.list('maps')[0] ?? ctx.catalog.list()[0];
+  const [lon, lat] = anchor ? [anchor.center[0], anchor.center[1]] : [0, 0];
+  const at = `${round(lon)},${round(lat)}`;
+  const place = geocoding?.reverse(lon, lat, { language: [] }).features[0];
+  const geocodingLinks: Link[] = [['reverse', `/geocoding/${at}.json`]];
+  if (place) {
+    geocodingLinks.unshift(['forward', `/geocoding/${enc(place.text)}.json`]);
+    geocodingLinks.push(['by id', `/geocoding/${enc(place.id)}.json`], ['batch', `/geocoding/${enc(place.text)};${at}.json`]);
+  }
+  return [
+    { family: 'Geocoding', links: geocoding ? geocodingLinks : [], missing: geocoding ? undefined : NO_INDEX },
+    {
+      family: 'Coordinates',
+      links: coordinates
+        ? [
+            ['search', `/coordinates/search/${enc('web mercator')}.json`],
+            ['transform', `/coordinates/transform/${at}.json?s_srs=4326&t_srs=3857`],
+          ]
+        : [],
+      missing: coordinates ? undefined : NO_INDEX,
+    },
+    {
+      family: 'Elevation',
+      links: elevation && terrain ? [['heights', `/elevation/${at}.json`]] : [],
+      missing: elevation && terrain ? undefined : 'not available: no terrain tile set is mirrored',
+    },
+    { family: 'Geolocation', links: geolocation ? [['your IP address', '/geolocation/ip.json']] : [], missing: geolocation ? undefined : 'not available: geolocation is off' },
+  ];
+}
+
+/** Degrees to 5 decimals (about a metre): a short example URL. */
+const round = (v: number): number => Math.round(v * 1e5) / 1e5;
+
 /** One example per endpoint family, from the first resource of each kind ([] for a family with nothing to show). */
-function families(catalog: Catalog, all: Row[]): { family: string; links: Link[] }[] {
+function families(catalog: Catalog, all: Row[]): Family[] {
   // The first resource of the kind that has the first label (e.g. a vector tile set before raster ones).
   const first = (kind: string, labels: string[]): Link[] => {
     const ofKind = all.filter((r) => r.kind === kind);
@@ -131,8 +185,11 @@ export function home(ctx: RequestContext): Reply {
   // The example URLs written out (without the key), each a link.
   const example = ([label, path]: Link): string => `${esc(label)}: <a href="${esc(withKey(ctx.baseUrl, path, ctx.key))}"><code>${esc(path)}</code></a>`;
   const all = rows(ctx.catalog);
-  const fam = families(ctx.catalog, all).map(
-    (f) => `<tr><th>${esc(f.family)}</th><td>${f.links.length ? f.links.map(example).join('<br>') : '<i>nothing of this kind is mirrored</i>'}</td></tr>`,
+  const list = families(ctx.catalog, all);
+  // The location services before the server's own row.
+  list.splice(list.length - 1, 0, ...locationFamilies(ctx));
+  const fam = list.map(
+    (f) => `<tr><th>${esc(f.family)}</th><td>${f.links.length ? f.links.map(example).join('<br>') : `<i>${esc(f.missing ?? 'nothing of this kind is mirrored')}</i>`}</td></tr>`,
   );
   const res = all.map(
     (r) =>

@@ -13,9 +13,11 @@ const app = inProcess();
 const odd = tempDir();
 writeDataStore(odd, `a"b<i>&c`);
 const escaped = inProcess({ dataDir: odd });
+const bare = inProcess({ without: ['geocoding', 'coordinates', 'elevation', 'geolocation'] });
 afterAll(async () => {
   await app.close();
   await escaped.close();
+  await bare.close();
   removeTempDirs();
 });
 
@@ -60,6 +62,24 @@ test('every example link is on this server, carries the key and answers 200', as
   expect(failures).toEqual([]);
 });
 
+test('the location services\' examples are asked of them: the place named is the one found at the position given', async () => {
+  const paths = hrefs(page).map((h) => decodeURIComponent(new URL(h).pathname));
+  const byId = paths.find((p) => /^\/geocoding\/[a-z_]+\.\d+\.json$/.test(p))!;
+  const reverse = paths.find((p) => /^\/geocoding\/-?[\d.]+,-?[\d.]+\.json$/.test(p))!;
+  const found = json<{ features: { id: string }[] }>(await app.get(reverse)).features[0];
+  expect(byId).toBe(`/geocoding/${found.id}.json`);
+  // The elevation example lies in the mirrored terrain: a height, not a refusal.
+  const heights = json<number[][]>(await app.get(paths.find((p) => p.startsWith('/elevation/'))!));
+  expect(Number.isFinite(heights[0][2])).toBe(true);
+});
+
+test('without the location services the page says why instead of linking what would fail', async () => {
+  const html = text(await bare.get('/'));
+  for (const family of ['Geocoding', 'Coordinates', 'Elevation', 'Geolocation']) expect(html).toMatch(new RegExp(`<th>${family}</th><td><i>not available: `));
+  const paths = hrefs(html).map((h) => new URL(h).pathname);
+  expect(paths.filter((p) => /^\/(geocoding|coordinates|elevation|geolocation)\//.test(p))).toEqual([]);
+});
+
 test('ids and names with markup are shown as text, and the link still works', async () => {
   const html = text(await escaped.get('/'));
   expect(html).not.toContain('<i>&c');
@@ -77,5 +97,5 @@ test.each(['/health', '/health/live'])('%s: public liveness, ok, never cached', 
 
 test('every route of home.ts was reached, and nothing failed unexpectedly', () => {
   expect(patternsOf(home).filter((p) => !app.reached.has(p))).toEqual([]);
-  expect([...app.failures, ...escaped.failures]).toEqual([]);
+  expect([...app.failures, ...escaped.failures, ...bare.failures]).toEqual([]);
 });
