@@ -14,18 +14,40 @@ import { COORDINATES_INDEX, crsBoundToWgs84, defaultOpWriter, finishRegistry, re
 import { writeSearchTables } from './search-tables';
 
 /** Bumped when the layout or the content rules of the index change (a rebuild follows). */
-const INDEX_VERSION = '4';
+const INDEX_VERSION = '5';
 
 /** Where proj-wasm's registry lives. */
 export function projDbPath(): string {
   return join(require.resolve('proj-wasm'), '..', 'proj.db');
 }
 
-/** Search words epsg.io adds for systems people name otherwise. */
+/**
+ * Search words for systems people name otherwise: epsg.io's, and the names national mapping agencies and their users
+ * give their grids (GUGiK's PUWG, swisstopo's Landeskoordinaten, Kadaster's Rijksdriehoeksstelsel, ICSM's MGA2020).
+ */
 const KEYWORDS: Readonly<Record<number, string>> = {
   3857: 'Spherical Mercator Google Maps OpenStreetMap Bing ArcGIS ESRI Web Mercator',
   4326: 'WGS84 GPS lat lon latitude longitude',
   4087: 'Plate Carree Equirectangular',
+  4978: 'ECEF Earth-centred Earth-fixed',
+  2180: 'PUWG 1992 PUWG-92 Układ 1992',
+  ...Object.fromEntries([2176, 2177, 2178, 2179].map((c) => [c, 'PUWG 2000 CS2000 Układ 2000'])),
+  3003: 'Gauss-Boaga Gauss Boaga',
+  3004: 'Gauss-Boaga Gauss Boaga',
+  3346: 'LKS-94',
+  3763: 'PT-TM06',
+  2056: 'Schweizer Landeskoordinaten MN95 coordonnées nationales suisses',
+  21781: 'Schweizer Landeskoordinaten MN03 coordonnées nationales suisses',
+  28992: 'Rijksdriehoeksstelsel RD',
+  // GDA2020 / MGA zone 46 … 59
+  ...Object.fromEntries(Array.from({ length: 14 }, (_, i) => [7846 + i, `MGA2020 zone ${46 + i}`])),
+};
+
+/** Words for a CRS's kind, so that "ETRS89 geographic" or "WGS 84 geocentric" name the kind they want. */
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  'CRS-GEOGCRS': 'geographic',
+  'CRS-GEOG3DCRS': 'geographic 3D',
+  'CRS-GCENCRS': 'geocentric',
 };
 
 interface Row {
@@ -165,7 +187,11 @@ async function writeIndex(src: Database.Database, tmp: string, version: string, 
             kind,
             tbl: r.tbl,
             name: r.name,
-            aliases: [...(aliases.get(`${r.tbl}:${r.code}`) ?? []), ...(CRS_TABLES.has(r.tbl) && KEYWORDS[code] ? [KEYWORDS[code]] : [])].join(' | '),
+            aliases: [
+              ...(aliases.get(`${r.tbl}:${r.code}`) ?? []),
+              ...(CRS_TABLES.has(r.tbl) && KEYWORDS[code] ? [KEYWORDS[code]] : []),
+              ...(KIND_WORDS[kind] ? [KIND_WORDS[kind]] : []),
+            ].join(' | '),
             deprecated: r.deprecated ? 1 : 0,
             area: ext?.name ?? null,
             west: ext?.w ?? null,
