@@ -53,6 +53,7 @@ CHECKS=(
   "redis-server|command -v redis-server"
   "QGIS python bindings and its WMS/WMTS provider|/usr/bin/python3 -c 'import qgis.core, qgis.gui' && test -f /usr/lib/qgis/plugins/libprovider_wms.so"
   "GDAL >= 3.8 of Debian trixie (chroot)|r=\"${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}\"; chroot \"\$r\" gdalinfo --version || unshare --map-root-user chroot \"\$r\" gdalinfo --version"
+  "PROJ 9.9 of Debian sid (chroot)|r=\"${TILEMIRROR_PROJ_SID_ROOT:-/var/cache/tilemirror/proj-sid}\"; chroot \"\$r\" python3 -c 'import pyproj' || unshare --map-root-user chroot \"\$r\" python3 -c 'import pyproj'"
   "tileserver-gl-light in .bench/tileserver|test -f .bench/tileserver/node_modules/tileserver-gl-light/src/main.js"
   "WMTS 1.0 XSD|test -f /usr/share/python3-mapproxy/test/schemas/wmts/1.0/wmtsGetCapabilities_response.xsd || dpkg -L python3-mapproxy 2>/dev/null | grep -q wmtsGetCapabilities_response.xsd"
 )
@@ -117,6 +118,13 @@ fi
 if ! bash test/setup/gdal-trixie.sh </dev/null; then
   [[ -n "$REQUIRE" ]] && die "could not make Debian trixie's GDAL (test/setup/gdal-trixie.sh)"
   say "WARNING: no Debian trixie GDAL; the OGC API tests of GDAL >= 3.8 will be skipped"
+fi
+
+# PROJ 9.9, the newest in Debian, for the exhaustive coordinates transform test's oracle: Debian sid's proj-bin and
+# python3-pyproj in a root filesystem of their own (about 60 MB to download, 170 MB on disk, 1.5 minutes).
+if ! bash test/setup/proj-sid.sh </dev/null; then
+  [[ -n "$REQUIRE" ]] && die "could not make Debian sid's PROJ (test/setup/proj-sid.sh)"
+  say "WARNING: no Debian sid PROJ; the exhaustive coordinates transform test will be skipped"
 fi
 
 # tileserver-gl-light 5 from npm into .bench/tileserver (gitignored; not a project dependency), as the benchmarks'

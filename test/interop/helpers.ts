@@ -159,7 +159,28 @@ export async function startInteropServer(): Promise<InteropServer> {
  * with chroot: a GDAL newer than the system's without mixing releases (override: TILEMIRROR_GDAL_TRIXIE_ROOT).
  */
 export const GDAL_TRIXIE_ROOT = process.env.TILEMIRROR_GDAL_TRIXIE_ROOT || '/var/cache/tilemirror/gdal-trixie';
-const GDAL_TRIXIE_SETUP = 'bash test/setup/gdal-trixie.sh';
+/**
+ * Debian sid's root filesystem with its proj-bin and python3-pyproj (PROJ 9.9), made by test/setup/proj-sid.sh: the
+ * newest PROJ in Debian (override: TILEMIRROR_PROJ_SID_ROOT).
+ */
+export const PROJ_SID_ROOT = process.env.TILEMIRROR_PROJ_SID_ROOT || '/var/cache/tilemirror/proj-sid';
+
+/** What shows that a root filesystem's programs run, and its version: a program, its version line, and its maker. */
+interface RootProbe {
+  name: string;
+  program: string;
+  args: string[];
+  pattern: RegExp;
+  setup: string;
+}
+const GDAL_PROBE: RootProbe = { name: 'GDAL', program: 'gdalinfo', args: ['--version'], pattern: /GDAL (\d+)\.(\d+)\.(\d+)/, setup: 'bash test/setup/gdal-trixie.sh' };
+const PROJ_PROBE: RootProbe = {
+  name: 'PROJ',
+  program: 'python3',
+  args: ['-c', 'import pyproj; print("PROJ " + pyproj.proj_version_str)'],
+  pattern: /PROJ (\d+)\.(\d+)\.(\d+)/,
+  setup: 'bash test/setup/proj-sid.sh',
+};
 
 export type GdalVersion = [number, number, number];
 
@@ -187,11 +208,11 @@ export interface Gdal {
   invocation(program: string, args: string[], cwd: string | undefined): GdalInvocation;
 }
 
-/** Runs `gdalinfo --version` synchronously (test registration needs the answer at module load). */
-function probeVersion(inv: GdalInvocation): { version?: GdalVersion; error?: string } {
+/** Runs `gdalinfo --version` (or another probe) synchronously (test registration needs the answer at module load). */
+function probeVersion(inv: GdalInvocation, pattern = GDAL_PROBE.pattern): { version?: GdalVersion; error?: string } {
   try {
     const out = execFileSync(inv.file, inv.args, { encoding: 'utf8', timeout: 20_000, stdio: 'pipe', env: inv.env, cwd: inv.cwd });
-    const m = /GDAL (\d+)\.(\d+)\.(\d+)/.exec(out);
+    const m = pattern.exec(out);
     return m ? { version: [Number(m[1]), Number(m[2]), Number(m[3])] } : { error: `unexpected version output: ${out.trim()}` };
   } catch (e) {
     const err = e as Error & { stderr?: string };
@@ -227,8 +248,9 @@ const chrootGdalCache = new Map<string, Gdal>();
  * The GDAL of a Debian root filesystem (default: GDAL_TRIXIE_ROOT), run as `chroot ROOT env -C DIR program ...`.
  * chroot needs root; otherwise a user namespace (`unshare --map-root-user`) is tried. chroot shares the
  * network namespace, so the programs reach the test server on 127.0.0.1. Probed once, synchronously.
+ * (`probe`: what shows the root works and its version; chrootProj's is PROJ's.)
  */
-export function chrootGdal(root: string = GDAL_TRIXIE_ROOT): Gdal {
+export function chrootGdal(root: string = GDAL_TRIXIE_ROOT, probe: RootProbe = GDAL_PROBE): Gdal {
   const cached = chrootGdalCache.get(root);
   if (cached) return cached;
   const pathFor = (hostPath: string): string => {
@@ -250,11 +272,11 @@ export function chrootGdal(root: string = GDAL_TRIXIE_ROOT): Gdal {
   let prefix: string[] | undefined;
   let version: GdalVersion | undefined;
   const errors: string[] = [];
-  if (!existsSync(path.join(root, 'usr/bin/gdalinfo'))) {
-    errors.push(`no GDAL in ${root}`);
+  if (!existsSync(path.join(root, 'usr/bin', probe.program))) {
+    errors.push(`no ${probe.name} in ${root}`);
   } else {
     for (const candidate of prefixes) {
-      const p = probeVersion(through(candidate, 'gdalinfo', ['--version'], undefined));
+      const p = probeVersion(through(candidate, probe.program, probe.args, undefined), probe.pattern);
       if (p.version) {
         [prefix, version] = [candidate, p.version];
         break;
@@ -263,9 +285,9 @@ export function chrootGdal(root: string = GDAL_TRIXIE_ROOT): Gdal {
     }
   }
   const gdal: Gdal = {
-    label: `GDAL ${version ? `${version.join('.')} ` : ''}of ${root} (chroot)`,
+    label: `${probe.name} ${version ? `${version.join('.')} ` : ''}of ${root} (chroot)`,
     version,
-    missing: prefix ? undefined : `${errors.join('; ')}; make it with ${GDAL_TRIXIE_SETUP} (as root; bash test/run.sh does)`,
+    missing: prefix ? undefined : `${errors.join('; ')}; make it with ${probe.setup} (as root; bash test/run.sh does)`,
     pathFor,
     tempBase: path.join(root, 'tmp'),
     invocation: (program, args, cwd) => {
@@ -275,6 +297,11 @@ export function chrootGdal(root: string = GDAL_TRIXIE_ROOT): Gdal {
   };
   chrootGdalCache.set(root, gdal);
   return gdal;
+}
+
+/** Debian sid's PROJ (python3-pyproj, cs2cs) in its root filesystem, run like chrootGdal's programs. */
+export function chrootProj(root: string = PROJ_SID_ROOT): Gdal {
+  return chrootGdal(root, PROJ_PROBE);
 }
 
 /** True when this GDAL is at least major.minor (and true when the version is unknown: let the test show what happens). */

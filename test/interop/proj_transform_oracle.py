@@ -4,10 +4,10 @@
 #
 #   PROJ_DATA=DIR python3 proj_transform_oracle.py [CODE...] > answers.jsonl
 #
-# DIR holds the proj.db to read (the server's own registry, so both sides know the same CRS) and no grid files:
-# PROJ then chooses among the operations that need none, as the server does without coordinates.gridDir.
+# DIR holds the proj.db to read (Debian's own, copied there) and no grid files: PROJ then chooses among the
+# operations that need none, as the server does without coordinates.gridDir.
 #
-# stdout, JSON lines: first {"proj": "9.6.0", "pyproj": "3.7.1", "epsg": "v12.029", "total": N}, then
+# stdout, JSON lines: first {"proj": "9.9.0", "pyproj": "3.8.0", "epsg": "v13.102", "total": N}, then
 # {"answers": [...]} for each chunk of CHUNK CRS as it is done (the test transforms one chunk over HTTP while the
 # oracle computes the next), one answer per CRS:
 #   {"code", "type" (pyproj's PJType name), "name", "point": [lon, lat] (the centre of the area of use), "status", ...}

@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# A GDAL and a PROJ newer than the system's for the interop tests: Debian trixie's gdal-bin (GDAL 3.10), proj-bin
-# and python3-pyproj (PROJ 9.6.0, EPSG v12.004) in a root filesystem of its own, run with `chroot ROOT gdalinfo ...`
-# (test/interop/helpers.ts, chrootGdal) and `chroot ROOT python3 ...` (the oracle of the exhaustive coordinates
-# transform test). The system keeps its own release (bookworm: GDAL 3.6, PROJ 9.1.1); nothing of trixie is
-# installed into it.
+# A Debian release other than the system's, in a root filesystem of its own, for the interop tests: programs newer
+# than the system's (bookworm: GDAL 3.6, PROJ 9.1.1), run with `chroot ROOT program ...` (test/interop/helpers.ts,
+# chrootGdal). Nothing of that release is installed into the system. Two are made (test/run.sh):
+#   trixie  gdal-bin, proj-bin, python3-pyproj: GDAL 3.10 for the GDAL interop tests, PROJ 9.6.0
+#           (test/setup/gdal-trixie.sh)
+#   sid     proj-bin, python3-pyproj: PROJ 9.9, the oracle of the exhaustive coordinates transform test
+#           (test/setup/proj-sid.sh)
 #
-#   bash test/setup/gdal-trixie.sh [ROOT]
+#   bash test/setup/debian-root.sh SUITE PACKAGES ROOT 'CHECK'
 #
-# ROOT: $TILEMIRROR_GDAL_TRIXIE_ROOT, else /var/cache/tilemirror/gdal-trixie. It lives under /var/cache, not in
-# the project: it survives `npm ci` and `git clean` and serves every clone and worktree on the machine, jest and
-# tsc never walk it, and its device nodes and setuid programs stay out of the source tree; making and entering
-# it needs root anyway.
+# PACKAGES: comma-separated. CHECK: a command line that must succeed in the root (run there with chroot).
+# ROOT lives under /var/cache/tilemirror, not in the project: it survives `npm ci` and `git clean` and serves every
+# clone and worktree on the machine, jest and tsc never walk it, and its device nodes and setuid programs stay out of
+# the source tree; making and entering it needs root anyway.
 #
-# Idempotent: a complete ROOT (marked when done, and GDAL, projinfo and pyproj answering in it) is reused in well
-# under a second; one made before proj-bin and python3-pyproj were part of it is made anew.
-# Otherwise it is made with mmdebstrap (variant essential + PACKAGES and their dependencies, no recommends, no
-# docs, man pages or translations) from $TILEMIRROR_DEBIAN_MIRROR (default http://deb.debian.org/debian), in
-# ROOT.partial, and moved to ROOT only once complete. A lock keeps two runs from making it at once.
-# Measured here: about 119 MB downloaded, 366 MB on disk, 3 to 4 minutes on 2 busy cores.
+# Idempotent: a complete ROOT (marked when done, with the same PACKAGES, and CHECK passing in it) is reused in well
+# under a second. Otherwise it is made with mmdebstrap (variant essential + PACKAGES and their dependencies, no
+# recommends, no docs, man pages or translations) from $TILEMIRROR_DEBIAN_MIRROR (default
+# http://deb.debian.org/debian), in ROOT.partial, and moved to ROOT only once complete. A lock keeps two runs from
+# making it at once. A Release file past its Valid-Until date is accepted (sid's often is on the mirrors reached
+# here): the packages are still checked against the archive's signatures.
+# Measured here: trixie about 119 MB downloaded, 366 MB on disk, 3 to 4 minutes on 2 busy cores.
 # (debootstrap --variant=minbase --include=gdal-bin fails: its resolver cannot satisfy python3-gdal's
 # dependency on the virtual python3-numpy2-abi0; debootstrap minbase then apt-get install took 325 s and
 # 723 MB with apt's caches.)
@@ -25,30 +28,33 @@
 # Exits non-zero with a message when it cannot (not root and no password-less sudo, no network, ...).
 set -euo pipefail
 
-ROOT="${1:-${TILEMIRROR_GDAL_TRIXIE_ROOT:-/var/cache/tilemirror/gdal-trixie}}"
+(($# == 4)) || { echo "usage: debian-root.sh SUITE PACKAGES ROOT 'CHECK'" >&2; exit 2; }
+SUITE="$1"
+PACKAGES="$2"
+ROOT="$3"
+CHECK="$4"
 MIRROR="${TILEMIRROR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-SUITE=trixie
-PACKAGES=gdal-bin,proj-bin,python3-pyproj
-READY="$ROOT/.tilemirror-gdal-ready"
+READY="$ROOT/.tilemirror-root-ready"
 
-say() { printf '[gdal-trixie] %s\n' "$*" >&2; }
+say() { printf '[debian-root %s] %s\n' "$SUITE" "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 
 # Runs a program in ROOT: chroot as root, else in a user namespace where the kernel allows it (as the tests do).
 enter() {
   if [[ "$(id -u)" == "0" ]]; then chroot "$ROOT" "$@"; else unshare --map-root-user chroot "$ROOT" "$@"; fi
 }
-usable() { "$@" gdalinfo --version && "$@" projinfo -q -o PROJ EPSG:4326 && "$@" python3 -c 'import pyproj'; } >/dev/null 2>&1
-ready() { [[ -f "$READY" ]] && usable enter; }
+usable() { "$@" sh -c "$CHECK"; } >/dev/null 2>&1
+# Ready: marked complete for the same package list, and the check passes in it.
+ready() { [[ -f "$READY" ]] && [[ "$(head -n1 "$READY")" == "$PACKAGES" ]] && usable enter; }
 
 if ready; then
-  say "reusing $ROOT: $(cat "$READY")"
+  say "reusing $ROOT: $(tail -n1 "$READY")"
   exit 0
 fi
 
 if [[ "$(id -u)" != "0" ]]; then
   if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    exec sudo -n env TILEMIRROR_DEBIAN_MIRROR="$MIRROR" bash "${BASH_SOURCE[0]}" "$ROOT"
+    exec sudo -n env TILEMIRROR_DEBIAN_MIRROR="$MIRROR" bash "${BASH_SOURCE[0]}" "$@"
   fi
   die "making $ROOT needs root (mmdebstrap): run 'sudo bash ${BASH_SOURCE[0]}'"
 fi
@@ -58,7 +64,7 @@ exec 9>"$ROOT.lock"
 flock 9 || die "cannot lock $ROOT.lock"
 # Another run may have made it while this one waited for the lock.
 if ready; then
-  say "reusing $ROOT: $(cat "$READY")"
+  say "reusing $ROOT: $(tail -n1 "$READY")"
   exit 0
 fi
 
@@ -83,18 +89,18 @@ remove_tree() {
 
 PARTIAL="$ROOT.partial"
 remove_tree "$PARTIAL"
-say "making $ROOT: Debian $SUITE with $PACKAGES from $MIRROR (a few minutes, about 130 MB to download)"
+say "making $ROOT: Debian $SUITE with $PACKAGES from $MIRROR (a few minutes)"
 start=$(date +%s)
 if ! mmdebstrap --quiet --variant=essential --include="$PACKAGES" \
   --aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-  --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' --aptopt='Acquire::Check-Valid-Until "false"' \
   "$SUITE" "$PARTIAL" "$MIRROR" </dev/null; then
   die "mmdebstrap could not make Debian $SUITE with $PACKAGES in $PARTIAL (is $MIRROR reachable?)"
 fi
-usable chroot "$PARTIAL" || die "gdalinfo, projinfo or pyproj does not run in $PARTIAL"
-version="$(chroot "$PARTIAL" gdalinfo --version); PROJ $(chroot "$PARTIAL" python3 -c 'import pyproj; print(pyproj.proj_version_str)')"
-printf '%s\n' "$version" >"$PARTIAL/.tilemirror-gdal-ready"
+usable chroot "$PARTIAL" || die "the check ($CHECK) fails in $PARTIAL"
+version="$(chroot "$PARTIAL" sh -c "$CHECK" 2>&1 | tr '\n' ' ')"
+printf '%s\n%s\n' "$PACKAGES" "$version" >"$PARTIAL/.tilemirror-root-ready"
 remove_tree "$ROOT"
 mv "$PARTIAL" "$ROOT"
 say "made $ROOT in $(($(date +%s) - start)) s, $(du -sm "$ROOT" | cut -f1) MB: $version"
