@@ -44,6 +44,7 @@ const TARGETS = {
 const options = {
   scale: { default: 1, help: 'size of the country: 1 is 250,000 z14 tiles (5.3 M labels, ~5.5 GB); 0.01 for development' },
   buildings: { default: 1100, help: 'filler buildings a tile (sets the tile weight: 1100 gives ~16 KB gzipped)' },
+  towns: { default: 0, help: 'cut the country into this many towns (a square number) with the same street and POI names each: names recur as in a real country (0: every name unique)' },
   only: { default: PARTS.join(','), help: `parts to run (${PARTS.join(', ')})` },
   queries: { default: 200, help: 'known-answer queries of each kind (address, street, POI, place)' },
   duration: { default: 10, help: 'seconds of each wrk run' },
@@ -308,7 +309,7 @@ async function run(opts) {
   process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
   const results = { scale: opts.scale, cores: os.availableParallelism(), load: {} };
   console.error(`country: scale ${opts.scale} (load ${uptime()})`);
-  const country = await ensureCountry({ scale: opts.scale, buildings: opts.buildings, queries: opts.queries });
+  const country = await ensureCountry({ scale: opts.scale, buildings: opts.buildings, towns: opts.towns, queries: opts.queries });
   const m = country.manifest;
   results.store = { dir: country.dir, cached: country.cached, tiles: m.tiles, z14Tiles: m.z14Tiles, gb: m.storeBytes / 1e9, meanTileKb: m.tileBytes / m.tiles / 1024, labels: m.labelsTotal, byType: m.labels, generateSeconds: m.generateSeconds };
   console.error(`- store: ${m.tiles} tiles (${m.z14Tiles} at z14), ${fmt(m.storeBytes / 1e9, 2)} GB, mean tile ${fmt(m.tileBytes / m.tiles / 1024, 1)} KB, ${m.labelsTotal} labels; generated in ${fmt(m.generateSeconds, 0)} s${country.cached ? ' (cached)' : ''}`);

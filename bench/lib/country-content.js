@@ -74,9 +74,12 @@ function lonLat(z, x, y, px, py) {
 }
 
 /** The z14 rectangle of a scale: side = round(500 x sqrt(scale)) tiles. */
-function areaOf(scale) {
+function areaOf(scale, towns = 0) {
   const side = Math.max(2, Math.round(SIDE_AT_SCALE_1 * Math.sqrt(scale)));
-  return { z: 14, x0: ORIGIN.x, y0: ORIGIN.y, x1: ORIGIN.x + side - 1, y1: ORIGIN.y + side - 1, side };
+  // `towns` (a square number): the area cut into that many square towns, each with the same street and POI names
+  // (and so the same addresses), as "Main Street" or "Lenin Street" recur across a real country. 0: every name unique.
+  const town = towns > 0 ? Math.max(1, Math.floor(side / Math.round(Math.sqrt(towns)))) : 0;
+  return { z: 14, x0: ORIGIN.x, y0: ORIGIN.y, x1: ORIGIN.x + side - 1, y1: ORIGIN.y + side - 1, side, town };
 }
 
 /** A bijection of 0..n-1 (n = 4,199,040 = 10 x 324 x 1,296) by multiplication with a number prime to n. */
@@ -132,6 +135,8 @@ const POIS_PER_TILE = 3;
 
 /** The index of a z14 tile in its area (row-major), the base of its streets', POIs' and places' numbers. */
 const tileIndex = (area, x, y) => (y - area.y0) * area.side + (x - area.x0);
+/** The index that numbers a tile's street and POI names: its index in its town when the area has towns. */
+const nameIndex = (area, x, y) => (area.town ? ((y - area.y0) % area.town) * area.town + ((x - area.x0) % area.town) : tileIndex(area, x, y));
 
 /**
  * The labels placed in z14 tile x/y of `area` (lon/lat, the known answers) and its features in tile
@@ -140,7 +145,7 @@ const tileIndex = (area, x, y) => (y - area.y0) * area.side + (x - area.x0);
  */
 function z14Content(area, x, y) {
   const r = rng(seedOf(14, x, y));
-  const t = tileIndex(area, x, y);
+  const t = nameIndex(area, x, y);
   const streets = [];
   const addresses = [];
   const pois = [];

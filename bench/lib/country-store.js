@@ -20,8 +20,8 @@ const GENERATOR = 'v1';
 const ROOT = path.resolve(__dirname, '..', '..');
 const CACHE = path.join(ROOT, '.bench', 'country');
 
-function folderOf({ scale, buildings }) {
-  return path.join(CACHE, `${GENERATOR}-s${scale}-b${buildings}`);
+function folderOf({ scale, buildings, towns = 0 }) {
+  return path.join(CACHE, `${GENERATOR}-s${scale}-b${buildings}${towns ? `-t${towns}` : ''}`);
 }
 
 // ---- worker: encode and compress the tiles of a list of jobs ----
@@ -134,15 +134,15 @@ function allLabels(area) {
  * Generates (or finds in the cache) the country of `scale` (1: 250,000 z14 tiles) with `buildings` filler
  * buildings a tile. Resolves with { dir, store, manifest, cached }.
  */
-async function ensureCountry({ scale = 1, buildings = 1100, dir, threads = os.availableParallelism(), queries = 200, log = console.error } = {}) {
-  const folder = dir ?? folderOf({ scale, buildings });
+async function ensureCountry({ scale = 1, buildings = 1100, towns = 0, dir, threads = os.availableParallelism(), queries = 200, log = console.error } = {}) {
+  const folder = dir ?? folderOf({ scale, buildings, towns });
   const store = path.join(folder, 'tiles', 'country.mbtiles');
   const manifestFile = path.join(folder, 'manifest.json');
   if (fs.existsSync(manifestFile) && fs.existsSync(store)) {
     return { dir: folder, store, manifest: JSON.parse(fs.readFileSync(manifestFile, 'utf8')), cached: true };
   }
   const { StoreWriter } = require(path.join(ROOT, 'dist', 'store', 'mbtiles', 'writer.js'));
-  const area = content.areaOf(scale);
+  const area = content.areaOf(scale, towns);
   fs.mkdirSync(path.dirname(store), { recursive: true });
   const tmp = path.join(folder, `.country.${process.pid}.tmp`);
   fs.rmSync(tmp, { force: true });
@@ -223,6 +223,7 @@ async function ensureCountry({ scale = 1, buildings = 1100, dir, threads = os.av
     generator: GENERATOR,
     scale,
     buildings,
+    towns,
     area,
     bounds,
     tiles,
@@ -246,7 +247,7 @@ else if (require.main === module) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? process.argv[i + 1] : d;
   };
-  ensureCountry({ scale: Number(arg('scale', 1)), buildings: Number(arg("buildings", 1100)), dir: arg('dir'), queries: Number(arg('queries', 200)) }).then(
+  ensureCountry({ scale: Number(arg('scale', 1)), buildings: Number(arg('buildings', 1100)), towns: Number(arg('towns', 0)), dir: arg('dir'), queries: Number(arg('queries', 200)) }).then(
     (r) => {
       if (process.argv.includes('--all-labels')) fs.writeFileSync(path.join(r.dir, 'labels.json'), JSON.stringify(allLabels(r.manifest.area)));
       console.log(r.dir);

@@ -155,3 +155,72 @@ test('searches of both indexes answer the same, and right', () => {
     for (const ix of ixs) ix.close();
   }
 });
+
+test('of many matches, those nearest the point asked (proximity): a category, and a word hundreds of labels hold', () => {
+  // 100 candidates scored whole (400 in service): this country is 100 tiles, its most frequent word in ~180 labels.
+  const candidates = 100;
+  const ix = new LabelIndex(built.mbtiles.file, candidates);
+  try {
+    const point = placed.addresses[Math.floor(placed.addresses.length / 3)].lonlat;
+    // A category: the generator's own POIs of the most frequent class, by distance from the point (the oracle).
+    const byClass = new Map<string, Placed['pois']>();
+    for (const p of placed.pois) byClass.set(p.class, [...(byClass.get(p.class) ?? []), p]);
+    const [cls, ofClass] = [...byClass].sort((a, b) => b[1].length - a[1].length)[0];
+    const nearestOfClass = ofClass.map((p) => metres(point, p.lonlat)).sort((a, b) => a - b).slice(0, 5);
+    const hits = ix.search('', { prefix: false, fuzzy: false, categories: [cls], near: point, limit: 5 });
+    expect(hits.map((h) => h.categories.includes(cls))).toEqual([true, true, true, true, true]);
+    expect(hits.map((h) => Math.round(metres(point, [h.lon, h.lat])))).toEqual(nearestOfClass.map(Math.round));
+
+    // A word more labels hold than are scored whole: the labels holding it nearest the
+    // point, worked out here from the index's rows read with SQL.
+    const all = rows(built.mbtiles.file);
+    const textOf = (r: Row): string => (r.housenumber ? `${r.housenumber} ${r.street ?? ''}` : r.name).toLowerCase();
+    const counts = new Map<string, number>();
+    for (const r of all) for (const w of new Set(textOf(r).split(/\s+/))) if (/^\p{L}{3,}$/u.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const [word, count] = [...counts].sort((a, b) => b[1] - a[1])[0];
+    expect(count).toBeGreaterThan(candidates);
+    const holding = all.filter((r) => textOf(r).split(/\s+/).includes(word));
+    const expected = holding.map((r) => metres(point, [r.lon, r.lat])).sort((a, b) => a - b).slice(0, 10);
+    const found = ix.search(word, { prefix: false, fuzzy: false, near: point, limit: 10 });
+    expect(found.map((h) => Math.round(metres(point, [h.lon, h.lat])))).toEqual(expected.map(Math.round));
+  } finally {
+    ix.close();
+  }
+});
+
+describe('the same names in several towns', () => {
+  // The same generator, its 10 x 10 tiles cut into 4 towns of 5 x 5 with the same street and POI names each.
+  let towns: { file: string; placed: Placed };
+  beforeAll(async () => {
+    const tdir = tempDir();
+    execFileSync(process.execPath, [join(ROOT, 'bench', 'lib', 'country-store.js'), '--scale', '0.0004', '--towns', '4', '--dir', tdir, '--all-labels', '--queries', '20'], { stdio: 'pipe' });
+    const mbtiles = join(tdir, 'tiles', 'country.mbtiles');
+    const store = new MbtilesStore(mbtiles, 'tiles', 'towns', String(statSync(mbtiles).mtimeMs));
+    const file = join(tdir, 'towns.sqlite');
+    await buildLabelIndex(store, file, { sliceMs: 1 });
+    store.close();
+    towns = { file, placed: JSON.parse(readFileSync(join(tdir, 'labels.json'), 'utf8')) as Placed };
+  });
+
+  test('a name four towns share is answered, near a point, by the copy nearest it; and each copy is found', () => {
+    const ix = new LabelIndex(towns.file);
+    try {
+      const byName = new Map<string, Placed['streets']>();
+      for (const s of towns.placed.streets) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+      const shared = [...byName].filter(([, copies]) => copies.length === 4);
+      expect(shared.length).toBeGreaterThan(20);
+      for (const [name, copies] of shared.slice(0, 20)) {
+        for (const copy of copies) {
+          const at = copy.line[Math.floor(copy.line.length / 2)];
+          const [top] = ix.search(name, { prefix: true, fuzzy: true, near: at, limit: 10 });
+          expect({ name: top.name, metres: Math.round(Math.min(...copy.line.map((p) => metres(p, [top.lon, top.lat])))) < 1500 }).toEqual({ name, metres: true });
+          // the copy chosen is the one of this town: nearer the point than any other copy's line
+          const others = copies.filter((c) => c !== copy).flatMap((c) => c.line.map((p) => metres(at, p)));
+          expect(metres(at, [top.lon, top.lat])).toBeLessThan(Math.min(...others));
+        }
+      }
+    } finally {
+      ix.close();
+    }
+  });
+});

@@ -7,9 +7,10 @@
 // Steps: (1) every tile of the deepest zoom holding tiles → labels (points kept in the tile proper), road pieces
 // and their segments filed by grid cell, house numbers set aside; (2) the pieces of one street name within
 // MERGE_METERS of each other become one road, placed at its vertex nearest the middle of its extent; (3) house
-// numbers without `addr:street` take the name of the nearest road within STREET_METERS; (4) the vocabulary and
-// the indexes on type and position. Each label is written once, with its full-text entry, in the step that knows
-// all of it: no label is updated after.
+// numbers without `addr:street` take the name of the nearest road within STREET_METERS; (4) the labels, staged by
+// the steps before, numbered in position order and written with their full-text entries (so the labels of a range
+// of cells are a range of ids); (5) the vocabulary and the indexes on type and position. Each label is staged once,
+// in the step that knows all of it, and written once: no label is updated after.
 //
 // Cost at size (a synthetic country of 5.3 M labels, bench/country.js): every step is linear in the labels and
 // reads them in pages, so memory stays bounded whatever the set's size. The street lookup of step (3) reads road
@@ -26,7 +27,9 @@ import { isGzip } from '../../store/bytes/formats';
 import type { ScannedTile, TileReader } from '../../store/tile-reader';
 import { extractLabels, type ExtractedLabel } from './labels-extract';
 import {
+  CATEGORY_GRID,
   categoryColumn,
+  categoryList,
   createLabelTables,
   finishLabelIndex,
   indexLabels,
@@ -37,6 +40,7 @@ import {
   positionCell,
   positionColumn,
   positionRow,
+  stagedInPositionOrder,
   type PieceRow,
 } from './labels-sql';
 import { words } from './labels-text';
@@ -147,23 +151,20 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     createLabelTables(db);
-    const { insertLabel, insertFts, insertHouse, insertPiece, insertSeg } = labelBuildStatements(db);
+    const { stageLabel, insertLabel, insertFts, insertCategory, insertHouse, insertPiece, insertSeg } = labelBuildStatements(db);
     let tiles = 0;
-    let lastId = 0;
 
-    // A label in its final form: its row (with its position's cell) and its full-text entry (the indexed name, and
-    // its names in other languages that differ from it). Each label is written once, in the step that knows all of it.
+    // A label in its final form, staged: its row (with its position's cell) and its full-text entry (the indexed
+    // name, and its names in other languages that differ from it). Each label is staged once, in the step that knows
+    // all of it; step (4) numbers them in position order.
     const addLabel = (type: string, placeType: string, name: string, names: Record<string, string>, categories: string, housenumber: string | null, street: string | null, lon: number, lat: number) => {
-      // Numbered here, not read back from SQLite (lastInsertRowid): ~20 % of the row's insert.
-      const id = ++lastId;
-      insertLabel.run(id, type, placeType, name, JSON.stringify(names), categories, housenumber, street, lon, lat, positionCell(positionColumn(lon), positionRow(lat)));
       const main = words(housenumber ? `${housenumber} ${street ?? ''}` : name).join(' ');
       const alt = new Set<string>();
       for (const n of Object.values(names)) {
         const w = words(n).join(' ');
         if (w !== main) alt.add(w);
       }
-      insertFts.run(id, main, [...alt].join(' ; '));
+      stageLabel.run(positionCell(positionColumn(lon), positionRow(lat)), lon, lat, type, placeType, name, JSON.stringify(names), categories, housenumber, street, main, [...alt].join(' ; '));
     };
 
     const addRoadPiece = (l: ExtractedLabel, line: [number, number][]) => {
@@ -319,7 +320,28 @@ export async function buildLabelIndex(tileset: TileReader, target: string, opts:
       await maybeYield();
     }
 
-    // (4) Vocabulary, the type and position indexes, the metadata; FTS5's segments merged.
+    // (4) The labels numbered in position order (cell, lon, lat), so that a range of cells is a range of ids, each
+    // written with its full-text entry and its categories.
+    const staged = stagedInPositionOrder(db);
+    let lastId = 0;
+    for (let after: [number, number, number, number] = [-1, 0, 0, 0]; ; ) {
+      const page = staged.all(...after, labelPage);
+      if (page.length === 0) break;
+      const last = page[page.length - 1];
+      after = [last[0], last[1], last[2], last[12]];
+      db.transaction(() => {
+        for (const [cell, lon, lat, type, placeType, name, names, categories, housenumber, street, main, alt] of page) {
+          // Numbered here, not read back from SQLite (lastInsertRowid): ~20 % of the row's insert.
+          const id = ++lastId;
+          insertLabel.run(id, type, placeType, name, names, categories, housenumber, street, lon, lat, cell);
+          insertFts.run(id, main, alt);
+          for (const c of categoryList(categories)) insertCategory.run(c, CATEGORY_GRID.cell(CATEGORY_GRID.column(lon), CATEGORY_GRID.row(lat)), id);
+        }
+      })();
+      await maybeYield();
+    }
+
+    // (5) Vocabulary, the type and position indexes, the metadata; FTS5's segments merged.
     indexLabels(db);
     const byType = labelCounts(db);
     const labels = Object.values(byType).reduce((a, b) => a + b, 0);

@@ -4,21 +4,42 @@
 import Database from 'better-sqlite3';
 import type { LabelHit, LabelSearchOptions, LabelType } from './labels';
 import {
-  filteredByNameSql,
+  CATEGORY_GRID,
+  POSITION_GRID,
+  type CellGrid,
+  categoriesInBoxSql,
   inBoxSql,
+  inCategoriesSql,
   labelFilters,
   labelReadStatements,
+  matchingInBoxSql,
   matchingSql,
-  positionCell,
-  positionColumn,
-  positionRow,
   readLabelMeta,
+  type LabelFilter,
   type LabelRow as Row,
 } from './labels-sql';
 import { textScore, typoBudget, withinEdits, words } from './labels-text';
 
-/** FTS5 candidates read per query before scoring. */
+/** FTS5 candidates read per query before scoring (the default of LabelIndex's `candidates`). */
 const CANDIDATES = 400;
+/**
+ * How far from the point of `near` a search looks for the matches nearest it (metres): a common word or a category
+ * ("cafe", held by thousands of labels) is answered by the matches nearest the point, read a grid row at a time
+ * (a range of ids: the labels are numbered in position order), whatever their number elsewhere.
+ */
+const NEAR_METERS = 25_000;
+/**
+ * Rows of the position grid one full-text query covers near a point (~2.2 km): each query costs FTS5 ~0.15-0.25 ms
+ * to set up whatever it finds, and the labels of a band's inner rows across the whole grid are few for a word this
+ * common (its matches in a 2.2 km band of a country: tens to a few hundred).
+ */
+const TEXT_BAND = 10;
+/** Matches scored near a point: the nearest this many (scoring parses each one's names). */
+const NEAR_SCORED = 40;
+/** Matches scored of a query that has more than `candidates` of them, with no point to choose by. */
+const SCORED_OF_MANY = 100;
+/** A bbox at most this far from its centre to its corners is searched band by band (one ring covering it). */
+const SMALL_BBOX_METERS = 50_000;
 /** Typo candidates per query word. */
 const MAX_VARIANTS = 12;
 /**
@@ -38,6 +59,13 @@ export function metersBetween(lon1: number, lat1: number, lon2: number, lat2: nu
 
 const quote = (w: string) => `"${w.replace(/"/g, '""')}"`;
 
+/** `first` (when any), then the others of `rest` not among them, `limit` in all. */
+function withFirst(first: LabelHit[] | undefined, rest: LabelHit[], limit: number): LabelHit[] {
+  if (!first?.length) return rest.slice(0, limit);
+  const ids = new Set(first.map((h) => h.id));
+  return [...first, ...rest.filter((h) => !ids.has(h.id))].slice(0, limit);
+}
+
 export class LabelIndex {
   private readonly db: Database.Database;
   readonly tileset: string;
@@ -47,7 +75,11 @@ export class LabelIndex {
   readonly format: string;
   private readonly statements: ReturnType<typeof labelReadStatements>;
 
-  constructor(readonly file: string) {
+  /** `candidates`: matches scored whole; beyond that many, a query is answered as a common one (see `search`). */
+  constructor(
+    readonly file: string,
+    private readonly candidates = CANDIDATES,
+  ) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const meta = readLabelMeta(this.db);
@@ -118,68 +150,135 @@ export class LabelIndex {
     return [...seen];
   }
 
+  /** The row as a hit scored against the query words (its best name: the main one or another language's); undefined when none matches. */
+  private scored(r: Row, query: string[], opts: LabelSearchOptions): LabelHit | undefined {
+    const main = r.housenumber ? `${r.housenumber} ${r.street ?? ''}` : r.name;
+    let best = textScore(query, words(main), opts);
+    let matched: string | undefined;
+    for (const alt of new Set(Object.values(JSON.parse(r.names) as Record<string, string>))) {
+      const s = textScore(query, words(alt), opts);
+      if (s > best) {
+        best = s;
+        matched = alt === r.name ? undefined : alt;
+      }
+    }
+    return best > 0 ? this.hit(r, best, matched) : undefined;
+  }
+
+  /**
+   * Labels by text. Every match is scored when there are at most `candidates`; beyond that (a common word, a short
+   * prefix, a category), with `near` (or a bbox) the matches nearest the point (or the box's centre), otherwise the
+   * first `candidates`. FTS5's bm25 is never asked: it counts every row holding each query word, 160-190 ms for
+   * "cafe" over a country, 36-51 ms for one match of "9 quai mabac dalebal".
+   */
   search(text: string, opts: LabelSearchOptions): LabelHit[] {
     const query = words(text);
+    const filter: LabelFilter = { bbox: opts.bbox, types: opts.types, categories: opts.categories };
+    const near = opts.near ?? (opts.bbox && ([(opts.bbox[0] + opts.bbox[2]) / 2, (opts.bbox[1] + opts.bbox[3]) / 2] as [number, number]));
+    // A bbox is searched whole (its corners are within this of its centre); otherwise NEAR_METERS around the point.
+    const reach = opts.bbox ? metersBetween(opts.bbox[0], opts.bbox[1], opts.bbox[2], opts.bbox[3]) / 2 + 1 : NEAR_METERS;
+    // Near a point, half the limit is enough once a ring holds it: the caller asks for twice what it shows, and a
+    // ring four times wider to fill the rest reads sixteen times the area.
+    const half = Math.ceil(opts.limit / 2);
     if (query.length === 0) {
-      // Categories alone ("restaurant"): the POIs of those categories (in the bbox), by name.
-      if (!opts.categories?.length) return [];
-      const args: unknown[] = [];
-      return this.prepared(filteredByNameSql(labelFilters(opts, args))).all(...args, opts.limit).map((r) => this.hit(r, 1));
+      // Categories alone ("restaurant"): the labels of those categories, nearest the point first when there is one.
+      const cats = [...new Set((opts.categories ?? []).map((c) => c.toLowerCase()))];
+      if (cats.length === 0) return [];
+      const rest: LabelFilter = { bbox: opts.bbox, types: opts.types };
+      const nearby = near
+        ? this.around(near, { maxMeters: reach, limit: opts.limit, enough: half, grid: CATEGORY_GRID, start: 2000 }, (box) => {
+            const args: unknown[] = [...cats, ...box];
+            return this.prepared(categoriesInBoxSql(cats.length, labelFilters(rest, args))).all(...args);
+          }, (r) => this.hit(r, 1))
+        : undefined;
+      if (nearby && (nearby.length >= half || opts.bbox)) return nearby;
+      const args: unknown[] = [...cats];
+      const any = this.prepared(inCategoriesSql(cats.length, labelFilters(rest, args))).all(...args, opts.limit).map((r) => this.hit(r, 1));
+      return withFirst(nearby, any, opts.limit);
     }
-    const parts = query.map((w, i) => {
-      const last = i === query.length - 1;
-      const alts = [quote(w)];
-      if (opts.prefix && last) alts.push(`${quote(w)}*`);
-      if (opts.fuzzy && (!this.statements.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
-      return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
-    });
-    const args: unknown[] = [parts.join(' AND ')];
-    const filters = labelFilters(opts, args);
+    const expression = (typos: boolean): string =>
+      query
+        .map((w, i) => {
+          const last = i === query.length - 1;
+          const alts = [quote(w)];
+          if (opts.prefix && last) alts.push(`${quote(w)}*`);
+          if (typos && opts.fuzzy && (!this.statements.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
+          return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
+        })
+        .join(' AND ');
+    const args: unknown[] = [expression(true)];
+    const filters = labelFilters(filter, args);
+    const ring = (typos: boolean): Array<LabelHit & { meters: number }> =>
+      this.around(near as [number, number], { maxMeters: reach, limit: opts.limit, enough: half, grid: POSITION_GRID, start: 1000, band: TEXT_BAND }, (box) => {
+        const a: unknown[] = [typos ? args[0] : expression(false), ...box];
+        return this.prepared(matchingInBoxSql(labelFilters(filter, a))).all(...a);
+      }, (r) => this.scored(r, query, opts));
+    // A small bbox is searched a band of rows at a time, not by reading matches until enough fall inside it (a common
+    // word's matches are mostly outside).
+    if (opts.bbox && reach <= SMALL_BBOX_METERS) return ring(true);
     let rows: Row[];
     try {
-      // Every match when there are at most CANDIDATES: all of them are scored below, so their order does not
-      // matter. Only beyond that does FTS5's rank (bm25) choose which: bm25 counts every row holding each query
-      // word, so ranking "9 quai mabac dalebal" in a country of 5.3 M labels took 36-51 ms for its one match,
-      // against 2-4 ms unranked.
-      rows = this.prepared(matchingSql(filters, CANDIDATES + 1, false)).all(...args);
-      if (rows.length > CANDIDATES) rows = this.prepared(matchingSql(filters, CANDIDATES, true)).all(...args);
+      rows = this.prepared(matchingSql(filters, this.candidates + 1)).all(...args);
     } catch {
       return []; // An FTS5 syntax the words could not express (should not happen: every word is quoted).
     }
-    const scored = rows.map((r) => {
-      const main = r.housenumber ? `${r.housenumber} ${r.street ?? ''}` : r.name;
-      let best = textScore(query, words(main), opts);
-      let matched: string | undefined;
-      for (const alt of new Set(Object.values(JSON.parse(r.names) as Record<string, string>))) {
-        const s = textScore(query, words(alt), opts);
-        if (s > best) {
-          best = s;
-          matched = alt === r.name ? undefined : alt;
+    // More matches than candidates near a point: the words are common as typed, so their typos are left out of the
+    // ring (each variant is one more doclist to seek in every band of the grid).
+    const nearby = rows.length > this.candidates && near ? ring(!query.every((w) => this.statements.exactTerm.get(w))) : undefined;
+    if (nearby && (nearby.length >= half || opts.bbox)) return nearby;
+    // More matches than candidates and no point: which ones are scored is arbitrary anyway; the first SCORED_OF_MANY
+    // (in position order) are, each town's few before the rest of the country's.
+    let candidates = rows.length > this.candidates ? rows.slice(0, SCORED_OF_MANY) : rows;
+    const from = (h: { lon: number; lat: number }): number => (near ? metersBetween(near[0], near[1], h.lon, h.lat) : 0);
+    // Near a point, the nearest matches are scored (every one holds every word; the same name recurs in many towns).
+    if (near) candidates = candidates.map((r) => ({ r, m: from(r) })).sort((a, b) => a.m - b.m).slice(0, NEAR_SCORED).map((x) => x.r);
+    const hits = candidates.flatMap((r) => this.scored(r, query, opts) ?? []);
+    // Of as good a match, the nearest first.
+    return withFirst(nearby, hits.sort((a, b) => b.score - a.score || from(a) - from(b) || a.name.localeCompare(b.name)), opts.limit);
+  }
+
+  /**
+   * The labels `keep` accepts nearest `point` (within `maxMeters`), nearest first: boxes growing fourfold from
+   * `start` metres, each read `band` rows of `grid` at a time (default 1) by `rows` (given first cell, last cell,
+   * west, east, south, north: with several rows, the cells between them span the grid's whole width), until
+   * `enough` (default `limit`) are found; at most `limit` are returned.
+   */
+  private around(
+    point: [number, number],
+    o: { maxMeters: number; limit: number; grid: CellGrid; start: number; band?: number; enough?: number },
+    rows: (box: number[]) => Row[],
+    keep: (r: Row) => LabelHit | undefined,
+  ): Array<LabelHit & { meters: number }> {
+    const [lon, lat] = point;
+    const cos = Math.max(0.01, Math.cos((lat * Math.PI) / 180));
+    const g = o.grid;
+    for (let radius = Math.min(o.start, o.maxMeters); ; radius = Math.min(radius * 4, o.maxMeters)) {
+      const dLat = radius / M_PER_DEG;
+      const dLon = Math.min(180, dLat / cos);
+      // The box's cells, one range a row of the grid (cells are row-major).
+      const [col0, col1] = [g.column(lon - dLon), g.column(lon + dLon)];
+      const found: Array<LabelHit & { meters: number }> = [];
+      const [row0, row1] = [g.row(lat - dLat), g.row(lat + dLat)];
+      const band = o.band ?? 1;
+      for (let row = row0; row <= row1; row += band) {
+        for (const r of rows([g.cell(col0, row), g.cell(col1, Math.min(row1, row + band - 1)), lon - dLon, lon + dLon, lat - dLat, lat + dLat])) {
+          const meters = metersBetween(lon, lat, r.lon, r.lat);
+          if (meters > radius) continue;
+          const h = keep(r);
+          if (h) found.push({ ...h, meters });
         }
       }
-      return this.hit(r, best, matched);
-    });
-    return scored.filter((h) => h.score > 0).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)).slice(0, opts.limit);
+      if (found.length >= (o.enough ?? o.limit) || radius >= o.maxMeters) {
+        return found.sort((a, b) => a.meters - b.meters || a.id.localeCompare(b.id)).slice(0, o.limit);
+      }
+    }
   }
 
   nearest(lon: number, lat: number, opts: { types?: LabelType[]; limit: number; maxMeters: number }): Array<LabelHit & { meters: number }> {
-    const cos = Math.max(0.01, Math.cos((lat * Math.PI) / 180));
-    for (let radius = Math.min(50, opts.maxMeters); ; radius = Math.min(radius * 4, opts.maxMeters)) {
-      const dLat = radius / M_PER_DEG;
-      const dLon = dLat / cos;
-      // The box's cells, one range a row of the grid (cells are row-major), read from the position index.
-      const [col0, col1] = [positionColumn(lon - dLon), positionColumn(lon + dLon)];
-      const found: Array<LabelHit & { meters: number }> = [];
-      for (let row = positionRow(lat - dLat); row <= positionRow(lat + dLat); row++) {
-        const args: unknown[] = [positionCell(col0, row), positionCell(col1, row), lon - dLon, lon + dLon, lat - dLat, lat + dLat];
-        for (const r of this.prepared(inBoxSql(labelFilters({ types: opts.types }, args))).all(...args)) {
-          const meters = metersBetween(lon, lat, r.lon, r.lat);
-          if (meters <= radius) found.push({ ...this.hit(r, 1), meters });
-        }
-      }
-      if (found.length >= opts.limit || radius >= opts.maxMeters) {
-        return found.sort((a, b) => a.meters - b.meters || a.id.localeCompare(b.id)).slice(0, opts.limit);
-      }
-    }
+    const rows = (box: number[]): Row[] => {
+      const args: unknown[] = [...box];
+      return this.prepared(inBoxSql(labelFilters({ types: opts.types }, args))).all(...args);
+    };
+    return this.around([lon, lat], { maxMeters: opts.maxMeters, limit: opts.limit, grid: POSITION_GRID, start: 50 }, rows, (r) => this.hit(r, 1));
   }
 }

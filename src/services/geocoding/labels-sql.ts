@@ -5,8 +5,13 @@
 // The tables:
 //  - meta:   key, value: the format, the tile set's id, content version and attribution, the zoom read, counts.
 //  - labels: one row a label in its final form, with the cell of its position (POSITION_CELL_DEG grid, row-major):
-//            positions are found by a B-tree on (cell, lon, lat), one range of cells a row of the grid.
-//  - fts:    FTS5 over the label's normalised main name and its other names (contentless: rowid = labels.id).
+//            positions are found by a B-tree on (cell, lon, lat), one range of cells a row of the grid. Labels are
+//            numbered in that order, so the labels of a range of cells are a range of ids: a full-text match near
+//            a point is a match within the ids of the grid rows around it (FTS5 seeks a rowid range).
+//  - label_category: (category, cell, id) of each label with categories, its cell one of the coarser grid of
+//            CATEGORY_CELL_DEG: a category near a point, a row of that grid at a time.
+//  - fts:    FTS5 over the label's normalised main name and its other names (contentless: rowid = labels.id), with
+//            prefix indexes of 1 to 4 letters (a one-letter prefix reads one doclist).
 //  - terms:  the vocabulary of fts, keyed for typo candidates by first letter and last two, with lengths.
 // The build's own scratch tables (temp: road pieces, their segments by street-lookup cell, house numbers waiting
 // for a street) live only while it runs and are dropped before the file is renamed into place.
@@ -15,7 +20,7 @@ import type Database from 'better-sqlite3';
 import type { LabelType } from './labels';
 
 /** Bump when the index's schema or rules change: indexes of another format are rebuilt. */
-export const LABEL_INDEX_FORMAT = '3';
+export const LABEL_INDEX_FORMAT = '4';
 
 /**
  * Side of the grid cells of the position index (degrees): labels are found near a point by a B-tree on
@@ -30,9 +35,36 @@ export const positionRow = (lat: number) => Math.max(0, Math.min(90_000 - 1, Mat
 /** The position index's cell (row-major). */
 export const positionCell = (column: number, row: number) => row * POSITION_COLUMNS + column;
 
+/** A row-major grid of cells over the world: the column of a longitude, the row of a latitude, the cell of both. */
+export interface CellGrid {
+  column(lon: number): number;
+  row(lat: number): number;
+  cell(column: number, row: number): number;
+}
+
+export const POSITION_GRID: CellGrid = { column: positionColumn, row: positionRow, cell: positionCell };
+
+/**
+ * The cells label_category is keyed by: ten position cells a side (~2.2 km). Categories are sparse (a class of POI
+ * every few km² at most), so their nearest are kilometres away: a few rows of these cells, not a hundred of the
+ * position grid's.
+ */
+const CATEGORY_CELL_DEG = POSITION_CELL_DEG * 10;
+const CATEGORY_COLUMNS = POSITION_COLUMNS / 10;
+export const CATEGORY_GRID: CellGrid = {
+  column: (lon) => Math.max(0, Math.min(CATEGORY_COLUMNS - 1, Math.floor((lon + 180) / CATEGORY_CELL_DEG))),
+  row: (lat) => Math.max(0, Math.min(180 / CATEGORY_CELL_DEG - 1, Math.floor((lat + 90) / CATEGORY_CELL_DEG))),
+  cell: (column, row) => row * CATEGORY_COLUMNS + column,
+};
+
 /** `|a|b|` so a category is matched with LIKE '%|a|%'. */
 export function categoryColumn(categories: string[]): string {
   return categories.length ? `|${categories.join('|')}|` : '';
+}
+
+/** The categories of a category column, lower case (as label_category keeps them). */
+export function categoryList(column: string): string[] {
+  return column ? column.split('|').filter(Boolean).map((c) => c.toLowerCase()) : [];
 }
 
 // ---- the builder's side ----
@@ -42,7 +74,10 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE labels (id INTEGER PRIMARY KEY, type TEXT NOT NULL, place_type TEXT NOT NULL, name TEXT NOT NULL,
   names TEXT NOT NULL, categories TEXT NOT NULL, housenumber TEXT, street TEXT, lon REAL NOT NULL, lat REAL NOT NULL,
   cell INTEGER NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(name, alt, content='', tokenize='unicode61 remove_diacritics 0', prefix='2 3 4');
+CREATE VIRTUAL TABLE fts USING fts5(name, alt, content='', tokenize='unicode61 remove_diacritics 0', prefix='1 2 3 4');
+CREATE TABLE label_category (category TEXT NOT NULL, cell INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (category, cell, id)) WITHOUT ROWID;
+CREATE TEMP TABLE staged (cell INTEGER NOT NULL, lon REAL NOT NULL, lat REAL NOT NULL, type TEXT NOT NULL, place_type TEXT NOT NULL,
+  name TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL, housenumber TEXT, street TEXT, main TEXT NOT NULL, alt TEXT NOT NULL);
 CREATE TABLE terms (term TEXT PRIMARY KEY, len INTEGER NOT NULL, first TEXT NOT NULL, last2 TEXT NOT NULL) WITHOUT ROWID;
 CREATE TEMP TABLE piece (id INTEGER PRIMARY KEY, name TEXT NOT NULL, names TEXT NOT NULL, categories TEXT NOT NULL,
   minx REAL, miny REAL, maxx REAL, maxy REAL, coords TEXT NOT NULL);
@@ -78,6 +113,12 @@ export type HouseRow = [number, string, string, string, string, string | null, n
 /** The build's statements, prepared once on its file. */
 export function labelBuildStatements(db: Database.Database) {
   return {
+    /** A label as the steps find it, before it is numbered: cell, lon, lat, type, place_type, name, names, categories, housenumber, street, main and other names as indexed */
+    stageLabel: db.prepare<[number, number, number, string, string, string, string, string, string | null, string | null, string, string]>(
+      'INSERT INTO staged (cell, lon, lat, type, place_type, name, names, categories, housenumber, street, main, alt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    /** category, cell, id */
+    insertCategory: db.prepare<[string, number, number]>('INSERT INTO label_category (category, cell, id) VALUES (?, ?, ?)'),
     /** id, type, place_type, name, names, categories, housenumber, street, lon, lat, cell */
     insertLabel: db.prepare<[number, string, string, string, string, string, string | null, string | null, number, number, number]>(
       'INSERT INTO labels (id, type, place_type, name, names, categories, housenumber, street, lon, lat, cell) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -111,6 +152,20 @@ export function labelMergeStatements(db: Database.Database) {
   };
 }
 
+/** A staged label, as an array: cell, lon, lat, type, place_type, name, names, categories, housenumber, street, main, alt, rowid. */
+export type StagedRow = [number, number, number, string, string, string, string, string, string | null, string | null, string, string, number];
+
+/** The staged labels in position order (cell, lon, lat), a page at a time after the last one read. */
+export function stagedInPositionOrder(db: Database.Database) {
+  db.exec('CREATE INDEX temp.staged_position ON staged (cell, lon, lat)');
+  return db
+    .prepare<[number, number, number, number, number], StagedRow>(
+      `SELECT cell, lon, lat, type, place_type, name, names, categories, housenumber, street, main, alt, rowid FROM staged INDEXED BY staged_position
+       WHERE (cell, lon, lat, rowid) > (?, ?, ?, ?) ORDER BY cell, lon, lat, rowid LIMIT ?`,
+    )
+    .raw();
+}
+
 /** The vocabulary and the indexes on type and position, once every label is written. */
 export function indexLabels(db: Database.Database): void {
   db.exec(`
@@ -137,7 +192,7 @@ export function labelCounts(db: Database.Database): Record<string, number> {
 export function finishLabelIndex(db: Database.Database, meta: Record<string, string>): void {
   const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
   db.transaction(() => Object.entries(meta).forEach(([k, v]) => putMeta.run(k, v)))();
-  db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg; DROP TABLE temp.house;');
+  db.exec('DROP TABLE temp.piece; DROP TABLE temp.seg; DROP TABLE temp.house; DROP TABLE temp.staged;');
   db.exec("INSERT INTO fts (fts) VALUES ('optimize'); INSERT INTO fts (fts, rank) VALUES ('automerge', 4)");
 }
 
@@ -203,12 +258,30 @@ export function labelFilters(opts: LabelFilter, args: unknown[]): string {
   return where.length ? ` AND ${where.join(' AND ')}` : '';
 }
 
-/** Labels passing `filters`, by name; the last parameter is the limit. */
-export const filteredByNameSql = (filters: string): string => `SELECT l.* FROM labels l WHERE 1${filters} ORDER BY l.name LIMIT ?`;
+/** Labels of the categories (the first parameters, one each) passing `filters`, in position order; the last parameter is the limit. */
+export const inCategoriesSql = (categories: number, filters: string): string =>
+  `SELECT l.* FROM label_category c CROSS JOIN labels l ON l.id = c.id WHERE c.category IN (${Array(categories).fill('?').join(',')})${filters} LIMIT ?`;
 
-/** Labels whose full-text entry matches the first parameter (an FTS5 query), passing `filters`; `ranked` orders by bm25. */
-export const matchingSql = (filters: string, limit: number, ranked: boolean): string =>
-  `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${filters}${ranked ? ' ORDER BY fts.rank' : ''} LIMIT ${limit}`;
+/**
+ * Labels of the categories (the first parameters) in one row of the position grid inside a box: first cell, last
+ * cell, west, east, south, north; then `filters`.
+ */
+export const categoriesInBoxSql = (categories: number, filters: string): string =>
+  `SELECT l.* FROM label_category c CROSS JOIN labels l ON l.id = c.id WHERE c.category IN (${Array(categories).fill('?').join(',')}) AND c.cell BETWEEN ? AND ? AND l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?${filters}`;
+
+/** Labels whose full-text entry matches the first parameter (an FTS5 query), passing `filters`, in id order. */
+export const matchingSql = (filters: string, limit: number): string =>
+  `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${filters} LIMIT ${limit}`;
+
+/**
+ * Labels whose full-text entry matches the first parameter, among the ids of one row of the position grid (the
+ * labels are numbered in position order): FTS query, first cell, last cell, west, east, south, north; then `filters`.
+ */
+export const matchingInBoxSql = (filters: string): string =>
+  `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?
+     AND fts.rowid BETWEEN (SELECT id FROM labels INDEXED BY labels_position WHERE cell >= ? ORDER BY cell, lon, lat LIMIT 1)
+                       AND (SELECT id FROM labels INDEXED BY labels_position WHERE cell <= ? ORDER BY cell DESC, lon DESC, lat DESC LIMIT 1)
+     AND l.lon BETWEEN ? AND ? AND l.lat BETWEEN ? AND ?${filters}`;
 
 /** Labels of one row of the position grid inside a box: first cell, last cell, west, east, south, north; then `filters`. */
 export const inBoxSql = (filters: string): string =>

@@ -35,6 +35,8 @@ export interface LabelSearchOptions {
   bbox?: [number, number, number, number];
   types?: LabelType[];
   categories?: string[];
+  /** Where the answer is wanted (proximity): of many matches, those nearest it. */
+  near?: [number, number];
   limit: number;
 }
 

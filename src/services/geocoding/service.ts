@@ -16,6 +16,7 @@ import {
   type PlaceType,
 } from './features';
 import { haversine } from './polygons';
+import { categoryOf } from './category-words';
 import { proximityFactor, rankScore, textScore } from './ranking';
 import { normalize } from './text';
 import type { GazetteerRow, LabelHit, LabelFinder, Locate, RegionLookup } from './types';
@@ -35,15 +36,6 @@ const REVERSE_DEFAULT: readonly PlaceType[] = ['poi', 'address', 'road', 'neighb
 /** Most specific first: the order of reverse answers. */
 const SPECIFICITY: readonly string[] = ['poi', 'address', 'road', 'postal_code', 'neighbourhood', 'locality', 'place', 'municipal_district', 'municipality', 'joint_submunicipality', 'joint_municipality', 'county', 'subregion', 'region', 'country', 'major_landform', 'continental_marine'];
 
-/** POI classes of the OpenMapTiles `poi` layer recognised as a category word in a query ("cafe Zürich"). */
-export const POI_CATEGORIES = new Set([
-  'restaurant', 'cafe', 'bar', 'pub', 'fast_food', 'hotel', 'hostel', 'school', 'college', 'university', 'hospital',
-  'clinic', 'doctors', 'dentist', 'pharmacy', 'bank', 'atm', 'fuel', 'parking', 'supermarket', 'shop', 'bakery',
-  'museum', 'library', 'theatre', 'cinema', 'police', 'post', 'post_office', 'town_hall', 'place_of_worship', 'church',
-  'mosque', 'synagogue', 'temple', 'park', 'playground', 'zoo', 'attraction', 'viewpoint', 'station', 'railway',
-  'bus', 'bus_stop', 'airport', 'aerodrome', 'ferry_terminal', 'marketplace', 'grocery', 'clothes', 'books', 'toilets',
-  'ice_cream', 'beer', 'lodging', 'campsite', 'swimming_pool', 'stadium', 'sports_centre', 'car', 'bicycle', 'fire_station',
-]);
 
 /** The gazetteer is not built: `unavailable`. */
 export class GeocodingUnavailable extends ServiceError {
@@ -281,17 +273,22 @@ export class GeocodingService {
     if (labels && LABEL_TYPES.some((t) => types.has(t)) && tokens.length) {
       const prefix = opts.autocomplete;
       const labelHits: LabelHit[] = [];
-      const cats = types.has('poi') ? tokens.filter((t) => POI_CATEGORIES.has(t)) : [];
+      const cats = types.has('poi') ? [...new Set(tokens.flatMap((t) => categoryOf(t) ?? []))] : [];
       if (cats.length) {
-        const rest = tokens.filter((t) => !POI_CATEGORIES.has(t)).join(' ');
+        const rest = tokens.filter((t) => categoryOf(t) === undefined).join(' ');
         let area = opts.bbox;
         if (rest) {
-          const where = this.forward(rest, { ...opts, types: ['place', 'region', 'country'], excludeTypes: false, limit: 1 }).features[0];
+          // The place named after the category, as typed (no typo or prefix search: it costs as much again as the query).
+          const where = this.forward(rest, { ...opts, types: ['place', 'region', 'country'], excludeTypes: false, limit: 1, fuzzyMatch: false, autocomplete: false }).features[0];
           if (where) area = where.place_type[0] === 'place' ? [where.center[0] - 0.15, where.center[1] - 0.1, where.center[0] + 0.15, where.center[1] + 0.1] : where.bbox;
         }
-        labelHits.push(...labels.search(area && rest ? '' : rest, { prefix, fuzzy: opts.fuzzyMatch, bbox: area, categories: cats, limit: opts.limit * 2 }));
+        labelHits.push(...labels.search(area && rest ? '' : rest, { prefix, fuzzy: opts.fuzzyMatch, bbox: area, categories: cats, near, limit: opts.limit * 2 }));
       }
-      labelHits.push(...labels.search(query, { prefix, fuzzy: opts.fuzzyMatch, bbox: opts.bbox, limit: opts.limit * 2 }));
+      // A query of category words only ("cafe") is answered near the point by the category search above; the names
+      // holding the word are then looked for without the point (the nearest of thousands would cost a ring of every
+      // label around it).
+      const onlyCategories = cats.length > 0 && tokens.every((t) => categoryOf(t) !== undefined);
+      labelHits.push(...labels.search(query, { prefix, fuzzy: opts.fuzzyMatch, bbox: opts.bbox, near: onlyCategories ? undefined : near, limit: opts.limit * 2 }));
       for (const hit of labelHits) {
         if (!types.has(hit.placeType)) continue;
         if (opts.bbox) {
