@@ -13,6 +13,7 @@ import {
   labelFilters,
   labelReadStatements,
   matchingInBoxSql,
+  matchingPositionsSql,
   matchingSql,
   readLabelMeta,
   type LabelFilter,
@@ -35,7 +36,7 @@ const NEAR_METERS = 25_000;
  */
 const TEXT_BAND = 10;
 /** Matches scored near a point: the nearest this many (scoring parses each one's names). */
-const NEAR_SCORED = 40;
+const NEAR_SCORED = 20;
 /** Matches scored of a query that has more than `candidates` of them, with no point to choose by. */
 const SCORED_OF_MANY = 100;
 /** A bbox at most this far from its centre to its corners is searched band by band (one ring covering it). */
@@ -96,6 +97,17 @@ export class LabelIndex {
 
   close(): void {
     this.db.close();
+  }
+
+  /** Statements of raw rows (id, lon, lat) by SQL text, prepared once. */
+  private readonly rawShaped = new Map<string, Database.Statement<unknown[], [number, number, number]>>();
+  private positions(sql: string): Database.Statement<unknown[], [number, number, number]> {
+    let stmt = this.rawShaped.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<unknown[], [number, number, number]>(sql).raw();
+      if (this.rawShaped.size < 256) this.rawShaped.set(sql, stmt);
+    }
+    return stmt;
   }
 
   /** Statements by SQL text (the filters make a handful of shapes), prepared once. */
@@ -200,8 +212,8 @@ export class LabelIndex {
       query
         .map((w, i) => {
           const last = i === query.length - 1;
-          const alts = [quote(w)];
-          if (opts.prefix && last) alts.push(`${quote(w)}*`);
+          // A prefix holds the word itself: one doclist, not two merged.
+          const alts = [opts.prefix && last ? `${quote(w)}*` : quote(w)];
           if (typos && opts.fuzzy && (!this.statements.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
           return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
         })
@@ -216,22 +228,28 @@ export class LabelIndex {
     // A small bbox is searched a band of rows at a time, not by reading matches until enough fall inside it (a common
     // word's matches are mostly outside).
     if (opts.bbox && reach <= SMALL_BBOX_METERS) return ring(true);
-    let rows: Row[];
+    // Near a point, the positions first: only the nearest matches are read whole and scored.
+    let positions: [number, number, number][] = [];
+    let rows: Row[] = [];
     try {
-      rows = this.prepared(matchingSql(filters, this.candidates + 1)).all(...args);
+      if (near) positions = this.positions(matchingPositionsSql(filters, this.candidates + 1)).all(...args);
+      else rows = this.prepared(matchingSql(filters, this.candidates + 1)).all(...args);
     } catch {
       return []; // An FTS5 syntax the words could not express (should not happen: every word is quoted).
     }
+    const many = (near ? positions.length : rows.length) > this.candidates;
     // More matches than candidates near a point: the words are common as typed, so their typos are left out of the
     // ring (each variant is one more doclist to seek in every band of the grid).
-    const nearby = rows.length > this.candidates && near ? ring(!query.every((w) => this.statements.exactTerm.get(w))) : undefined;
+    const nearby = many && near ? ring(!query.every((w) => this.statements.exactTerm.get(w))) : undefined;
     if (nearby && (nearby.length >= half || opts.bbox)) return nearby;
-    // More matches than candidates and no point: which ones are scored is arbitrary anyway; the first SCORED_OF_MANY
-    // (in position order) are, each town's few before the rest of the country's.
-    let candidates = rows.length > this.candidates ? rows.slice(0, SCORED_OF_MANY) : rows;
+    if (near) {
+      const nearest = positions.slice(0, this.candidates).map(([id, lon, lat]) => ({ id, m: metersBetween(near[0], near[1], lon, lat) }));
+      rows = nearest.sort((a, b) => a.m - b.m).slice(0, NEAR_SCORED).flatMap(({ id }) => this.statements.byId.get(id) ?? []);
+    }
+    // Near a point, the rows are its nearest NEAR_SCORED matches (every one holds every word; the same name recurs
+    // in many towns); more matches than candidates and no point: which ones are scored is arbitrary anyway.
+    const candidates = near || !many ? rows : rows.slice(0, SCORED_OF_MANY);
     const from = (h: { lon: number; lat: number }): number => (near ? metersBetween(near[0], near[1], h.lon, h.lat) : 0);
-    // Near a point, the nearest matches are scored (every one holds every word; the same name recurs in many towns).
-    if (near) candidates = candidates.map((r) => ({ r, m: from(r) })).sort((a, b) => a.m - b.m).slice(0, NEAR_SCORED).map((x) => x.r);
     const hits = candidates.flatMap((r) => this.scored(r, query, opts) ?? []);
     // Of as good a match, the nearest first.
     return withFirst(nearby, hits.sort((a, b) => b.score - a.score || from(a) - from(b) || a.name.localeCompare(b.name)), opts.limit);

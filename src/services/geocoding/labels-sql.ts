@@ -273,6 +273,10 @@ export const categoriesInBoxSql = (categories: number, filters: string): string 
 export const matchingSql = (filters: string, limit: number): string =>
   `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${filters} LIMIT ${limit}`;
 
+/** As matchingSql, only the id and position of each (rows as arrays: id, lon, lat). */
+export const matchingPositionsSql = (filters: string, limit: number): string =>
+  `SELECT l.id, l.lon, l.lat FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${filters} LIMIT ${limit}`;
+
 /**
  * Labels whose full-text entry matches the first parameter, among the ids of one row of the position grid (the
  * labels are numbered in position order): FTS query, first cell, last cell, west, east, south, north; then `filters`.
