@@ -221,54 +221,9 @@ export class GeocodingService {
     };
     const proximity = (lon: number, lat: number): number => (near ? proximityFactor(haversine(near[0], near[1], lon, lat)) : 1);
 
-    // Splits: the query as one name; "name, context"; or, for a few words, leading words as the name and the rest as
-    // context ("springfield illinois"). A context word must name the candidate's region or country.
-    const commaParts = query.split(',').map(normalize).filter(Boolean);
-    const splits: Array<{ name: string; context: string[] }> = [];
-    if (commaParts.length > 1) splits.push({ name: commaParts[0], context: commaParts.slice(1).join(' ').split(' ') });
-    else if (tokens.length) {
-      splits.push({ name: norm, context: [] });
-      for (let k = tokens.length - 1; k >= 1 && k >= tokens.length - 3; k--) splits.push({ name: tokens.slice(0, k).join(' '), context: tokens.slice(k) });
-    }
-    splits.forEach((split, i) => {
-      // Autocomplete and typos apply to the whole query; a name followed by context words was typed in full.
-      const whole = i === 0;
-      const prefix = opts.autocomplete && whole && commaParts.length === 1;
-      const fuzzy = opts.fuzzyMatch && whole;
-      const hits = gaz.nameCandidates(split.name.split(' '), prefix, whole ? 250 : 120);
-      if (fuzzy && !hits.some((h) => h.norm === split.name)) {
-        // The trigram index holds each spelling once: every feature of the close spellings is fetched by name.
-        const close = new Set<string>();
-        for (const h of gaz.trigramCandidates(split.name, 100))
-          if (close.size < 12 && !close.has(h.norm) && textScore(h.norm, split.name, { prefix: false, fuzzy: true }) > 0) close.add(h.norm);
-        for (const norm of close) hits.push(...gaz.nameCandidates(norm.split(' '), false, 40).filter((h) => h.norm === norm));
-      }
-      for (const hit of hits) {
-        const ts = textScore(hit.norm, split.name, { prefix, fuzzy });
-        if (ts <= 0 || (!whole && ts < 1)) continue;
-        const row = gaz.row(hit.featureId);
-        if (!row || !allowed(row)) continue;
-        // An alternate name (another language's, an exonym, a former one) counts a little less than the name itself:
-        // 0.95 of its relevance, 0.9 of its rank. Measured bounds: above 0.88 "Odessa" finds Odesa (1 M inhabitants)
-        // before Odessa, Texas (119 k), whose own name it is; below 0.93 "Philadelphia" stays the US city, not Amman
-        // (its ancient name), and "Tunis" the city, not Tunisia.
-        const lang = opts.language[0];
-        const main = hit.name === row.name || (lang !== undefined && hit.name === row.names[lang]) || hit.name === row.names.en;
-        const alternate = main ? 1 : 0.95;
-        const alternateRank = main ? 1 : 0.9;
-        let text = ts;
-        if (split.context.length) {
-          if (!this.contextMatches(row, split.context)) continue;
-          text *= 0.98;
-        }
-        // The shown name when it matches about as well as the alternative that was found.
-        let matched: string | undefined = hit.name;
-        const shown = nameIn(row, opts.language[0]).text;
-        if (shown !== hit.name && textScore(normalize(shown), split.name, { prefix, fuzzy }) >= ts - 0.05) matched = undefined;
-        keep(`g${row.id}`, { rank: rankScore(text, row.importance, proximity(row.lon, row.lat)) * alternateRank, relevance: text * alternate, row, matched });
-      }
-    });
-
+    // The labels first: when one holds the query exactly as typed, the gazetteer's typo search is not asked (it
+    // compares the query with every name of close spelling: ~2-3 ms, the largest part of an address query's time).
+    let exactLabel = false;
     const labels = this.opts.labels;
     if (labels && LABEL_TYPES.some((t) => types.has(t)) && tokens.length) {
       const prefix = opts.autocomplete;
@@ -300,9 +255,58 @@ export class GeocodingService {
           if (!c || !countries.includes(c.countryCode)) continue;
         }
         const text = Math.max(0, Math.min(1, hit.score));
+        if (text >= 1) exactLabel = true;
         keep(`l${hit.id}`, { rank: rankScore(text, 0.5, proximity(hit.lon, hit.lat)), relevance: text, label: hit, matched: hit.matchedName });
       }
     }
+
+    // Splits: the query as one name; "name, context"; or, for a few words, leading words as the name and the rest as
+    // context ("springfield illinois"). A context word must name the candidate's region or country.
+    const commaParts = query.split(',').map(normalize).filter(Boolean);
+    const splits: Array<{ name: string; context: string[] }> = [];
+    if (commaParts.length > 1) splits.push({ name: commaParts[0], context: commaParts.slice(1).join(' ').split(' ') });
+    else if (tokens.length) {
+      splits.push({ name: norm, context: [] });
+      for (let k = tokens.length - 1; k >= 1 && k >= tokens.length - 3; k--) splits.push({ name: tokens.slice(0, k).join(' '), context: tokens.slice(k) });
+    }
+    splits.forEach((split, i) => {
+      // Autocomplete and typos apply to the whole query; a name followed by context words was typed in full.
+      const whole = i === 0;
+      const prefix = opts.autocomplete && whole && commaParts.length === 1;
+      const fuzzy = opts.fuzzyMatch && whole;
+      const hits = gaz.nameCandidates(split.name.split(' '), prefix, whole ? 250 : 120);
+      if (fuzzy && !exactLabel && !hits.some((h) => h.norm === split.name)) {
+        // The trigram index holds each spelling once: every feature of the close spellings is fetched by name.
+        const close = new Set<string>();
+        for (const h of gaz.trigramCandidates(split.name, 100))
+          if (close.size < 12 && !close.has(h.norm) && textScore(h.norm, split.name, { prefix: false, fuzzy: true }) > 0) close.add(h.norm);
+        for (const norm of close) hits.push(...gaz.nameCandidates(norm.split(' '), false, 40).filter((h) => h.norm === norm));
+      }
+      for (const hit of hits) {
+        const ts = textScore(hit.norm, split.name, { prefix, fuzzy });
+        if (ts <= 0 || (!whole && ts < 1)) continue;
+        const row = gaz.row(hit.featureId);
+        if (!row || !allowed(row)) continue;
+        // An alternate name (another language's, an exonym, a former one) counts a little less than the name itself:
+        // 0.95 of its relevance, 0.9 of its rank. Measured bounds: above 0.88 "Odessa" finds Odesa (1 M inhabitants)
+        // before Odessa, Texas (119 k), whose own name it is; below 0.93 "Philadelphia" stays the US city, not Amman
+        // (its ancient name), and "Tunis" the city, not Tunisia.
+        const lang = opts.language[0];
+        const main = hit.name === row.name || (lang !== undefined && hit.name === row.names[lang]) || hit.name === row.names.en;
+        const alternate = main ? 1 : 0.95;
+        const alternateRank = main ? 1 : 0.9;
+        let text = ts;
+        if (split.context.length) {
+          if (!this.contextMatches(row, split.context)) continue;
+          text *= 0.98;
+        }
+        // The shown name when it matches about as well as the alternative that was found.
+        let matched: string | undefined = hit.name;
+        const shown = nameIn(row, opts.language[0]).text;
+        if (shown !== hit.name && textScore(normalize(shown), split.name, { prefix, fuzzy }) >= ts - 0.05) matched = undefined;
+        keep(`g${row.id}`, { rank: rankScore(text, row.importance, proximity(row.lon, row.lat)) * alternateRank, relevance: text * alternate, row, matched });
+      }
+    });
 
     const ranked = [...best.values()].sort((a, b) => b.rank - a.rank).slice(0, opts.limit);
     return this.collection(tokens, ranked, opts.language);
