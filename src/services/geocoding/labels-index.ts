@@ -12,6 +12,7 @@ import {
   inCategoriesSql,
   labelFilters,
   labelReadStatements,
+  matchingIdsSql,
   matchingInBoxSql,
   matchingPositionsSql,
   matchingSql,
@@ -35,6 +36,8 @@ const NEAR_METERS = 25_000;
  * common (its matches in a 2.2 km band of a country: tens to a few hundred).
  */
 const TEXT_BAND = 10;
+/** The longest prefix FTS5 keeps an index of (labels-sql.ts: prefix='1 2 3 4'). */
+const PREFIX_INDEXED = 4;
 /** Matches scored near a point: the nearest this many (scoring parses each one's names). */
 const NEAR_SCORED = 20;
 /** Matches scored of a query that has more than `candidates` of them, with no point to choose by. */
@@ -197,6 +200,9 @@ export class LabelIndex {
       const cats = [...new Set((opts.categories ?? []).map((c) => c.toLowerCase()))];
       if (cats.length === 0) return [];
       const rest: LabelFilter = { bbox: opts.bbox, types: opts.types };
+      // A class this tile set has no label of (railway stations in a set without them) is not looked for around the point.
+      const none: unknown[] = [...cats];
+      if (this.prepared(inCategoriesSql(cats.length, '')).all(...none, 1).length === 0) return [];
       const nearby = near
         ? this.around(near, { maxMeters: reach, limit: opts.limit, enough: half, grid: CATEGORY_GRID, start: 2000 }, (box) => {
             const args: unknown[] = [...cats, ...box];
@@ -208,12 +214,16 @@ export class LabelIndex {
       const any = this.prepared(inCategoriesSql(cats.length, labelFilters(rest, args))).all(...args, opts.limit).map((r) => this.hit(r, 1));
       return withFirst(nearby, any, opts.limit);
     }
+    // `typos` false (a ring over a common word): no typos, and a word longer than the prefix indexes that is in the
+    // index as typed is not taken as a prefix (such a prefix merges every term it begins, in every band; the word
+    // itself is common enough). A short one stays a prefix ("1" of "Main Street 1" is 1, 10-19, 100-199 …).
     const expression = (typos: boolean): string =>
       query
         .map((w, i) => {
           const last = i === query.length - 1;
           // A prefix holds the word itself: one doclist, not two merged.
-          const alts = [opts.prefix && last ? `${quote(w)}*` : quote(w)];
+          const asPrefix = opts.prefix && last && (typos || [...w].length <= PREFIX_INDEXED || !this.statements.exactTerm.get(w));
+          const alts = [asPrefix ? `${quote(w)}*` : quote(w)];
           if (typos && opts.fuzzy && (!this.statements.exactTerm.get(w) || query.length === 1)) alts.push(...this.variants(w).map(quote));
           return alts.length === 1 ? alts[0] : `(${alts.join(' OR ')})`;
         })
@@ -226,31 +236,52 @@ export class LabelIndex {
         return this.prepared(matchingInBoxSql(labelFilters(filter, a))).all(...a);
       }, (r) => this.scored(r, query, opts));
     // A small bbox is searched a band of rows at a time, not by reading matches until enough fall inside it (a common
-    // word's matches are mostly outside).
-    if (opts.bbox && reach <= SMALL_BBOX_METERS) return ring(true);
+    // word's matches are mostly outside); typos only for a word not in the index as typed.
+    const common = query.every((w) => this.statements.exactTerm.get(w));
+    if (opts.bbox && reach <= SMALL_BBOX_METERS) {
+      // Whether the words are common at all (their first matches anywhere, ids only): a rare or absent word is read
+      // whole below, with the bbox as a filter; a band by band search would look for it in every band.
+      let anywhere = 0;
+      try {
+        anywhere = this.prepared(`${matchingIdsSql} LIMIT ${this.candidates + 1}`).all(args[0]).length;
+      } catch {
+        return [];
+      }
+      if (anywhere > this.candidates) return ring(!common);
+    }
     // Near a point, the positions first: only the nearest matches are read whole and scored.
     let positions: [number, number, number][] = [];
     let rows: Row[] = [];
+    let many = false;
     try {
-      if (near) positions = this.positions(matchingPositionsSql(filters, this.candidates + 1)).all(...args);
-      else rows = this.prepared(matchingSql(filters, this.candidates + 1)).all(...args);
+      if (near) {
+        positions = this.positions(matchingPositionsSql(filters, this.candidates + 1)).all(...args);
+        many = positions.length > this.candidates;
+      } else {
+        // Without a point: the first SCORED_OF_MANY + 1 whole; when there are more, whether there are more than
+        // candidates (positions only): all of a few hundred are scored, of more only the first (reading 400 rows
+        // whole costs as much as the rest of the query).
+        rows = this.prepared(matchingSql(filters, SCORED_OF_MANY + 1)).all(...args);
+        if (rows.length > SCORED_OF_MANY) {
+          many = this.positions(matchingPositionsSql(filters, this.candidates + 1)).all(...args).length > this.candidates;
+          rows = many ? rows.slice(0, SCORED_OF_MANY) : this.prepared(matchingSql(filters, this.candidates + 1)).all(...args);
+        }
+      }
     } catch {
       return []; // An FTS5 syntax the words could not express (should not happen: every word is quoted).
     }
-    const many = (near ? positions.length : rows.length) > this.candidates;
     // More matches than candidates near a point: the words are common as typed, so their typos are left out of the
     // ring (each variant is one more doclist to seek in every band of the grid).
-    const nearby = many && near ? ring(!query.every((w) => this.statements.exactTerm.get(w))) : undefined;
+    const nearby = many && near ? ring(!common) : undefined;
     if (nearby && (nearby.length >= half || opts.bbox)) return nearby;
     if (near) {
       const nearest = positions.slice(0, this.candidates).map(([id, lon, lat]) => ({ id, m: metersBetween(near[0], near[1], lon, lat) }));
       rows = nearest.sort((a, b) => a.m - b.m).slice(0, NEAR_SCORED).flatMap(({ id }) => this.statements.byId.get(id) ?? []);
     }
-    // Near a point, the rows are its nearest NEAR_SCORED matches (every one holds every word; the same name recurs
-    // in many towns); more matches than candidates and no point: which ones are scored is arbitrary anyway.
-    const candidates = near || !many ? rows : rows.slice(0, SCORED_OF_MANY);
+    // `rows`: near a point, its nearest NEAR_SCORED matches (every one holds every word; the same name recurs in many
+    // towns); more matches than candidates and no point, the first SCORED_OF_MANY (which ones is arbitrary).
     const from = (h: { lon: number; lat: number }): number => (near ? metersBetween(near[0], near[1], h.lon, h.lat) : 0);
-    const hits = candidates.flatMap((r) => this.scored(r, query, opts) ?? []);
+    const hits = rows.flatMap((r) => this.scored(r, query, opts) ?? []);
     // Of as good a match, the nearest first.
     return withFirst(nearby, hits.sort((a, b) => b.score - a.score || from(a) - from(b) || a.name.localeCompare(b.name)), opts.limit);
   }

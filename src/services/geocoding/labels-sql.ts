@@ -273,6 +273,9 @@ export const categoriesInBoxSql = (categories: number, filters: string): string 
 export const matchingSql = (filters: string, limit: number): string =>
   `SELECT l.* FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${filters} LIMIT ${limit}`;
 
+/** The ids of the labels whose full-text entry matches the parameter (an FTS5 query), in id order; a LIMIT may follow. */
+export const matchingIdsSql = 'SELECT rowid AS id FROM fts WHERE fts MATCH ?';
+
 /** As matchingSql, only the id and position of each (rows as arrays: id, lon, lat). */
 export const matchingPositionsSql = (filters: string, limit: number): string =>
   `SELECT l.id, l.lon, l.lat FROM fts CROSS JOIN labels l ON l.id = fts.rowid WHERE fts MATCH ?${filters} LIMIT ${limit}`;
