@@ -11,7 +11,7 @@ import { KEY } from './server';
 import { waitFor } from './wait';
 import { tempDirs } from './temp-dirs';
 
-/** glibc's malloc settings the Docker image and `npm start` run the server with (README, Operations). */
+/** glibc's malloc settings the Docker image and `npm start` run the server with (docs/operations.md). */
 export const GLIBC_MALLOC_ENV: NodeJS.ProcessEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 export interface ChildServer {
