@@ -102,26 +102,27 @@ export class LabelIndex {
     this.db.close();
   }
 
-  /** Statements of raw rows (id, lon, lat) by SQL text, prepared once. */
-  private readonly rawShaped = new Map<string, Database.Statement<unknown[], [number, number, number]>>();
-  private positions(sql: string): Database.Statement<unknown[], [number, number, number]> {
-    let stmt = this.rawShaped.get(sql);
+  /** Statements by SQL text (the filters make a handful of shapes), prepared once; `raw`: rows as arrays. */
+  private readonly shaped = new Map<string, Database.Statement<unknown[], unknown>>();
+  private statement<R>(sql: string, raw: boolean): Database.Statement<unknown[], R> {
+    const key = raw ? `raw ${sql}` : sql;
+    let stmt = this.shaped.get(key);
     if (!stmt) {
-      stmt = this.db.prepare<unknown[], [number, number, number]>(sql).raw();
-      if (this.rawShaped.size < 256) this.rawShaped.set(sql, stmt);
+      const made = this.db.prepare<unknown[], unknown>(sql);
+      stmt = raw ? made.raw() : made;
+      if (this.shaped.size < 256) this.shaped.set(key, stmt);
     }
-    return stmt;
+    return stmt as Database.Statement<unknown[], R>;
   }
 
-  /** Statements by SQL text (the filters make a handful of shapes), prepared once. */
-  private readonly shaped = new Map<string, Database.Statement<unknown[], Row>>();
+  /** Labels as rows. */
   private prepared(sql: string): Database.Statement<unknown[], Row> {
-    let stmt = this.shaped.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare<unknown[], Row>(sql);
-      if (this.shaped.size < 256) this.shaped.set(sql, stmt);
-    }
-    return stmt;
+    return this.statement<Row>(sql, false);
+  }
+
+  /** Labels' id, lon and lat as arrays. */
+  private positions(sql: string): Database.Statement<unknown[], [number, number, number]> {
+    return this.statement<[number, number, number]>(sql, true);
   }
 
   private hit(r: Row, score: number, matchedName?: string): LabelHit {
@@ -243,7 +244,7 @@ export class LabelIndex {
       // whole below, with the bbox as a filter; a band by band search would look for it in every band.
       let anywhere = 0;
       try {
-        anywhere = this.prepared(`${matchingIdsSql} LIMIT ${this.candidates + 1}`).all(args[0]).length;
+        anywhere = this.statement<[number]>(`${matchingIdsSql} LIMIT ${this.candidates + 1}`, true).all(args[0]).length;
       } catch {
         return [];
       }
