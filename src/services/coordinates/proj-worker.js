@@ -189,7 +189,8 @@ const ops = {
       M._proj_destroy(first);
     }
     // As cs2cs warns: coordinates here carry no epoch, so a dynamic CRS (a datum with a frame epoch) is taken at none.
-    const dynamic = op ? (['target', 'source'].find((_, i) => orNull(() => M._proj_crs_is_dynamic(ctx, i === 0 ? target : source))) ?? null) : null;
+    const isDynamic = (/** @type {number} */ crs) => orNull(() => M._proj_crs_is_dynamic(ctx, crs)) !== null;
+    const dynamic = !op ? null : isDynamic(target) ? 'target' : isDynamic(source) ? 'source' : null;
     return { op, best, message, dynamic };
   },
 
