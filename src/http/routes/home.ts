@@ -88,7 +88,7 @@ function rows(catalog: Catalog): Row[] {
   return out;
 }
 
-/** A family the server cannot answer here, and why (shown in place of its links). */
+/** An endpoint family and its example links; `missing`: why it has none here (shown in their place). */
 interface Family {
   family: string;
   links: Link[];
@@ -115,24 +115,22 @@ function locationFamilies(ctx: RequestContext): Family[] {
     geocodingLinks.unshift(['forward', `/geocoding/${enc(place.text)}.json`]);
     geocodingLinks.push(['by id', `/geocoding/${enc(place.id)}.json`], ['batch', `/geocoding/${enc(place.text)};${at}.json`]);
   }
+  // A family whose service is absent says why instead of linking what would fail.
+  const family = (name: string, available: unknown, links: Link[], missing: string): Family =>
+    available ? { family: name, links } : { family: name, links: [], missing };
   return [
-    { family: 'Geocoding', links: geocoding ? geocodingLinks : [], missing: geocoding ? undefined : NO_INDEX },
-    {
-      family: 'Coordinates',
-      links: coordinates
-        ? [
-            ['search', `/coordinates/search/${enc('web mercator')}.json`],
-            ['transform', `/coordinates/transform/${at}.json?s_srs=4326&t_srs=3857`],
-          ]
-        : [],
-      missing: coordinates ? undefined : NO_INDEX,
-    },
-    {
-      family: 'Elevation',
-      links: elevation && terrain ? [['heights', `/elevation/${at}.json`]] : [],
-      missing: elevation && terrain ? undefined : 'not available: no terrain tile set is mirrored',
-    },
-    { family: 'Geolocation', links: geolocation ? [['your IP address', '/geolocation/ip.json']] : [], missing: geolocation ? undefined : 'not available: geolocation is off' },
+    family('Geocoding', geocoding, geocodingLinks, NO_INDEX),
+    family(
+      'Coordinates',
+      coordinates,
+      [
+        ['search', `/coordinates/search/${enc('web mercator')}.json`],
+        ['transform', `/coordinates/transform/${at}.json?s_srs=4326&t_srs=3857`],
+      ],
+      NO_INDEX,
+    ),
+    family('Elevation', elevation && terrain, [['heights', `/elevation/${at}.json`]], 'not available: no terrain tile set is mirrored'),
+    family('Geolocation', geolocation, [['your IP address', '/geolocation/ip.json']], 'not available: geolocation is off'),
   ];
 }
 
