@@ -120,8 +120,9 @@ function gridsOf(/** @type {number} */ op) {
  * PROJ's best operation from `source` to `target` whether its grids are here or not (null when PROJ has none), the
  * first of the list proj_create_crs_to_crs would make (operations whose area of use meets the CRS's, not only those
  * containing it: with PROJ's default of containment, a CRS whose area is larger than every operation's, such as
- * ETRS89 / LAEA Europe against ETRS89 to WGS 84, makes PROJ throw "empty intersection of area of validity"). Only
- * the first is taken out of the list: proj_list_get instantiates the operation it returns.
+ * ETRS89 / LAEA Europe against ETRS89 to WGS 84, makes PROJ throw "empty intersection of area of validity"), and
+ * whether it is the only one. Only the first is taken out of the list: proj_list_get instantiates the operation it
+ * returns.
  */
 function bestOperation(/** @type {number} */ source, /** @type {number} */ target) {
   const factory = M.ccall('proj_create_operation_factory_context', 'number', ['number', 'number'], [ctx, 0]);
@@ -134,7 +135,7 @@ function bestOperation(/** @type {number} */ source, /** @type {number} */ targe
       // The first that PROJ can instantiate (this build may throw on one, as it may on any object).
       for (let i = 0, n = M._proj_list_get_count(list); i < n; i++) {
         const op = orNull(() => M._proj_list_get(ctx, list, i));
-        if (op) return op;
+        if (op) return { op, only: n === 1 };
       }
       return null;
     } finally {
@@ -171,22 +172,37 @@ const ops = {
    * PROJ's default transformation from `source` to `target`, with its axes in GIS order: what cs2cs and pyproj's
    * Transformer do (proj_create_crs_to_crs; offline, so among the operations whose grids are all here). When
    * several operations apply to parts of the area, it holds them all and PROJ picks per point the most accurate
-   * one whose area contains it. Null when PROJ has none, with PROJ's message. `best` (asked with `withBest`: a
-   * second listing, as long as the first): PROJ's best operation regardless of grids, when it needs a grid that
-   * is missing (the default then does without it).
+   * one whose area contains it. Null when PROJ has none, with PROJ's message. `best` (asked with `withBest`, and
+   * when there is no default: a listing that ignores grids): PROJ's best operation regardless of grids, when it
+   * needs a grid that is missing (the default then does without it).
    */
   defaultOperation(/** @type {number} */ source, /** @type {number} */ target, /** @type {boolean} */ withBest) {
     lastMessage = '';
-    const raw = orNull(() => M.ccall('proj_create_crs_to_crs_from_pj', 'number', ['number', 'number', 'number', 'number', 'number'], [ctx, source, target, 0, 0]));
+    // The listing that ignores grids first, when asked for: where it holds a single operation whose grids are all
+    // here, that operation is PROJ's default too (proj_create_crs_to_crs lists the same operations, less those
+    // missing a grid, and returns a list of one as it is), so PROJ's own listing, as long again, is not made.
+    const first = withBest ? bestOperation(source, target) : null;
+    const missing = first ? gridsOf(first.op).filter((g) => !g.available).map((g) => g.name) : [];
+    /** @type {{ id: { auth: string, code: string } | null, name: string, missing: string[] } | null} */
+    let best = first && missing.length ? { id: idOf(first.op), name: nameOf(first.op), missing } : null;
+    let raw = 0;
+    if (first && first.only && missing.length === 0) raw = first.op;
+    else {
+      if (first) M._proj_destroy(first.op);
+      lastMessage = '';
+      raw = orNull(() => M.ccall('proj_create_crs_to_crs_from_pj', 'number', ['number', 'number', 'number', 'number', 'number'], [ctx, source, target, 0, 0])) ?? 0;
+    }
     const op = raw ? orNull(() => M._proj_normalize_for_visualization(ctx, raw)) : null;
     if (raw) M._proj_destroy(raw);
     const message = op ? '' : lastMessage;
-    const first = withBest || !op ? bestOperation(source, target) : null;
-    let best = null;
-    if (first) {
-      const missing = gridsOf(first).filter((g) => !g.available).map((g) => g.name);
-      if (missing.length) best = { id: idOf(first), name: nameOf(first), missing };
-      M._proj_destroy(first);
+    if (!withBest && !op) {
+      // No default: whether a grid that is not here is why.
+      const none = bestOperation(source, target);
+      if (none) {
+        const lacking = gridsOf(none.op).filter((g) => !g.available).map((g) => g.name);
+        if (lacking.length) best = { id: idOf(none.op), name: nameOf(none.op), missing: lacking };
+        M._proj_destroy(none.op);
+      }
     }
     // As cs2cs warns: coordinates here carry no epoch, so a dynamic CRS (a datum with a frame epoch) is taken at none.
     const isDynamic = (/** @type {number} */ crs) => orNull(() => M._proj_crs_is_dynamic(ctx, crs)) !== null;
