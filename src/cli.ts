@@ -124,10 +124,15 @@ program
   .description('build the bundled sample stores (deterministic, offline)')
   .option('-d, --data <dir>', 'data directory', 'mirror')
   .option('-f, --force', 'rebuild even when the stores are up to date')
-  .action(async (opts: { data: string; force?: boolean }) => {
+  .option('--only <stores>', 'build only these stores, comma-separated (map, vector, terrain, …)')
+  .action(async (opts: { data: string; force?: boolean; only?: string }) => {
     // Loaded lazily: sharp and the Natural Earth data are only needed here.
-    const { buildSample } = await import('./sample/index.js');
-    await buildSample(resolve(opts.data), { force: opts.force, log: (m: string) => console.log(m) });
+    const { buildSample, SAMPLE_STORES } = await import('./sample/index.js');
+    const keys = Object.keys(SAMPLE_STORES) as (keyof typeof SAMPLE_STORES)[];
+    const only = opts.only?.split(',').map((s) => s.trim());
+    const unknown = only?.filter((k) => !(keys as string[]).includes(k)) ?? [];
+    if (unknown.length) program.error(`--only: no sample store ${unknown.join(', ')} (the stores: ${keys.join(', ')})`);
+    await buildSample(resolve(opts.data), { force: opts.force, only: only as typeof keys | undefined, log: (m: string) => console.log(m) });
   });
 
 // Derived indexes (SQLite files built from npm data), written to `indexDir`. Each service registers its builder
