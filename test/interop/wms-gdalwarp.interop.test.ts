@@ -34,31 +34,44 @@ afterAll(async () => {
   temps.removeTempDirs();
 });
 
-/** Mean absolute difference over the colour channels of pixels both images cover (alpha 255 in both). */
+/**
+ * Mean absolute difference over the colour channels of pixels both images cover (alpha 255 in both). Written without
+ * a global or an allocation in the loop: under jest each read of a global (Math) goes through the test context's
+ * interceptor, and this loop runs over ~10^6 pixels nine times a case.
+ */
 function meanAbsDiff(a: RGBA, b: RGBA, dx = 0, dy = 0): { mad: number; pixels: number } {
+  const { floor, abs } = Math;
+  const ad = a.data;
+  const bd = b.data;
+  // a sampled at (x + dx, y + dy) bilinearly, b at (x, y): the same fractions at every pixel.
+  const ox = floor(dx);
+  const oy = floor(dy);
+  const tx = dx - ox;
+  const ty = dy - oy;
+  const weights = [(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty];
+  const corners = [0, 4, a.width * 4, a.width * 4 + 4];
   let sum = 0;
   let n = 0;
   for (let y = 1; y < a.height - 1; y++) {
     for (let x = 1; x < a.width - 1; x++) {
-      // a sampled at (x + dx, y + dy) bilinearly, b at (x, y).
-      const fx = x + dx;
-      const fy = y + dy;
-      const x0 = Math.floor(fx);
-      const y0 = Math.floor(fy);
-      const tx = fx - x0;
-      const ty = fy - y0;
       const j = (y * b.width + x) * 4;
-      if (b.data[j + 3] !== 255) continue;
+      if (bd[j + 3] !== 255) continue;
+      const base = ((y + oy) * a.width + x + ox) * 4;
       let ok = true;
-      const v = [0, 0, 0];
-      for (const [xx, yy, w] of [[x0, y0, (1 - tx) * (1 - ty)], [x0 + 1, y0, tx * (1 - ty)], [x0, y0 + 1, (1 - tx) * ty], [x0 + 1, y0 + 1, tx * ty]]) {
+      let r = 0;
+      let g = 0;
+      let bl = 0;
+      for (let k = 0; k < 4; k++) {
+        const w = weights[k];
         if (w === 0) continue;
-        const i = (yy * a.width + xx) * 4;
-        if (a.data[i + 3] !== 255) ok = false;
-        for (let c = 0; c < 3; c++) v[c] += a.data[i + c] * w;
+        const i = base + corners[k];
+        if (ad[i + 3] !== 255) ok = false;
+        r += ad[i] * w;
+        g += ad[i + 1] * w;
+        bl += ad[i + 2] * w;
       }
       if (!ok) continue;
-      for (let c = 0; c < 3; c++) sum += Math.abs(v[c] - b.data[j + c]);
+      sum += abs(r - bd[j]) + abs(g - bd[j + 1]) + abs(bl - bd[j + 2]);
       n++;
     }
   }
