@@ -130,6 +130,22 @@ test('a category with a place name searches that category around the place', () 
   expect(geo.forward('restaurant', { ...forward, types: ['poi'], excludeTypes: true }).features.map((f) => f.id)).not.toContain(zuni);
 });
 
+test('a query a label holds word for word (the last word begun) is taken as spelled: no place of a close spelling beside it', () => {
+  // "Bottle" is a word of Blue Bottle Coffee; "Market Stre" and "Market Street 9" are the street's words and its
+  // house number's, the last one begun. Each answer then holds every word as typed (a prefix for the last); a place
+  // found only by a typo (Battle, East Sussex, for "Bottle") would not.
+  for (const query of ['Bottle', 'Market Stre', 'Market Street 9']) {
+    const q = query.toLowerCase().split(' ');
+    const fc = geo.forward(query, forward);
+    expect(fc.features.length).toBeGreaterThan(0);
+    for (const f of fc.features) {
+      const have = `${f.address ?? ''} ${f.matching_text ?? f.text}`.toLowerCase().split(/[^a-z0-9]+/);
+      const holds = q.every((w, i) => have.includes(w) || (i === q.length - 1 && have.some((h) => h.startsWith(w))));
+      expect([query, f.place_name, holds]).toEqual([query, f.place_name, true]);
+    }
+  }
+});
+
 test('reverse: the nearest poi, address and road first, then place, region, country', () => {
   const fc = geo.reverse(-122.4077, 37.7824, { language: [] });
   expect(fc.features.map((f) => f.place_type[0])).toEqual(['poi', 'address', 'road', 'place', 'region', 'country']);

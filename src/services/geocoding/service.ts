@@ -17,6 +17,7 @@ import {
 } from './features';
 import { haversine } from './polygons';
 import { categoryOf } from './category-words';
+import { words } from './labels-text';
 import { proximityFactor, rankScore, textScore } from './ranking';
 import { normalize } from './text';
 import type { GazetteerRow, LabelHit, LabelFinder, Locate, RegionLookup } from './types';
@@ -38,6 +39,16 @@ const SPECIFICITY: readonly string[] = ['poi', 'address', 'road', 'postal_code',
 
 
 /** The gazetteer is not built: `unavailable`. */
+/**
+ * Every word of the query (as `words` splits it) is a word of the label (its house number and the name that
+ * matched), or, with `prefix`, the last one begins one: the query was typed as the label spells it.
+ */
+function holdsEveryWord(hit: LabelHit, query: string[], prefix: boolean): boolean {
+  if (query.length === 0) return false;
+  const have = words(`${hit.housenumber ?? ''} ${hit.matchedName ?? hit.name}`);
+  return query.every((q, i) => have.includes(q) || (prefix && i === query.length - 1 && have.some((w) => w.startsWith(q))));
+}
+
 export class GeocodingUnavailable extends ServiceError {
   constructor() {
     super('unavailable', 'The geocoding index is not built: run `npm run indexes` (tilemirror build-indexes)');
@@ -221,9 +232,10 @@ export class GeocodingService {
     };
     const proximity = (lon: number, lat: number): number => (near ? proximityFactor(haversine(near[0], near[1], lon, lat)) : 1);
 
-    // The labels first: when one holds the query exactly as typed, the gazetteer's typo search is not asked (it
+    // The labels first: when one holds every word of the query as typed (the last one begun, with autocomplete), or
+    // the query is only category words, it is spelled right and the gazetteer's typo search is not asked (it
     // compares the query with every name of close spelling: ~2-3 ms, the largest part of an address query's time).
-    let exactLabel = false;
+    let typedRight = false;
     const labels = this.opts.labels;
     if (labels && LABEL_TYPES.some((t) => types.has(t)) && tokens.length) {
       const prefix = opts.autocomplete;
@@ -241,9 +253,12 @@ export class GeocodingService {
       }
       // A query of category words only ("cafe") is answered near the point by the category search above; the names
       // holding the word are then looked for without the point (the nearest of thousands would cost a ring of every
-      // label around it).
+      // label around it), and as whole words: a category word is complete, and a prefix query makes FTS5 gather
+      // every row of the word before the first (4 ms for "pharmacie" over 5.3 M labels, 1 ms as a word).
       const onlyCategories = cats.length > 0 && tokens.every((t) => categoryOf(t) !== undefined);
-      labelHits.push(...labels.search(query, { prefix, fuzzy: opts.fuzzyMatch, bbox: opts.bbox, near: onlyCategories ? undefined : near, limit: opts.limit * 2 }));
+      if (onlyCategories) typedRight = true;
+      const asTyped = words(query);
+      labelHits.push(...labels.search(query, { prefix: prefix && !onlyCategories, fuzzy: opts.fuzzyMatch, bbox: opts.bbox, near: onlyCategories ? undefined : near, limit: opts.limit * 2 }));
       for (const hit of labelHits) {
         if (!types.has(hit.placeType)) continue;
         if (opts.bbox) {
@@ -255,7 +270,7 @@ export class GeocodingService {
           if (!c || !countries.includes(c.countryCode)) continue;
         }
         const text = Math.max(0, Math.min(1, hit.score));
-        if (text >= 1) exactLabel = true;
+        if (!typedRight && holdsEveryWord(hit, asTyped, prefix)) typedRight = true;
         keep(`l${hit.id}`, { rank: rankScore(text, 0.5, proximity(hit.lon, hit.lat)), relevance: text, label: hit, matched: hit.matchedName });
       }
     }
@@ -275,7 +290,7 @@ export class GeocodingService {
       const prefix = opts.autocomplete && whole && commaParts.length === 1;
       const fuzzy = opts.fuzzyMatch && whole;
       const hits = gaz.nameCandidates(split.name.split(' '), prefix, whole ? 250 : 120);
-      if (fuzzy && !exactLabel && !hits.some((h) => h.norm === split.name)) {
+      if (fuzzy && !typedRight && !hits.some((h) => h.norm === split.name)) {
         // The trigram index holds each spelling once: every feature of the close spellings is fetched by name.
         const close = new Set<string>();
         for (const h of gaz.trigramCandidates(split.name, 100))
