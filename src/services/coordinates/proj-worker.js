@@ -116,6 +116,9 @@ function gridsOf(/** @type {number} */ op) {
   return out;
 }
 
+/** The names of the grids an operation needs that are not here. */
+const missingGrids = (/** @type {number} */ op) => gridsOf(op).filter((g) => !g.available).map((g) => g.name);
+
 /**
  * PROJ's best operation from `source` to `target` whether its grids are here or not (null when PROJ has none), the
  * first of the list proj_create_crs_to_crs would make (operations whose area of use meets the CRS's, not only those
@@ -182,27 +185,24 @@ const ops = {
     // here, that operation is PROJ's default too (proj_create_crs_to_crs lists the same operations, less those
     // missing a grid, and returns a list of one as it is), so PROJ's own listing, as long again, is not made.
     const first = withBest ? bestOperation(source, target) : null;
-    const missing = first ? gridsOf(first.op).filter((g) => !g.available).map((g) => g.name) : [];
-    /** @type {{ id: { auth: string, code: string } | null, name: string, missing: string[] } | null} */
-    let best = first && missing.length ? { id: idOf(first.op), name: nameOf(first.op), missing } : null;
+    const single = first !== null && first.only && missingGrids(first.op).length === 0;
     let raw = 0;
-    if (first && first.only && missing.length === 0) raw = first.op;
+    if (single) raw = first.op;
     else {
-      if (first) M._proj_destroy(first.op);
       lastMessage = '';
       raw = orNull(() => M.ccall('proj_create_crs_to_crs_from_pj', 'number', ['number', 'number', 'number', 'number', 'number'], [ctx, source, target, 0, 0])) ?? 0;
     }
     const op = raw ? orNull(() => M._proj_normalize_for_visualization(ctx, raw)) : null;
     if (raw) M._proj_destroy(raw);
     const message = op ? '' : lastMessage;
-    if (!withBest && !op) {
-      // No default: whether a grid that is not here is why.
-      const none = bestOperation(source, target);
-      if (none) {
-        const lacking = gridsOf(none.op).filter((g) => !g.available).map((g) => g.name);
-        if (lacking.length) best = { id: idOf(none.op), name: nameOf(none.op), missing: lacking };
-        M._proj_destroy(none.op);
-      }
+    // PROJ's best operation when it needs a grid that is not here: as asked, or as why there is no default.
+    const listed = single ? null : (first ?? (op ? null : bestOperation(source, target)));
+    /** @type {{ id: { auth: string, code: string } | null, name: string, missing: string[] } | null} */
+    let best = null;
+    if (listed) {
+      const missing = missingGrids(listed.op);
+      if (missing.length) best = { id: idOf(listed.op), name: nameOf(listed.op), missing };
+      M._proj_destroy(listed.op);
     }
     // As cs2cs warns: coordinates here carry no epoch, so a dynamic CRS (a datum with a frame epoch) is taken at none.
     const isDynamic = (/** @type {number} */ crs) => orNull(() => M._proj_crs_is_dynamic(ctx, crs)) !== null;
