@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ConfigError, DEFAULT_INDEX_DIR, loadConfig, parseConfig } from './config/basics';
 import type { Config } from './config/schema';
 import type { Scheduler } from './mirror/jobs/schedule';
+import type { SampleStore } from './sample';
 import { registerMirrorCommands } from './mirror/cli';
 
 // The server, its metrics and the scheduler are loaded by the commands that use them, when they run: loading all of
@@ -128,11 +129,11 @@ program
   .action(async (opts: { data: string; force?: boolean; only?: string }) => {
     // Loaded lazily: sharp and the Natural Earth data are only needed here.
     const { buildSample, SAMPLE_STORES } = await import('./sample/index.js');
-    const keys = Object.keys(SAMPLE_STORES) as (keyof typeof SAMPLE_STORES)[];
+    const keys = Object.keys(SAMPLE_STORES);
     const only = opts.only?.split(',').map((s) => s.trim());
-    const unknown = only?.filter((k) => !(keys as string[]).includes(k)) ?? [];
+    const unknown = only?.filter((k) => !keys.includes(k)) ?? [];
     if (unknown.length) program.error(`--only: no sample store ${unknown.join(', ')} (the stores: ${keys.join(', ')})`);
-    await buildSample(resolve(opts.data), { force: opts.force, only: only as typeof keys | undefined, log: (m: string) => console.log(m) });
+    await buildSample(resolve(opts.data), { force: opts.force, only: only as SampleStore[] | undefined, log: (m: string) => console.log(m) });
   });
 
 // Derived indexes (SQLite files built from npm data), written to `indexDir`. Each service registers its builder
