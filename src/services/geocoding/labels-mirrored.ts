@@ -80,6 +80,15 @@ export function mayHoldLabels(info: TilesetInfo): boolean {
   return info.vectorLayers.some((l) => LABEL_LAYERS.includes(l.id));
 }
 
+/**
+ * A build that failed for want of descriptors, memory or threads (the server under a connection flood), not for
+ * the store: tried again later. A worker's error arrives as its message only, so the code is looked for there too.
+ */
+const SHORT_OF_RESOURCES = /\b(EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
+function shortOfResources(err: Error): boolean {
+  return SHORT_OF_RESOURCES.test(`${(err as { code?: unknown }).code ?? ''} ${err.message}`);
+}
+
 const stripHtml = (s: string) => s.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
 
 export class MirroredLabels implements LabelFinder {
@@ -87,6 +96,10 @@ export class MirroredLabels implements LabelFinder {
   private readonly indexes = new Map<string, LabelIndex>();
   /** Tile set versions whose build failed: not retried until the store changes. */
   private readonly failed = new Set<string>();
+  /** Tile set versions whose build is put off for want of resources: logged once, tried again every `retryMs`. */
+  private readonly deferred = new Set<string>();
+  /** A reconciliation was put off for want of resources (logged once until one succeeds). */
+  private putOff = false;
   private unsubscribe?: () => void;
   private running?: Promise<void>;
   private dirty = false;
@@ -119,8 +132,14 @@ export class MirroredLabels implements LabelFinder {
         this.dirty = false;
         try {
           await this.sync();
+          this.putOff = false;
         } catch (err) {
-          this.opts.log?.warn({ err: (err as Error).message }, 'label index: reconciliation failed');
+          if (shortOfResources(err as Error) && !this.closed) {
+            // Out of descriptors (the index folder cannot be listed): looked at again, as a build put off is.
+            if (!this.putOff) this.opts.log?.warn({ err: (err as Error).message }, 'label index: reconciliation put off, the server is short of resources; it is tried again');
+            this.putOff = true;
+            this.retryLater();
+          } else this.opts.log?.warn({ err: (err as Error).message }, 'label index: reconciliation failed');
         }
       }
     })().finally(() => {
@@ -213,12 +232,19 @@ export class MirroredLabels implements LabelFinder {
       try {
         const stats = await buildLabelIndexInThread(tileset, this.indexFile(id), { sliceMs: this.opts.sliceMs, signal: this.abort.signal });
         this.builds.set(id, stats);
+        this.deferred.delete(key);
         this.opts.log?.info({ tileset: id, ...stats }, 'label index built');
       } catch (err) {
         if (this.closed) return;
         // A store replaced or removed while it was read (the catalog closed it): the reconciliation its change
         // asked for indexes what the catalog serves now.
         if (this.catalog.get('tiles', id)?.info.version !== version) continue;
+        if (shortOfResources(err as Error)) {
+          waiting = true;
+          if (!this.deferred.has(key)) this.opts.log?.warn({ tileset: id, err: (err as Error).message }, 'label index: build put off, the server is short of resources; it is tried again');
+          this.deferred.add(key);
+          continue;
+        }
         this.failed.add(key);
         this.opts.log?.warn({ tileset: id, err: (err as Error).message }, 'label index: build failed, its labels are not searchable');
         continue;
@@ -229,17 +255,21 @@ export class MirroredLabels implements LabelFinder {
       if (built) {
         this.drop(id);
         this.indexes.set(id, built);
-      }
+      } else waiting = true; // Built but not opened (out of descriptors): opened on the next look.
     }
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
-    if (waiting && !this.closed) {
-      this.retry = setTimeout(() => {
-        this.retry = undefined;
-        this.reconcile();
-      }, this.opts.retryMs ?? 1000);
-      this.retry.unref();
-    }
+    if (waiting && !this.closed) this.retryLater();
+  }
+
+  /** Reconciles again after `retryMs` (a lock held elsewhere, or a build put off for want of resources). */
+  private retryLater(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.reconcile();
+    }, this.opts.retryMs ?? 1000);
+    this.retry.unref();
   }
 
   close(): void {
