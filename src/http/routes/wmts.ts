@@ -21,6 +21,7 @@ import type { OwsException } from '../../ogc/ows-exception';
 import { owsError, owsRestError } from '../ows-errors';
 import { answer, documentReply, isNoContent, noContent, notFound, type HttpError, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
+import { gridTileReply, type GridTileFormat } from './grid-tile-reply';
 import { serveMapTile } from './maps';
 import { advertisedTile } from './tile-reply';
 import { serveStoredTile } from './tiles';
@@ -100,13 +101,10 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
 }
 
 /** A tile of another grid: drawn from the layer's Web Mercator tiles (a map's: its mirrored pyramids and renders). */
-async function gridTile(ctx: RequestContext, t: WmtsTile, g: NonNullable<WmtsTile['grid']>, source: { kind: 'tiles' | 'images'; id: string } | undefined): Promise<Reply> {
+function gridTile(ctx: RequestContext, t: WmtsTile, g: NonNullable<WmtsTile['grid']>, source: { kind: 'tiles' | 'images'; id: string } | undefined): Promise<Reply> {
   const { layer } = t;
   const store = requireStore(ctx, source?.kind ?? layer.kind, source?.id ?? layer.id);
-  const base = ctx.services.renderedTiles.rasterBase(store, layer.pyramidName);
-  const format = t.format === 'jpg' ? 'jpeg' : (t.format as 'png' | 'webp');
-  const { data, levels } = await ctx.services.gridTiles.tile({ name: layer.identifier, base }, g.grid, g.matrix, t.y, t.x, format, ctx.signal);
-  return answer({ body: data, type: mediaTypeOf(t.format), cache: 'tile', headers: { 'X-Tilemirror-Source': levels.join(', ') } });
+  return gridTileReply(ctx, { store, pyramidName: layer.pyramidName, name: layer.identifier }, g.grid, g.matrix, t.y, t.x, t.format as GridTileFormat);
 }
 
 /**
