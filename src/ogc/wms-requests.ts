@@ -76,13 +76,19 @@ export function negotiateVersion(asked: string | undefined): WmsVersion {
   return n >= 10300 ? '1.3.0' : '1.1.1';
 }
 
-/** A CRS name of a request: EPSG:n, CRS:84, or the legacy EPSG:900913 of Web Mercator. */
+/**
+ * Codes clients send for Web Mercator that are not EPSG's: the legacy 900913, and Esri's 102100 and 102113, which the
+ * ArcGIS API for JavaScript 3.x (Web AppBuilder, the classic Map Viewer) sends as `EPSG:102100` whatever the layer lists.
+ */
+const WEB_MERCATOR_ALIASES = new Set([900913, 102100, 102113]);
+
+/** A CRS name of a request: EPSG:n, CRS:84, or a legacy or Esri code of Web Mercator. */
 export function parseCrs(text: string, version: WmsVersion): WmsCrs | undefined {
   const t = text.trim();
   if (/^CRS:84$/i.test(t)) return { name: 'CRS:84', code: 4326, authorityAxisOrder: false };
   const m = /^EPSG:(\d{1,9})$/i.exec(t);
   if (!m) return undefined;
-  const code = Number(m[1]) === 900913 ? 3857 : Number(m[1]);
+  const code = WEB_MERCATOR_ALIASES.has(Number(m[1])) ? 3857 : Number(m[1]);
   return { name: `EPSG:${m[1]}`, code, authorityAxisOrder: version === '1.3.0' };
 }
 

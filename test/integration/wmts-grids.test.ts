@@ -14,17 +14,10 @@ import { comparePixels, decodeRGBA, isUniform } from '../helpers/pixels';
 import { KEY, rawGet, sampleServerForFile } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { correctedSchema, findSchema } from '../helpers/wmts-schema';
+import { LV95 } from '../helpers/grids';
 
 const run = promisify(execFile);
 const { tempDir, removeTempDirs } = tempDirs('tilemirror-wmts-grids-');
-export const LV95 = {
-  id: 'LV95',
-  title: 'CH1903+ / LV95 (swisstopo)',
-  crs: 2056,
-  origin: [2420000, 1350000],
-  extent: [2420000, 1030000, 2900000, 1350000],
-  resolutions: [4000, 3750, 3500, 3250, 3000, 2750, 2500, 2250, 2000, 1750, 1500, 1250, 1000, 750, 650, 500, 250, 100, 50, 20, 10, 5, 2.5, 2, 1.5, 1, 0.5, 0.25, 0.1],
-};
 const server = sampleServerForFile({ grids: ['EuropeanETRS89_LAEAQuad', 'WorldCRS84Quad', LV95] }, removeTempDirs);
 const xmllintTest = gatedTest('xmllint with the WMTS 1.0 XSD', { bins: ['xmllint', 'dpkg'], packages: ['libxml2-utils', 'python3-mapproxy'] });
 

@@ -12,19 +12,13 @@ import { assertOk } from '../helpers/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { chrootGdal, gdalTest, runGdal } from './helpers';
+import { LV95 } from '../helpers/grids';
 
 const gdal = chrootGdal();
 const it = gdalTest(gdal);
 const temps = tempDirs('tilemirror-wms-gdalwarp-', gdal.tempBase);
 const HALF = Math.PI * 6378137;
 
-const LV95 = {
-  id: 'LV95',
-  crs: 2056,
-  origin: [2420000, 1350000],
-  extent: [2420000, 1030000, 2900000, 1350000],
-  resolutions: [4000, 3750, 3500, 3250, 3000, 2750, 2500, 2250, 2000, 1750, 1500, 1250, 1000, 750, 650, 500, 250, 100, 50, 20, 10, 5, 2.5, 2, 1.5, 1, 0.5, 0.25, 0.1],
-};
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer({ config: { grids: ['WorldCRS84Quad', 'EuropeanETRS89_LAEAQuad', LV95] } });
