@@ -205,10 +205,18 @@ program
   .option('--sizes <list>', 'tile sizes to render: 512, 256', '512,256')
   .option('--scales <list>', 'pixel ratios to render: 1, 2', '1')
   .option('--formats <list>', 'formats to keep: png, jpg, webp', 'png')
-  .action(async (target: string, opts: { zoom?: string; bbox: string[]; config?: string; data?: string; sizes: string; scales: string; formats: string }, cmd: Command) => {
+  .option('--grid <name>', 'draw and keep the tiles of a configured grid besides Web Mercator (grids:) instead: the target may be maps/ID, tiles/ID or images/ID, --zoom names the grid\'s matrices (default: its first to the one as fine as the resource\'s deepest tiles)')
+  .action(async (target: string, opts: { zoom?: string; bbox: string[]; config?: string; data?: string; sizes: string; scales: string; formats: string; grid?: string }, cmd: Command) => {
     const cli = await import('./render-cli.js');
     try {
       const config = resolveServeConfig({ config: opts.config, data: opts.data });
+      if (opts.grid !== undefined) {
+        const ignored = ['sizes', 'scales'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+        if (ignored.length > 0) throw new cli.RenderCommandError(`${ignored.map((o) => `--${o}`).join(', ')} do not apply to --grid (a grid has one tile size)`);
+        const r = await cli.renderGridCommand(config, { resource: target, grid: opts.grid, zoom: opts.zoom, bbox: opts.bbox, formats: opts.formats }, (line) => console.error(line));
+        if (r.stopped) process.exitCode = 130;
+        return;
+      }
       if (!target.startsWith('maps/') && opts.config) {
         // A job's own fields decide these: a flag that would be ignored is refused.
         const ignored = ['zoom', 'bbox', 'sizes', 'scales', 'formats'].filter((o) => cmd.getOptionValueSource(o) === 'cli');

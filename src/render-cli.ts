@@ -17,6 +17,9 @@ import { renderHost } from './serve';
 import { JobStateFile } from './store/data-dir/job-state';
 import { parseBBox, parseZoomRange } from './mirror/plan';
 import { prerender, type PrerenderResult } from './services/prerender';
+import { defaultGridZooms, prerenderGrid, type GridPrerenderResult } from './services/wms/grid-prerender';
+import type { GridTileFormat } from './services/wms/kept-grid-tiles';
+import { wmtsLayersFor } from './ogc/wmts';
 import type { RenderFormat } from './store/renders/render-store';
 import { isStoreId, type Bounds } from './store/types';
 
@@ -156,5 +159,68 @@ export async function renderCommand(config: Config, o: RenderCommandOptions, say
         : `maps/${m[1]}: ${result.tiles} tiles in ${result.file} (${result.drawn} of ${result.metatiles} metatiles drawn by this run)`,
     );
     return result;
+  });
+}
+
+export interface RenderGridCommandOptions {
+  resource: string;
+  grid: string;
+  zoom?: string;
+  bbox: string[];
+  formats: string;
+}
+
+/**
+ * `tilemirror render KIND/ID --grid NAME`: draws and keeps the resource's tiles in a configured grid besides Web
+ * Mercator (services/wms/grid-prerender.ts), the zooms being the grid's matrix identifiers (default: from its first to
+ * the one as fine as the resource's deepest tiles).
+ */
+export async function renderGridCommand(config: Config, o: RenderGridCommandOptions, say: (line: string) => void): Promise<GridPrerenderResult> {
+  const m = /^(maps|tiles|images)\/(.+)$/.exec(o.resource);
+  if (!m || !isStoreId(m[2])) throw new RenderCommandError(`"${o.resource}" is not a raster resource: expected maps/ID, tiles/ID or images/ID`);
+  const [, kind, id] = m;
+  let zooms: [number, number] | undefined;
+  let bboxes: Bounds[];
+  try {
+    zooms = o.zoom === undefined ? undefined : parseZoomRange(o.zoom);
+    bboxes = o.bbox.map(parseBBox);
+  } catch (err) {
+    throw new RenderCommandError((err as Error).message);
+  }
+  const formats = list<GridTileFormat>(o.formats, ['png', 'jpg', 'webp'], 'formats');
+  const asked = zooms;
+  return withLocalServer(config, say, async (server, signal) => {
+    const store = server.catalog.get(kind as 'maps' | 'tiles' | 'images', id);
+    if (!store) throw new RenderCommandError(`${o.resource} is not in ${resolve(config.data)}`);
+    const { gridTiles, keptGridTiles } = server.services;
+    const grid = gridTiles.grid(o.grid);
+    if (!grid) throw new RenderCommandError(`no grid ${o.grid} in the configuration (grids: ${gridTiles.grids.map((g) => g.id).join(', ') || 'none'})`);
+    const layer = wmtsLayersFor(store.info).find((l) => ['png', 'jpg', 'webp'].includes(l.format));
+    if (!layer) throw new RenderCommandError(`${o.resource} has no raster tiles to draw ${o.grid} tiles from`);
+    const range = asked ?? defaultGridZooms(grid, layer.pyramid);
+    const source = { store, pyramidName: layer.pyramidName, name: layer.identifier };
+    let total: GridPrerenderResult = { tiles: 0, drawn: 0, stopped: false };
+    for (const format of formats) {
+      let last = 0;
+      const r = await prerenderGrid({
+        source,
+        grid,
+        zooms: range,
+        bboxes,
+        format,
+        kept: keptGridTiles,
+        signal,
+        progress: (done, count) => {
+          const now = Date.now();
+          if (done !== count && now - last <= 1000) return;
+          last = now;
+          say(`${o.resource} ${grid.id} ${format}: ${done}/${count} tiles`);
+        },
+      });
+      say(`${o.resource} ${grid.id} ${format}: ${r.stopped ? 'stopped after' : 'done,'} ${r.drawn} tiles drawn, ${r.tiles} in the plan (zooms ${range[0]}-${range[1]}), kept in ${keptGridTiles.folder(source, grid)}`);
+      total = { tiles: total.tiles + r.tiles, drawn: total.drawn + r.drawn, stopped: r.stopped };
+      if (r.stopped) break;
+    }
+    return total;
   });
 }

@@ -36,10 +36,12 @@ export interface ServeOptions {
 
 /** What a render job needs of a running server: its renderer, its render stores' keeper and its catalog's maps. */
 export function renderHost(server: HttpServer, config: Config, share?: RenderShare): RenderHost {
-  const { renderer, renderedTiles } = server.services;
+  const { renderer, renderedTiles, gridTiles, keptGridTiles } = server.services;
   return {
     renderer,
     renderedTiles,
+    grid: (id) => gridTiles.grid(id),
+    keptGridTiles,
     map: (id) => server.catalog.get('maps', id),
     dataDir: server.catalog.dataDir,
     metatile: config.render.metatile,

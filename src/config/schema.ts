@@ -178,8 +178,13 @@ export const mirrorJobSchema = z
     scales: z.array(z.union([z.literal(1), z.literal(2)])).min(1).optional(),
     /** Maps: tile formats to mirror (default: the upstream's); a render job's formats to keep (default png). */
     formats: z.array(z.enum(['png', 'jpg', 'webp'])).min(1).optional(),
-    /** Render jobs: tile sizes to render (default both: 512, 256). */
-    sizes: z.array(z.union([z.literal(256), z.literal(512)])).min(1).optional(),
+    /** Render jobs: tile sizes to render (default both: 512, 256); none (`[]`) with `grids`: only the grids' tiles. */
+    sizes: z.array(z.union([z.literal(256), z.literal(512)])).optional(),
+    /**
+     * Render jobs: also draw and keep the maps' tiles in these grids besides Web Mercator (identifiers of the `grids`
+     * section), over the grid's matrices as fine as `zoom` and the job's `formats`.
+     */
+    grids: z.array(z.string().min(1)).min(1).optional(),
     /** Revalidate stored tiles older than this many seconds (conditional requests); default 7 days. */
     maxAge: z.number().int().min(0).optional(),
   })
@@ -221,6 +226,7 @@ export const mirrorSchema = z
         const refuse = (field: string, message: string): void => ctx.addIssue({ code: 'custom', path: ['jobs', i, field], message });
         if (!job.resources.every((r) => /^maps\/./.test(r))) refuse('resources', 'a render job renders maps: every resource is maps/ID');
         if (!job.zoom) refuse('zoom', 'a render job needs its zoom range (of the 512 px tiles)');
+        if (job.sizes?.length === 0 && !job.grids) refuse('sizes', 'a render job with no sizes draws only its grids\' tiles: set grids, or sizes');
         for (const field of ['source', 'upstream', 'keyEnv', 'raster', 'maxRequests', 'rate', 'maxAge'] as const) {
           if (job[field] !== undefined) refuse(field, `a render job fetches nothing from an upstream: ${field} does not apply`);
         }
@@ -228,6 +234,7 @@ export const mirrorSchema = z
         return;
       }
       if (job.sizes) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'sizes'], message: 'sizes apply to render jobs (kind: render)' });
+      if (job.grids) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'grids'], message: 'grids apply to render jobs (kind: render)' });
       if (!job.upstream && !m.upstream && !job.source) ctx.addIssue({ code: 'custom', path: ['jobs', i, 'upstream'], message: 'no upstream: set mirror.upstream or the job\'s upstream' });
     });
   });
@@ -474,9 +481,14 @@ export const configSchema = z
         crs: z.array(z.number().int().min(1024).max(999999)).default([]),
         /** Most GetMap images waiting for the image budget (shared with static maps); beyond it 503 with Retry-After. */
         queue: z.number().int().min(0).max(1000).default(16),
+        /**
+         * Keep the tiles of the other grids (`grids`) once drawn, in a GeoPackage per resource and grid under the data
+         * directory's `.grids/` (a read-only data directory draws them on every request).
+         */
+        keepGridTiles: z.boolean().default(true),
       })
       .strict()
-      .default({ maxWidth: 4096, maxHeight: 4096, resampling: 'bilinear', maxError: 0.125, crs: [], queue: 16 }),
+      .default({ maxWidth: 4096, maxHeight: 4096, resampling: 'bilinear', maxError: 0.125, crs: [], queue: 16, keepGridTiles: true }),
     /**
      * Tile grids besides Web Mercator, offered in WMTS for every raster layer whose area they meet, their tiles drawn
      * from the Web Mercator tiles: the registered `WorldCRS84Quad`, `EuropeanETRS89_LAEAQuad`, `UTM01WGS84Quad` ..

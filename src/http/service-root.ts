@@ -11,6 +11,8 @@ import type { Config } from '../config/schema';
 import { CoordinatesService } from '../services/coordinates';
 import { WmsMaps } from '../services/wms/get-map';
 import { GridTiles, resolveGrids } from '../services/wms/grid-tiles';
+import { KeptGridTiles } from '../services/wms/kept-grid-tiles';
+import type { TransformXY } from '../services/wms/grid-bounds';
 import { ElevationService } from '../services/elevation';
 import { GlyphComposer } from '../services/fonts/compose';
 import { MirroredLabels } from '../services/geocoding/labels-mirrored';
@@ -47,6 +49,8 @@ export interface Services {
   readonly wmsMaps: WmsMaps;
   /** Tiles of the configured grids besides Web Mercator (`grids`), drawn like GetMap images. */
   readonly gridTiles: GridTiles;
+  /** Tiles of the other grids, kept once drawn. */
+  readonly keptGridTiles: KeptGridTiles;
   /** The mirrored weather catalog and its variables, worked out once per catalog version. */
   readonly weather: WeatherCatalog;
   /** The sprite each map's stored style names, read once per store version. */
@@ -153,19 +157,33 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
   const renderer = new ChromiumRenderer({ render: config.render, catalog, log, key: renderKey, pixels });
   const apiKeys = new KeyRing(config.render.enabled ? [...config.keys, { key: renderKey, allowedOrigins: [], plan: 'paid' as const }] : config.keys);
   const renderedTiles = new RenderedTiles({ catalog, renderer, keep: config.render.keep, warn: (m) => log.warn(m) });
+  const transformXY: TransformXY = (xs, ys, s, t) => {
+    if (!coordinates) throw new ServiceError('unavailable', 'The coordinates index is not built (npm run indexes): WMS draws in EPSG:3857 only');
+    return coordinates.transformXY(xs, ys, s, t);
+  };
   const wmsMaps: WmsMaps = new WmsMaps({
     queue: pixels,
     maxWaiting: config.wms.queue,
     resampling: config.wms.resampling,
     maxError: config.wms.maxError,
-    transform: (xs, ys, s, t) => {
-      if (!coordinates) throw new ServiceError('unavailable', 'The coordinates index is not built (npm run indexes): WMS draws in EPSG:3857 only');
-      return coordinates.transformXY(xs, ys, s, t);
-    },
+    transform: transformXY,
   });
 
   const grids = resolveGrids(config.grids, coordinates && ((code) => coordinates.crsFacts(code)), (m) => log.warn(m));
   const gridTiles = new GridTiles(grids, wmsMaps);
+  const keptGridTiles = new KeptGridTiles({
+    dataDir: catalog.dataDir,
+    keep: config.wms.keepGridTiles,
+    tiles: gridTiles,
+    renderedTiles,
+    transform: transformXY,
+    wkt1: (code) => {
+      if (!coordinates) throw new ServiceError('unavailable', 'The coordinates index is not built (npm run indexes)');
+      return coordinates.crsWkt1(code);
+    },
+    drawing: `${config.wms.resampling}/${config.wms.maxError}`,
+    warn: (m) => log.warn(m),
+  });
 
   const { metrics, jobStatus, jobControl, checks } = options;
   if (metrics) {
@@ -186,6 +204,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
     staticMaps,
     wmsMaps,
     gridTiles,
+    keptGridTiles,
     jobStatus,
     jobControl,
     elevation,
@@ -216,6 +235,7 @@ export function createServices(config: Config, catalog: Catalog, log: Logger, op
       stopping = renderer.close();
     },
     close: async () => {
+      keptGridTiles.close();
       await Promise.all([coordinates?.close(), geocoding.close(), stopping ?? renderer.close()]);
       renderedTiles.close();
     },

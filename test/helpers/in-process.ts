@@ -21,7 +21,7 @@ import { routes } from '../../src/http/routes';
 import { createServices, type ServiceRoot, type Services } from '../../src/http/service-root';
 import { persistedJobStatus } from '../../src/mirror/jobs/job-status';
 import { Catalog } from '../../src/store/catalog/catalog';
-import { SAMPLE_DIR, sampleRender } from './server';
+import { SAMPLE_DIR, sampleRender, sampleWms } from './server';
 import { tempDirs } from './temp-dirs';
 
 export { SAMPLE_DIR };
@@ -85,7 +85,7 @@ export interface InProcess {
 export function inProcess(options: InProcessOptions = {}): InProcess {
   const dataDir = options.dataDir ?? SAMPLE_DIR;
   const config = parseConfig(
-    { data: dataDir, keys: [{ key: PAID_KEY, plan: 'paid' }, { key: FREE_KEY, plan: 'free' }], logLevel: 'silent', ...options.config, render: sampleRender(dataDir, options.config?.render) },
+    { data: dataDir, keys: [{ key: PAID_KEY, plan: 'paid' }, { key: FREE_KEY, plan: 'free' }], logLevel: 'silent', ...options.config, render: sampleRender(dataDir, options.config?.render), wms: sampleWms(dataDir, options.config?.wms) },
     'in-process test',
     process.cwd(),
     {},

@@ -25,6 +25,7 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
     logLevel: 'silent',
     ...opts.config,
     render: sampleRender(data, opts.config?.render),
+    wms: sampleWms(data, opts.config?.wms),
   };
   const config = parseConfig(raw, 'test', process.cwd(), {});
   const server = await start(config, undefined, opts.serve);
@@ -44,6 +45,12 @@ export async function startServer(opts: { dataDir?: string; config?: Record<stri
 export function sampleRender(data: string, render: unknown): Record<string, unknown> {
   const given = render && typeof render === 'object' ? (render as Record<string, unknown>) : {};
   return resolve(data) === SAMPLE_DIR ? { keep: false, ...given } : given;
+}
+
+/** The `wms` section of a test server over `data`: over the shared sample, tiles of other grids are not kept (as renders). */
+export function sampleWms(data: string, wms: unknown): Record<string, unknown> {
+  const given = wms && typeof wms === 'object' ? (wms as Record<string, unknown>) : {};
+  return resolve(data) === SAMPLE_DIR ? { keepGridTiles: false, ...given } : given;
 }
 
 /** A `server` section for startServer's `config` (loopback, a free port, no request log) with `extra` over it. */

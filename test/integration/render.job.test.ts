@@ -10,6 +10,8 @@ import { parseConfig } from '../../src/config/load';
 import { startTilemirror, type Tilemirror } from '../../src/serve';
 import { call } from '../helpers/admin-api';
 import { startCli } from '../helpers/cli-process';
+import Database from 'better-sqlite3';
+import { LV95 } from '../helpers/grids';
 import { KEY, SAMPLE_DIR } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
 import { waitFor } from '../helpers/wait';
@@ -133,5 +135,32 @@ describe('tilemirror render --config FILE NAME', () => {
     const wrong = await startCli(['mirror', '--config', file, 'small']).done;
     expect(wrong.code).toBe(2);
     expect(wrong.out).toContain('tilemirror render --config');
+  });
+
+  test('a render job with grids also draws and keeps the map\'s tiles in them, over the matrices as fine as its zooms', async () => {
+    const data = sampleCopy();
+    const file = join(temp.tempDir(), 'tilemirror.json');
+    // No sizes: only the grid's tiles, drawn from the mirrored pyramids (no browser starts).
+    const job = { name: 'swiss', kind: 'render', resources: ['maps/sample'], zoom: '0-4', sizes: [], grids: ['LV95'] };
+    writeFileSync(file, JSON.stringify({ data, keys: [{ key: KEY }], grids: [LV95], render: { enabled: false }, mirror: { jobs: [job] } }));
+    const exit = await startCli(['render', '--config', file, 'swiss']).done;
+    expect(exit.out).toContain('job swiss: published');
+    // 512 px zooms 0-4 at the latitude of LV95's area (45.4-48.2° N): 53.5 km to 3.3 km a pixel, so LV95's matrices
+    // of 4000 m (0) to 3250 m (3), the first at most 3.3 km.
+    const line = /maps\/sample in LV95: (\d+) tiles kept in LV95, matrices 0-3 \((\d+) drawn by this run\)/.exec(exit.out);
+    expect(line).not.toBeNull();
+    expect(line![1]).toBe(line![2]);
+    const dir = join(data, '.grids', 'maps', 'sample', 'LV95');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.gpkg'));
+    expect(files).toHaveLength(1);
+    const db = new Database(join(dir, files[0]), { readonly: true });
+    const rows = db.prepare('SELECT zoom_level AS z, count(*) AS n FROM tiles_map_png GROUP BY zoom_level ORDER BY z').all();
+    db.close();
+    expect((rows as { z: number; n: number }[]).map((r) => r.z)).toEqual([0, 1, 2, 3]);
+    expect((rows as { n: number }[]).reduce((a, r) => a + r.n, 0)).toBe(Number(line![1]));
+    const state = JSON.parse(readFileSync(join(data, '.tilemirror-jobs.json'), 'utf8'));
+    expect(state.jobs.swiss.lastRun.resources).toEqual(
+      expect.arrayContaining([expect.objectContaining({ resource: 'maps/sample in LV95', status: 'published', stored: Number(line![1]) })]),
+    );
   });
 });

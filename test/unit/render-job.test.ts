@@ -20,7 +20,7 @@ const RENDER = { name: 'tiles-nightly', kind: 'render', resources: ['maps/street
 test('a render job needs no upstream; it resolves with its defaults, beside the mirror jobs in config order', () => {
   const c = config([{ name: 'vector', resources: ['tiles/v3'], upstream: 'https://api.example.test' }, RENDER]);
   expect(configuredRenderJobs(c)).toEqual([
-    { kind: 'render', name: 'tiles-nightly', resources: [{ kind: 'maps', id: 'streets' }], zoom: [0, 6], bboxes: [], sizes: [512, 256], scales: [1], formats: ['png'], schedule: '30 3 * * *', timezone: undefined },
+    { kind: 'render', name: 'tiles-nightly', resources: [{ kind: 'maps', id: 'streets' }], zoom: [0, 6], bboxes: [], sizes: [512, 256], scales: [1], formats: ['png'], grids: [], schedule: '30 3 * * *', timezone: undefined },
   ]);
   expect(configuredJobs(c).map((j) => j.name)).toEqual(['vector']);
   expect(allConfiguredJobs(c).map((j) => j.name)).toEqual(['vector', 'tiles-nightly']);
@@ -36,6 +36,8 @@ test.each([
   [{ ...RENDER, raster: 'render' }, 'raster does not apply'],
   [{ ...RENDER, areas: ['a.geojson'] }, 'takes bboxes, not areas'],
   [{ name: 'm', resources: ['maps/streets'], upstream: 'https://api.example.test', sizes: [256] }, 'sizes apply to render jobs'],
+  [{ ...RENDER, sizes: [] }, 'draws only its grids\' tiles: set grids, or sizes'],
+  [{ name: 'm', resources: ['maps/streets'], upstream: 'https://api.example.test', grids: ['LV95'] }, 'grids apply to render jobs'],
 ])('the configuration refuses %j', (job, message) => {
   expect(() => config([job])).toThrow(message);
 });

@@ -130,6 +130,8 @@ export interface RenderJob {
   sizes: (256 | 512)[];
   scales: (1 | 2)[];
   formats: RenderFormat[];
+  /** Grids besides Web Mercator whose tiles the job draws and keeps too (identifiers of the `grids` section). */
+  grids: string[];
   schedule?: string;
   timezone?: string;
 }
@@ -154,6 +156,7 @@ export function configuredRenderJobs(config: Config): RenderJob[] {
             sizes: j.sizes ?? [512, 256],
             scales: j.scales ?? [1],
             formats: j.formats ?? ['png'],
+            grids: j.grids ?? [],
             schedule: j.schedule,
             timezone: j.timezone ?? m.timezone,
           },

@@ -10,6 +10,9 @@ import type { TileStore } from '../../store/tile-reader';
 import { metatileTiles, prerender, prerenderPlan, type RunSharing } from '../../services/prerender';
 import type { RenderedTiles } from '../../services/rendered-tiles';
 import type { MapRenderer } from '../../services/renderer/types';
+import type { Grid } from '../../geo/grids';
+import { gridZoomsLike, prerenderGrid } from '../../services/wms/grid-prerender';
+import type { KeptGridTiles } from '../../services/wms/kept-grid-tiles';
 import { monthOf } from '../upstream/request-budget';
 import type { RenderJob } from './jobs-config';
 
@@ -24,6 +27,10 @@ export interface RenderHost {
   metatile: number;
   /** Metatiles drawn at once (the renderer's browsers). */
   parallel: number;
+  /** A configured grid besides Web Mercator by identifier (the `grids` section). */
+  grid(id: string): Grid | undefined;
+  /** Where tiles of those grids are kept. */
+  keptGridTiles: KeptGridTiles;
   /** Offers a run of job `name` to the other instances (render-share.ts), when they share a Redis. */
   share?: (name: string) => RunSharing;
 }
@@ -49,13 +56,102 @@ function planOf(job: RenderJob, host: RenderHost, map: TileStore): { metatiles: 
 
 const noTiles = (): TileCounts => ({ planned: 0, fetched: 0, stored: 0, empty: 0, skipped: 0, failed: 0 });
 
+/** Pre-renders the Web Mercator tiles of one map of the job (metatiles counted into `metatiles`). Never throws. */
+async function renderMapTiles(job: RenderJob, host: RenderHost, map: TileStore, i: number, metatiles: { planned: number; drawn: number; elsewhere: number }, hooks: RenderJobHooks): Promise<ResourceRecord> {
+  const resource = `maps/${map.info.id}`;
+  const t0 = Date.now();
+  const planned = planOf(job, host, map);
+  try {
+    const r = await prerender({
+      map,
+      renderer: host.renderer,
+      renderedTiles: host.renderedTiles,
+      dataDir: host.dataDir,
+      zooms: job.zoom,
+      bboxes: job.bboxes,
+      sizes: job.sizes,
+      scales: job.scales,
+      formats: job.formats,
+      metatile: host.metatile,
+      parallel: host.parallel,
+      sharing: host.share?.(job.name),
+      signal: hooks.signal,
+      progress: (done, total, drawnHere, elsewhere) => {
+        const drawn = drawnHere + elsewhere;
+        const elapsedMs = Date.now() - t0;
+        const rate = drawn > 0 ? drawn / (elapsedMs / 1000) : 0;
+        hooks.onProgress?.({
+          resource,
+          resourceIndex: i + 1,
+          resources: job.resources.length,
+          done,
+          total,
+          unit: 'metatiles',
+          fetched: drawn,
+          failed: 0,
+          bytes: 0,
+          tilesPerSecond: Math.round(rate * 10) / 10,
+          ...(done === total ? { etaSeconds: 0 } : rate > 0 ? { etaSeconds: Math.round((total - done) / rate) } : {}),
+          elapsedMs,
+        });
+      },
+    });
+    const drawn = r.drawn + r.elsewhere;
+    metatiles.planned += r.metatiles;
+    metatiles.drawn += drawn;
+    metatiles.elsewhere += r.elsewhere;
+    const status: RunOutcome = r.stopped ? 'interrupted' : 'published';
+    const tiles = r.stopped ? 0 : r.tiles;
+    hooks.log?.(r.stopped ? `stopped after ${drawn} of ${r.metatiles} metatiles drawn; the next run resumes` : `${r.tiles} tiles published (${drawn} of ${r.metatiles} metatiles drawn by this run${r.elsewhere > 0 ? `, ${r.elsewhere} of them by other instances` : ''})`, resource);
+    return { resource, status, ...noTiles(), planned: planned.tiles, stored: tiles, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [], metatiles: { planned: r.metatiles, drawn, ...(r.elsewhere > 0 && { elsewhere: r.elsewhere }) }, ...(!r.stopped && { version: r.version }) };
+  } catch (err) {
+    const message = `${resource}: ${err instanceof Error ? err.message : String(err)}`;
+    hooks.log?.(`error: ${message}`, resource);
+    return { resource, status: 'failed', ...noTiles(), planned: planned.tiles, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [message.slice(0, 500)] };
+  }
+}
+
+/** Draws and keeps the tiles of `map` in the grid `id` over the matrices as fine as the job's zooms. Never throws. */
+async function renderGridTiles(job: RenderJob, host: RenderHost, map: TileStore, id: string, hooks: RenderJobHooks): Promise<ResourceRecord> {
+  const resource = `maps/${map.info.id} in ${id}`;
+  const t0 = Date.now();
+  const grid = host.grid(id);
+  const b = map.info.bounds;
+  let planned = 0;
+  let drawn = 0;
+  try {
+    if (!grid) throw new Error(`no grid ${id} in the configuration's grids`);
+    // The detail is compared where the grid's tiles are: the middle of the map's area within the grid's.
+    const [south, north] = [Math.max(b[1], grid.area[1]), Math.min(b[3], grid.area[3])];
+    const zooms = gridZoomsLike(grid, job.zoom, south <= north ? (south + north) / 2 : (b[1] + b[3]) / 2);
+    // A map's tiles in a grid are drawn from all its pyramids and renders: the pyramid named does not matter.
+    const source = { store: map, pyramidName: map.info.pyramids[0]?.name ?? '512', name: `maps/${map.info.id}` };
+    for (const format of job.formats) {
+      const r = await prerenderGrid({ source, grid, zooms, bboxes: job.bboxes, format, kept: host.keptGridTiles, signal: hooks.signal });
+      planned += r.tiles;
+      drawn += r.drawn;
+      if (r.stopped) {
+        hooks.log?.(`stopped after ${drawn} tiles drawn in ${id}; the next run resumes`, resource);
+        return { resource, status: 'interrupted', ...noTiles(), planned, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [] };
+      }
+    }
+    hooks.log?.(`${planned} tiles kept in ${id}, matrices ${zooms[0]}-${zooms[1]} (${drawn} drawn by this run)`, resource);
+    return { resource, status: 'published', ...noTiles(), planned, stored: planned, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [] };
+  } catch (err) {
+    const message = `${resource}: ${err instanceof Error ? err.message : String(err)}`;
+    hooks.log?.(`error: ${message}`, resource);
+    return { resource, status: 'failed', ...noTiles(), planned, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [message.slice(0, 500)] };
+  }
+}
+
 /** Pre-renders every map of the job, one after another; stops at its signal (the staging files are kept). Never throws. */
 export async function runRenderJob(job: RenderJob, host: RenderHost | undefined, trigger: Trigger, hooks: RenderJobHooks = {}): Promise<RunRecord> {
   const started = new Date();
   const resources: ResourceRecord[] = [];
   const problems: string[] = [];
   const metatiles = { planned: 0, drawn: 0, elsewhere: 0 };
-  const unavailable = renderUnavailable(host);
+  // A job of grids only draws no Web Mercator tile: it needs no renderer (a map with mirrored pyramids).
+  const unavailable = job.sizes.length > 0 ? renderUnavailable(host) : host ? undefined : 'this process has no server to draw in (a render job runs in the server that serves, or with tilemirror render --config)';
   if (unavailable) problems.push(unavailable);
   for (const [i, ref] of (unavailable ? [] : job.resources).entries()) {
     if (hooks.signal?.aborted) break;
@@ -66,58 +162,25 @@ export async function runRenderJob(job: RenderJob, host: RenderHost | undefined,
       hooks.log?.(`error: ${resource} is not in the data directory`, resource);
       continue;
     }
-    const t0 = Date.now();
-    const planned = planOf(job, host!, map);
-    try {
-      const r = await prerender({
-        map,
-        renderer: host!.renderer,
-        renderedTiles: host!.renderedTiles,
-        dataDir: host!.dataDir,
-        zooms: job.zoom,
-        bboxes: job.bboxes,
-        sizes: job.sizes,
-        scales: job.scales,
-        formats: job.formats,
-        metatile: host!.metatile,
-        parallel: host!.parallel,
-        sharing: host!.share?.(job.name),
-        signal: hooks.signal,
-        progress: (done, total, drawnHere, elsewhere) => {
-          const drawn = drawnHere + elsewhere;
-          const elapsedMs = Date.now() - t0;
-          const rate = drawn > 0 ? drawn / (elapsedMs / 1000) : 0;
-          hooks.onProgress?.({
-            resource,
-            resourceIndex: i + 1,
-            resources: job.resources.length,
-            done,
-            total,
-            unit: 'metatiles',
-            fetched: drawn,
-            failed: 0,
-            bytes: 0,
-            tilesPerSecond: Math.round(rate * 10) / 10,
-            ...(done === total ? { etaSeconds: 0 } : rate > 0 ? { etaSeconds: Math.round((total - done) / rate) } : {}),
-            elapsedMs,
-          });
-        },
-      });
-      const drawn = r.drawn + r.elsewhere;
-      metatiles.planned += r.metatiles;
-      metatiles.drawn += drawn;
-      metatiles.elsewhere += r.elsewhere;
-      const status: RunOutcome = r.stopped ? 'interrupted' : 'published';
-      const tiles = r.stopped ? 0 : r.tiles;
-      hooks.log?.(r.stopped ? `stopped after ${drawn} of ${r.metatiles} metatiles drawn; the next run resumes` : `${r.tiles} tiles published (${drawn} of ${r.metatiles} metatiles drawn by this run${r.elsewhere > 0 ? `, ${r.elsewhere} of them by other instances` : ''})`, resource);
-      resources.push({ resource, status, ...noTiles(), planned: planned.tiles, stored: tiles, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [], metatiles: { planned: r.metatiles, drawn, ...(r.elsewhere > 0 && { elsewhere: r.elsewhere }) }, ...(!r.stopped && { version: r.version }) });
-      if (r.stopped) break;
-    } catch (err) {
-      const message = `${resource}: ${err instanceof Error ? err.message : String(err)}`;
-      problems.push(message);
-      hooks.log?.(`error: ${message}`, resource);
-      resources.push({ resource, status: 'failed', ...noTiles(), planned: planned.tiles, bytes: 0, requests: 0, elapsedMs: Date.now() - t0, problems: [message.slice(0, 500)] });
+    if (job.sizes.length > 0) {
+      const record = await renderMapTiles(job, host!, map, i, metatiles, hooks);
+      resources.push(record);
+      problems.push(...record.problems);
+      if (record.status !== 'published') {
+        if (record.status === 'interrupted') break;
+        continue;
+      }
     }
+    let stopped = false;
+    for (const id of job.grids) {
+      if (hooks.signal?.aborted) break;
+      const record = await renderGridTiles(job, host!, map, id, hooks);
+      resources.push(record);
+      problems.push(...record.problems);
+      stopped = record.status === 'interrupted';
+      if (stopped) break;
+    }
+    if (stopped) break;
   }
   const tiles = noTiles();
   for (const r of resources) for (const k of Object.keys(tiles) as (keyof TileCounts)[]) tiles[k] += r[k];

@@ -128,12 +128,25 @@ const RESERVED_TABLE = /^(gpkg_|sqlite_)/i;
 /** Tiles asked of the source at once: a source that reprojects may work on several while the others wait. */
 const BATCH = 16;
 
-function createTables(db: Database.Database, grid: GpkgGrid, content: GpkgContent): void {
+/** The GeoPackage's required tables (clauses 1.1.2-1.1.3) and the spatial reference systems of requirement 11 and of `srs`. */
+export function createGeopackageSchema(db: Database.Database, srs: GpkgSrs): void {
+  db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
+  db.pragma(`user_version = ${GPKG_USER_VERSION}`);
   db.exec(SCHEMA);
-  const srs = db.prepare('INSERT INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition, description) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition, description) VALUES (?, ?, ?, ?, ?, ?)');
   const rows = [...UNDEFINED_SRS, SRS_4326];
-  if (!rows.some((s) => s.srsId === grid.srs.srsId)) rows.push(grid.srs);
-  for (const s of rows) srs.run(s.name, s.srsId, s.organization, s.organizationCoordsysId, s.definition, s.description);
+  if (!rows.some((s) => s.srsId === srs.srsId)) rows.push(srs);
+  for (const s of rows) insert.run(s.name, s.srsId, s.organization, s.organizationCoordsysId, s.definition, s.description);
+}
+
+/** True when `table` may name a tiles table: a plain SQL identifier, not starting with gpkg_ or sqlite_. */
+export function isTilesTableName(table: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(table) && !RESERVED_TABLE.test(table);
+}
+
+/** One tiles table (2.2.8) laid on `grid`: its contents row, tile matrix set and matrices. */
+export function addTilesTable(db: Database.Database, grid: GpkgGrid, content: GpkgContent): void {
+  if (!isTilesTableName(content.table)) throw new Error(`"${content.table}" cannot name a tiles table`);
   const q = `"${content.table}"`;
   db.exec(`CREATE TABLE ${q} (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -156,26 +169,33 @@ function createTables(db: Database.Database, grid: GpkgGrid, content: GpkgConten
   for (const m of grid.matrices) matrix.run(content.table, m.zoom, m.matrixWidth, m.matrixHeight, m.tileWidth, m.tileHeight, m.pixelXSize, m.pixelYSize);
 }
 
+/** The gpkg_webp extension row (F.6) of a tiles table holding WebP tiles. */
+export function declareWebp(db: Database.Database, table: string): void {
+  db.prepare("INSERT OR IGNORE INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope) VALUES (?, 'tile_data', 'gpkg_webp', ?, 'read-write')").run(
+    table,
+    'http://www.geopackage.org/spec130/#extension_tiles_webp',
+  );
+}
+
 /**
  * Writes the tiles `source` gives for every matrix of `grid` over `content.bounds` as the GeoPackage `out` (any file
  * there is replaced, only once the new one is complete). Throws, leaving nothing behind, when a tile is not a PNG,
  * JPEG or WebP image, or when no tile at all comes.
  */
 export async function writeGeopackage(out: string, grid: GpkgGrid, content: GpkgContent, source: GpkgTileSource): Promise<GpkgWriteStats> {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(content.table) || RESERVED_TABLE.test(content.table)) throw new Error(`"${content.table}" cannot name a tiles table`);
+  if (!isTilesTableName(content.table)) throw new Error(`"${content.table}" cannot name a tiles table`);
   if (grid.matrices.length === 0) throw new Error('the grid has no tile matrix');
   const tmp = `${out}.${process.pid}.tmp`;
   rmSync(tmp, { force: true });
   let db: Database.Database | undefined;
   try {
     db = new Database(tmp);
-    db.pragma(`application_id = ${GPKG_APPLICATION_ID}`);
-    db.pragma(`user_version = ${GPKG_USER_VERSION}`);
     // A file nobody else sees until the rename: no journal, no syncs until the one before the rename.
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.exec('BEGIN');
-    createTables(db, grid, content);
+    createGeopackageSchema(db, grid.srs);
+    addTilesTable(db, grid, content);
     const insert = db.prepare(`INSERT INTO "${content.table}" (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)`);
     const perZoom: GpkgWriteStats['perZoom'] = [];
     let webp = false;
@@ -208,12 +228,7 @@ export async function writeGeopackage(out: string, grid: GpkgGrid, content: Gpkg
       tiles += count;
     }
     if (tiles === 0) throw new Error('no tile to write in the zooms and bounds asked for');
-    if (webp) {
-      db.prepare("INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope) VALUES (?, 'tile_data', 'gpkg_webp', ?, 'read-write')").run(
-        content.table,
-        'http://www.geopackage.org/spec130/#extension_tiles_webp',
-      );
-    }
+    if (webp) declareWebp(db, content.table);
     db.exec('COMMIT');
     db.pragma('journal_mode = DELETE');
     db.close();

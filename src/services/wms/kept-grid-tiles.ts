@@ -1,0 +1,197 @@
+// Tiles of the grids besides Web Mercator, drawn once: a tile GridTiles drew (the WMS warp of the resource's Web
+// Mercator tiles) is kept in a GeoPackage per resource, grid and version, `{data}/.grids/{kind}/{id}/{grid}/{version}.gpkg`,
+// and read from there the next time. The version is a digest of what the drawing reads and how: the resource's store
+// file, for a map the files its renders come from (RenderedTiles' render version), the grid's definition and the
+// warp's settings. A new version starts an empty file and the older files of that resource and grid are deleted, so
+// a tile of old data or of another grid definition is never served. A pre-render run (grid-prerender.ts) fills the
+// same file. A data directory that cannot be written serves drawn tiles without keeping them (said once).
+
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Grid, GridMatrix } from '../../geo/grids';
+import { gpkgGridOf, type GpkgGrid, type GpkgSrs } from '../../store/gpkg/grid';
+import { GpkgTileCache } from '../../store/gpkg/tile-cache';
+import type { TileStore } from '../../store/tile-reader';
+import type { RenderedTiles } from '../rendered-tiles';
+import { boundsInGrid, gpkgSrsOf, type TransformXY } from './grid-bounds';
+import type { GridTiles } from './grid-tiles';
+
+/** The folder of the kept grid tiles, in the data directory (hidden: the catalog lists no store there). */
+export const GRID_TILES_DIR = '.grids';
+
+export type GridTileFormat = 'png' | 'jpg' | 'webp';
+
+/** What a grid tile is drawn from: a resource's store, the pyramid a WMTS layer names, the layer's name for logs. */
+export interface GridTileSource {
+  store: TileStore;
+  pyramidName: string;
+  name: string;
+}
+
+export interface GridTileAnswer {
+  data: Buffer;
+  /** The Web Mercator levels it was drawn from; empty when it was read from the kept tiles. */
+  levels: string[];
+  kept: boolean;
+}
+
+export interface KeptGridTilesOptions {
+  dataDir: string;
+  /** Keep drawn tiles (`wms.keepGridTiles`). */
+  keep: boolean;
+  tiles: GridTiles;
+  renderedTiles: RenderedTiles;
+  transform: TransformXY;
+  /** PROJ's WKT 1 of an EPSG CRS (the GeoPackage's spatial reference row). */
+  wkt1: (code: number) => Promise<string>;
+  /** How tiles are drawn (resampling, error bound): part of the version. */
+  drawing: string;
+  warn?: (message: string) => void;
+}
+
+interface OpenCache {
+  version: string;
+  cache: GpkgTileCache;
+  grid: GpkgGrid;
+  /** The resource's area in the grid's CRS (gpkg_contents' bounds of a new table). */
+  bounds: [number, number, number, number];
+}
+
+/** The tiles table of a source pyramid and format: a map's grid tiles come from all its pyramids and renders. */
+export function gridTilesTable(source: GridTileSource, format: GridTileFormat): string {
+  const pyramid = source.store.info.kind === 'maps' ? 'map' : source.pyramidName.replace(/[^A-Za-z0-9_]/g, '_');
+  return `tiles_${pyramid}_${format}`;
+}
+
+export class KeptGridTiles {
+  private readonly open = new Map<string, Promise<OpenCache>>();
+  /** The grids' CRS rows, by EPSG code (PROJ's WKT, asked once). */
+  private readonly srs = new Map<number, Promise<GpkgSrs>>();
+  private writable: boolean | undefined;
+
+  constructor(private readonly options: KeptGridTilesOptions) {}
+
+  /** PROJ, as the tiles are drawn with it (a pre-render plans its tiles in the grid's CRS). */
+  get transform(): TransformXY {
+    return this.options.transform;
+  }
+
+  /** The folder of one resource's kept tiles in one grid. */
+  folder(source: GridTileSource, grid: Grid): string {
+    const { kind, id } = source.store.info;
+    return join(this.options.dataDir, GRID_TILES_DIR, kind, id, grid.id);
+  }
+
+  /** The version of the tiles of `source` in `grid`: changes with the files they are drawn from and how. */
+  version(source: GridTileSource, grid: Grid): string {
+    const { store } = source;
+    const render = store.info.kind === 'maps' ? (this.options.renderedTiles.style(store)?.version ?? '') : '';
+    return createHash('sha256')
+      .update(JSON.stringify([store.signature, render, grid, this.options.drawing]))
+      .digest('hex')
+      .slice(0, 16);
+  }
+
+  /** Tile `row`/`col` of `matrix`: the kept one, else drawn (and kept when this process keeps tiles). */
+  async tile(source: GridTileSource, grid: Grid, matrix: GridMatrix, row: number, col: number, format: GridTileFormat, signal?: AbortSignal): Promise<GridTileAnswer> {
+    const kept = this.keeps() ? await this.cacheOf(source, grid) : undefined;
+    const table = gridTilesTable(source, format);
+    const zoom = Number(matrix.id);
+    const hit = kept?.cache.get(table, zoom, col, row);
+    if (hit) return { data: hit, levels: [], kept: true };
+    const base = this.options.renderedTiles.rasterBase(source.store, source.pyramidName);
+    const drawn = await this.options.tiles.tile({ name: source.name, base }, grid, matrix, row, col, format === 'jpg' ? 'jpeg' : format, signal);
+    if (kept) this.keep(kept, source, table, format, zoom, col, row, drawn.data);
+    return { data: drawn.data, levels: drawn.levels, kept: false };
+  }
+
+  /** Tiles kept per zoom of `source` in `grid` as `format` (the current version's file only). */
+  async counts(source: GridTileSource, grid: Grid, format: GridTileFormat): Promise<{ zoom: number; tiles: number }[]> {
+    if (!this.keeps()) return [];
+    return (await this.cacheOf(source, grid)).cache.counts(gridTilesTable(source, format));
+  }
+
+  /** Whether tile is kept already (a pre-render run skips it). */
+  async has(source: GridTileSource, grid: Grid, matrix: GridMatrix, row: number, col: number, format: GridTileFormat): Promise<boolean> {
+    if (!this.keeps()) return false;
+    return (await this.cacheOf(source, grid)).cache.get(gridTilesTable(source, format), Number(matrix.id), col, row) !== undefined;
+  }
+
+  private keep(kept: OpenCache, source: GridTileSource, table: string, format: GridTileFormat, zoom: number, col: number, row: number, data: Buffer): void {
+    try {
+      const content = { table, identifier: `${source.name} (${format})`, description: `${source.name} in ${kept.grid.name}, drawn from its Web Mercator tiles`, bounds: () => kept.bounds };
+      kept.cache.put(content, zoom, col, row, data, format === 'webp');
+    } catch (err) {
+      // A full disk or a locked file: the tile is served anyway, and drawn again next time.
+      this.options.warn?.(`grid tile ${source.name} ${kept.grid.name} ${zoom}/${row}/${col} not kept: ${(err as Error).message}`);
+    }
+  }
+
+  keeps(): boolean {
+    if (!this.options.keep) return false;
+    if (this.writable === undefined) {
+      try {
+        accessSync(this.options.dataDir, constants.W_OK);
+        this.writable = true;
+      } catch {
+        this.writable = false;
+        this.options.warn?.(`the data directory ${this.options.dataDir} is not writable: tiles of other grids are drawn on every request, not kept`);
+      }
+    }
+    return this.writable;
+  }
+
+  /** The open file of the current version (made when missing, older versions deleted). */
+  private cacheOf(source: GridTileSource, grid: Grid): Promise<OpenCache> {
+    const key = `${source.store.info.kind}/${source.store.info.id}/${grid.id}`;
+    const version = this.version(source, grid);
+    const current = this.open.get(key);
+    if (current) {
+      const replaced = current.then((c) => (c.version === version ? undefined : c));
+      return replaced.then((old) => {
+        if (!old) return current;
+        if (this.open.get(key) === current) {
+          this.open.delete(key);
+          old.cache.close();
+        }
+        return this.cacheOf(source, grid);
+      });
+    }
+    const opening = this.openVersion(source, grid, version);
+    this.open.set(key, opening);
+    opening.catch(() => this.open.get(key) === opening && this.open.delete(key));
+    return opening;
+  }
+
+  private async openVersion(source: GridTileSource, grid: Grid, version: string): Promise<OpenCache> {
+    const dir = this.folder(source, grid);
+    const file = join(dir, `${version}.gpkg`);
+    const srs: GpkgSrs = await this.srsOf(grid);
+    const gpkg = gpkgGridOf(grid, srs, [Number(grid.matrices[0].id), Number(grid.matrices[grid.matrices.length - 1].id)]);
+    const bounds = await boundsInGrid(this.options.transform, grid, source.store.info.bounds);
+    mkdirSync(dir, { recursive: true });
+    if (!existsSync(file)) GpkgTileCache.create(file, gpkg);
+    for (const name of readdirSync(dir)) {
+      if (name.startsWith(version)) continue;
+      // Another version's file (and its -wal, -shm): tiles of data or of a definition no longer served.
+      if (name.endsWith('.gpkg') || name.endsWith('.gpkg-wal') || name.endsWith('.gpkg-shm')) rmSync(join(dir, name), { force: true });
+    }
+    return { version, cache: new GpkgTileCache(file, gpkg), grid: gpkg, bounds };
+  }
+
+  private srsOf(grid: Grid): Promise<GpkgSrs> {
+    let s = this.srs.get(grid.epsg);
+    if (!s) {
+      s = gpkgSrsOf(grid, this.options.wkt1);
+      this.srs.set(grid.epsg, s);
+      s.catch(() => this.srs.delete(grid.epsg));
+    }
+    return s;
+  }
+
+  close(): void {
+    for (const p of this.open.values()) p.then((c) => c.cache.close()).catch(() => undefined);
+    this.open.clear();
+  }
+}
