@@ -9,7 +9,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 
 // One module per benchmark; add `static` and `mirror` here when they exist.
-const BENCHMARKS = ['serve', 'static', 'mirror', 'location', 'geocoding', 'geolocation', 'soak', 'pmtiles', 'topology', 'bundle', 'wan', 'slowread', 'country', 'render', 'wms'].filter((n) => fs.existsSync(path.join(__dirname, `${n}.js`)));
+const BENCHMARKS = ['serve', 'static', 'mirror', 'location', 'geocoding', 'geolocation', 'soak', 'pmtiles', 'topology', 'bundle', 'wan', 'slowread', 'country', 'render', 'wms', 'grid-tiles'].filter((n) => fs.existsSync(path.join(__dirname, `${n}.js`)));
 
 // Run only when named: `country` generates a 5 GB store and takes ~40 minutes.
 const ONLY_NAMED = ['country'];

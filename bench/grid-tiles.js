@@ -1,0 +1,156 @@
+'use strict';
+// `npm run bench -- grid-tiles`: tiles of the grids besides Web Mercator, once kept, against the Web Mercator tiles
+// of the same map, served by one tilemirror (`serve --workers N`, the built CLI) over a copy of the sample map.
+//   prepare   the sample map's tiles in Swiss LV95 (an operator's grid, EPSG:2056) and EuropeanETRS89_LAEAQuad
+//             (EPSG:3035) drawn and kept by `tilemirror render maps/sample --grid NAME` (its default matrices: as
+//             fine as the map's deepest tiles);
+//   check     every path once: 200 image/png, the grid tiles answered from the kept GeoPackage
+//             (X-Tilemirror-Source: kept);
+//   load      wrk (one thread, a random path of the list per request) at each concurrency over the WMTS RESTful
+//             tiles: every Web Mercator tile of the map at 512 px and at 256 px, every kept LV95 and LAEA tile;
+//             requests/s, p50/p99, server cores. Target: the kept grid tiles at >= 0.9 of the Web Mercator rate.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { ROOT } = require('./lib/store');
+const { startServer, waitReady, stop, freePort, measure, waitIdle } = require('./lib/processes');
+const { runWrk } = require('./lib/wrk');
+const { table, markdownTable, fmt, writeResults } = require('./lib/report');
+
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const SAMPLE = path.join(ROOT, 'mirror', 'maps', 'sample.mbtiles');
+const KEY = 'demo';
+const TARGET = 0.9;
+const LV95 = {
+  id: 'LV95',
+  title: 'CH1903+ / LV95 (swisstopo)',
+  crs: 2056,
+  origin: [2420000, 1350000],
+  extent: [2420000, 1030000, 2900000, 1350000],
+  resolutions: [4000, 3750, 3500, 3250, 3000, 2750, 2500, 2250, 2000, 1750, 1500, 1250, 1000, 750, 650, 500, 250, 100, 50, 20, 10, 5, 2.5, 2, 1.5, 1, 0.5, 0.25, 0.1],
+};
+const GRIDS = ['LV95', 'EuropeanETRS89_LAEAQuad'];
+
+const options = {
+  duration: { default: 5, help: 'seconds of each measured wrk run' },
+  warmup: { default: 2, help: 'seconds of wrk warm-up before each measured run' },
+  connections: { default: '8,32', help: 'wrk concurrencies (comma-separated)' },
+  workers: { default: 2, help: 'worker processes of the server (serve --workers)' },
+  'idle-wait': { default: 15, help: 'seconds to wait at most, before each measured point, for other processes to use < 0.3 core' },
+};
+
+const loadavg = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** Every tile of the sample's Web Mercator pyramid at `size` px as WMTS RESTful paths (zooms of that layer). */
+function mercatorPaths(mbtiles, size) {
+  const db = require(path.join(ROOT, 'node_modules', 'better-sqlite3'))(mbtiles, { readonly: true });
+  const meta = Object.fromEntries(db.prepare('SELECT name, value FROM metadata').all().map((r) => [r.name, r.value]));
+  db.close();
+  // A 256 px tile at zoom z covers what a 512 px one at z - 1 does: the 256 layer holds one zoom more.
+  const [min, max] = size === 512 ? [Number(meta.minzoom), Number(meta.maxzoom)] : [Number(meta.minzoom) + 1, Number(meta.maxzoom) + 1];
+  const layer = size === 512 ? 'maps/sample' : 'maps/sample/256';
+  const set = `GoogleMapsCompatible${size}-z${min}-${max}`;
+  const out = [];
+  for (let z = min; z <= max; z++) for (let y = 0; y < 2 ** z; y++) for (let x = 0; x < 2 ** z; x++) out.push(`/wmts/1.0.0/${layer}/default/${set}/${z}/${y}/${x}.png?key=${KEY}`);
+  return out;
+}
+
+/** The kept tiles of a grid as WMTS RESTful paths, read from the GeoPackage the pre-render filled. */
+function keptPaths(dataDir, grid) {
+  const dir = path.join(dataDir, '.grids', 'maps', 'sample', grid);
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.gpkg'));
+  const db = require(path.join(ROOT, 'node_modules', 'better-sqlite3'))(path.join(dir, file), { readonly: true });
+  const rows = db.prepare('SELECT zoom_level AS z, tile_row AS r, tile_column AS c FROM tiles_map_png').all();
+  db.close();
+  return rows.map((t) => `/wmts/1.0.0/maps/sample/default/${grid}/${t.z}/${t.r}/${t.c}.png?key=${KEY}`);
+}
+
+async function run(opts) {
+  if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: build first (npm run build)');
+  const connections = String(opts.connections).split(',').map(Number);
+  const workers = Number(opts.workers);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tilemirror-bench-grids-'));
+  process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+  const dataDir = path.join(tmp, 'data');
+  fs.mkdirSync(path.join(dataDir, 'maps'), { recursive: true });
+  const mbtiles = path.join(dataDir, 'maps', 'sample.mbtiles');
+  fs.copyFileSync(SAMPLE, mbtiles);
+  const port = await freePort();
+  const config = path.join(tmp, 'tilemirror.json');
+  fs.writeFileSync(config, JSON.stringify({ server: { host: '127.0.0.1', port, requestLog: false }, data: dataDir, keys: [{ key: KEY, plan: 'paid' }], logLevel: 'warn', render: { enabled: false }, grids: [LV95, 'EuropeanETRS89_LAEAQuad'] }));
+
+  const result = { name: 'grid-tiles', date: new Date().toISOString(), machine: `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, Node ${process.version}`, workers, loadavgStart: loadavg(), prepare: [] };
+  for (const grid of GRIDS) {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [CLI, 'render', 'maps/sample', '--grid', grid, '--config', config], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`render --grid ${grid} failed (${r.status}): ${r.stderr}`);
+    const done = /done, (\d+) tiles drawn, (\d+) in the plan \(zooms (\d+)-(\d+)\)/.exec(r.stderr);
+    result.prepare.push({ grid, tiles: Number(done?.[2]), zooms: done ? `${done[3]}-${done[4]}` : '', seconds: (performance.now() - t0) / 1000 });
+    console.error(`grid-tiles: ${grid}: ${done?.[2]} tiles drawn and kept (matrices ${done?.[3]}-${done?.[4]}) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  }
+  const sets = [
+    { name: 'Web Mercator 512 px', paths: mercatorPaths(mbtiles, 512) },
+    { name: 'Web Mercator 256 px', paths: mercatorPaths(mbtiles, 256) },
+    ...GRIDS.map((g) => ({ name: `${g} kept`, grid: true, paths: keptPaths(dataDir, g) })),
+  ];
+  const origin = `http://127.0.0.1:${port}`;
+  const server = startServer('tilemirror', process.execPath, [CLI, 'serve', '--config', config, '--workers', String(workers)], { cwd: tmp });
+  result.load = [];
+  try {
+    await waitReady(server, `${origin}/health/live`);
+    for (const s of sets) {
+      for (const p of s.paths) {
+        const res = await fetch(origin + p);
+        const body = Buffer.from(await res.arrayBuffer());
+        if (res.status !== 200 || res.headers.get('content-type') !== 'image/png' || body.length === 0) throw new Error(`${s.name} ${p}: ${res.status} ${res.headers.get('content-type')}`);
+        if (s.grid && res.headers.get('x-tilemirror-source') !== 'kept') throw new Error(`${s.name} ${p}: not kept (${res.headers.get('x-tilemirror-source')})`);
+      }
+      console.error(`  check ${s.name}: ${s.paths.length} tiles, 200 image/png${s.grid ? ', every one kept' : ''}`);
+    }
+    for (const c of connections) {
+      for (const s of sets) {
+        const others = await waitIdle(Number(opts['idle-wait']));
+        let cpu0 = 0;
+        let t0 = 0;
+        const w = await runWrk(
+          { origin, paths: s.paths, connections: c, duration: Number(opts.duration), warmup: Number(opts.warmup) },
+          {
+            onPhase: () => {
+              cpu0 = measure(server.pid).cpuSeconds;
+              t0 = performance.now();
+            },
+          },
+        );
+        const cores = (measure(server.pid).cpuSeconds - cpu0) / ((performance.now() - t0) / 1000);
+        const row = { set: s.name, connections: c, tiles: s.paths.length, requestsPerSec: w.requestsPerSecMean, p50Ms: w.latencyMs.p50, p99Ms: w.latencyMs.p99, bytesPerResponse: w.bytesPerResponse, serverCores: cores, non2xx: w.non2xx, errors: w.errors + w.timeouts, othersCoresBefore: others, loadavg: loadavg() };
+        result.load.push(row);
+        console.error(`  ${s.name} c${c}: ${fmt(row.requestsPerSec, 0)} req/s, p50 ${fmt(row.p50Ms, 2)} ms, p99 ${fmt(row.p99Ms, 2)} ms, server ${fmt(cores, 2)} cores, load ${row.loadavg}`);
+        if (row.non2xx || row.errors) throw new Error(`${s.name} c${c}: ${row.non2xx} non-2xx, ${row.errors} errors`);
+      }
+    }
+  } finally {
+    await stop(server);
+  }
+  result.loadavgEnd = loadavg();
+  const rate = (set, c) => result.load.find((r) => r.set === set && r.connections === c).requestsPerSec;
+  result.ratios = connections.flatMap((c) => GRIDS.map((g) => ({ connections: c, grid: g, ofMercator512: rate(`${g} kept`, c) / rate('Web Mercator 512 px', c), ofMercator256: rate(`${g} kept`, c) / rate('Web Mercator 256 px', c) })));
+  const worst = Math.min(...result.ratios.map((r) => r.ofMercator256));
+  result.checks = [{ target: `kept grid tiles >= ${TARGET} of the Web Mercator 256 px rate (the same tile size), every grid and concurrency`, value: worst, pass: worst >= TARGET ? 'pass' : 'FAIL' }];
+
+  const head = ['tiles', 'c', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'KB/tile', 'server cores', 'others\' cores before'];
+  const rows = result.load.map((r) => [r.set, r.connections, r.tiles, fmt(r.requestsPerSec, 0), fmt(r.p50Ms, 2), fmt(r.p99Ms, 2), fmt(r.bytesPerResponse / 1024, 1), fmt(r.serverCores, 2), fmt(r.othersCoresBefore, 2)]);
+  console.log(`\ngrid-tiles benchmark: the sample map's WMTS tiles, ${workers} workers; machine ${result.machine}; load average ${result.loadavgStart} -> ${result.loadavgEnd}\n`);
+  console.log(table(head, rows));
+  console.log(`\nkept / Web Mercator: ${result.ratios.map((r) => `${r.grid} c${r.connections} ${fmt(r.ofMercator256, 2)} (of 256 px), ${fmt(r.ofMercator512, 2)} (of 512 px)`).join('; ')}`);
+  console.log('\ntargets:');
+  for (const c of result.checks) console.log(`  ${c.pass.padEnd(4)}  ${c.target}: ${fmt(c.value, 2)}`);
+  console.log('\nmarkdown:\n');
+  console.log(markdownTable(head, rows));
+  const file = writeResults('grid-tiles', result);
+  console.log(`\nresults: ${path.relative(process.cwd(), file)}`);
+  return result;
+}
+
+module.exports = { description: 'tiles of other grids once kept (LV95, EuropeanETRS89_LAEAQuad) against the Web Mercator tiles of the same map: req/s, p50/p99 (target >= 0.9)', options, run };
