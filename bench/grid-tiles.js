@@ -23,14 +23,8 @@ const CLI = path.join(ROOT, 'dist', 'cli.js');
 const SAMPLE = path.join(ROOT, 'mirror', 'maps', 'sample.mbtiles');
 const KEY = 'demo';
 const TARGET = 0.9;
-const LV95 = {
-  id: 'LV95',
-  title: 'CH1903+ / LV95 (swisstopo)',
-  crs: 2056,
-  origin: [2420000, 1350000],
-  extent: [2420000, 1030000, 2900000, 1350000],
-  resolutions: [4000, 3750, 3500, 3250, 3000, 2750, 2500, 2250, 2000, 1750, 1500, 1250, 1000, 750, 650, 500, 250, 100, 50, 20, 10, 5, 2.5, 2, 1.5, 1, 0.5, 0.25, 0.1],
-};
+/** Swiss LV95 as swisstopo defines it: the tests' operator grid. */
+const LV95 = require('../test/fixtures/grid-lv95.json');
 const GRIDS = ['LV95', 'EuropeanETRS89_LAEAQuad'];
 
 const options = {
