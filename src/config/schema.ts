@@ -490,9 +490,9 @@ export const configSchema = z
       .strict()
       .default({ maxWidth: 4096, maxHeight: 4096, resampling: 'bilinear', maxError: 0.125, crs: [], queue: 16, keepGridTiles: true }),
     /**
-     * Tile grids besides Web Mercator, offered in WMTS for every raster layer whose area they meet, their tiles drawn
-     * from the Web Mercator tiles: the registered `WorldCRS84Quad`, `EuropeanETRS89_LAEAQuad`, `UTM01WGS84Quad` ..
-     * `UTM60WGS84Quad`, or a grid of your own (a national grid).
+     * Tile grids besides Web Mercator, offered in WMTS and OGC API - Tiles for every raster layer whose area they meet
+     * (a weather variable in WMTS only), their tiles drawn from the Web Mercator tiles: the registered `WorldCRS84Quad`,
+     * `EuropeanETRS89_LAEAQuad`, `UTM01WGS84Quad` .. `UTM60WGS84Quad`, or a grid of your own (a national grid).
      */
     grids: z
       .array(

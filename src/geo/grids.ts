@@ -32,6 +32,8 @@ export interface Grid {
   crsUrn: string;
   /** The CRS's axes are northing (or latitude) first: WMTS TopLeftCorner and TMS pointOfOrigin are written so. */
   northFirst: boolean;
+  /** The CRS's axes in its order, as 2D-TMS 2.0 `orderedAxes` names them (the registry's JSON for a registered grid). */
+  orderedAxes: [string, string];
   wellKnownScaleSet?: { uri: string; urn: string };
   tileSize: number;
   /** Top-left corner of every matrix, easting (or longitude) first. */
@@ -64,6 +66,7 @@ function worldCrs84Quad(): Grid {
     crsUri: 'http://www.opengis.net/def/crs/OGC/1.3/CRS84',
     crsUrn: 'urn:ogc:def:crs:OGC:1.3:CRS84',
     northFirst: false,
+    orderedAxes: ['Lon', 'Lat'],
     wellKnownScaleSet: { uri: 'http://www.opengis.net/def/wkss/OGC/1.0/GoogleCRS84Quad', urn: 'urn:ogc:def:wkss:OGC:1.0:GoogleCRS84Quad' },
     tileSize: 256,
     origin: [-180, 90],
@@ -82,6 +85,7 @@ function europeanLaeaQuad(): Grid {
     crsUri: 'http://www.opengis.net/def/crs/EPSG/0/3035',
     crsUrn: 'urn:ogc:def:crs:EPSG::3035',
     northFirst: true,
+    orderedAxes: ['Y', 'X'],
     tileSize: 256,
     origin: [2000000, 5500000],
     matrices: quadMatrices(0, 15, 17578.125, (z) => [2 ** z, 2 ** z], false),
@@ -102,6 +106,7 @@ function utmQuad(zone: number): Grid {
     crsUri: `http://www.opengis.net/def/crs/EPSG/0/${32600 + zone}`,
     crsUrn: `urn:ogc:def:crs:EPSG::${32600 + zone}`,
     northFirst: false,
+    orderedAxes: ['E', 'N'],
     tileSize: 256,
     origin: [-9501965.72931276, 20003931.4586255],
     matrices: quadMatrices(1, 24, 78140.3572602559, (z) => [2 ** (z - 1), 2 ** z], false),
@@ -139,6 +144,15 @@ export interface GridDefinition {
   geographic: boolean;
 }
 
+/**
+ * The axes of an operator's CRS as `orderedAxes` names them. What PROJ's registry gives here is which comes first,
+ * not the CRS's own abbreviations: they are named as the registry's sets name theirs (Lon/Lat, E/N), in that order.
+ */
+function axesOf(d: GridDefinition): [string, string] {
+  if (d.geographic) return d.northFirst ? ['Lat', 'Lon'] : ['Lon', 'Lat'];
+  return d.northFirst ? ['N', 'E'] : ['E', 'N'];
+}
+
 /** A grid an operator defined: its matrices cover the extent from the origin at each resolution. */
 export function definedGrid(d: GridDefinition): Grid {
   const span = (res: number): [number, number] => [
@@ -152,6 +166,7 @@ export function definedGrid(d: GridDefinition): Grid {
     crsUri: `http://www.opengis.net/def/crs/EPSG/0/${d.crs}`,
     crsUrn: `urn:ogc:def:crs:EPSG::${d.crs}`,
     northFirst: d.northFirst,
+    orderedAxes: axesOf(d),
     tileSize: d.tileSize,
     origin: d.origin,
     matrices: d.resolutions.map((cellSize, z) => {

@@ -10,11 +10,13 @@
 //   /ogc/collections/{cid}                           collection
 //   /ogc/collections/{cid}/map/tiles                 tilesetList (raster: maps, images, raster tile sets)
 //   /ogc/collections/{cid}/tiles                     tilesetList (vector: pbf tile sets)
-//   .../{tmsId}                                      tileset       (tmsId WebMercatorQuad | WebMercatorQuad512)
+//   .../{tmsId}                                      tileset       (tmsId WebMercatorQuad | WebMercatorQuad512; a
+//                                                    raster collection also a configured grid's id, ./grid-tilesets.ts)
 //   .../{tmsId}/{tileMatrix}/{tileRow}/{tileCol}     a tile (served by the routes)
 //   /ogc/tiles, /ogc/tiles/{tmsId}, .../{tileMatrix}/{tileRow}/{tileCol}
 //                                                    the dataset's vector tiles (./dataset-tilesets.ts)
-//   /ogc/tileMatrixSets, /ogc/tileMatrixSets/{tmsId} tileMatrixSetList, ogcTileMatrixSet
+//   /ogc/tileMatrixSets, /ogc/tileMatrixSets/{tmsId} tileMatrixSetList, ogcTileMatrixSet (and the grids':
+//                                                    ./grid-tilesets.ts)
 
 import type { Pyramid, ResourceKind, TileFormat, TilesetInfo, VectorLayer } from '../store/types';
 import { isSupportedTileSize, limits, tileSizeOfTmsId, tmsIdFor, webMercatorQuad } from '../geo/tile-matrix-set';
@@ -214,7 +216,7 @@ export interface Tileset {
  * The links of a tileset at `path`: itself (at `selfPath`), its tiling scheme, and the template of its tiles
  * (`item`, templated, typed with the media type its tiles are served with).
  */
-export function tilesetLinks(path: string, tms: TileMatrixSet, format: TileFormat, baseUrl: string, key: string, selfPath = path): Link[] {
+export function tilesetLinks(path: string, tms: Pick<TileMatrixSet, 'id'>, format: TileFormat, baseUrl: string, key: string, selfPath = path): Link[] {
   return [
     link(baseUrl, key, selfPath, 'self', 'This tileset'),
     link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets/${tms.id}`, REL_TILING_SCHEME, `Tile matrix set ${tms.id}`),
@@ -281,7 +283,7 @@ export interface TilesetEntry {
  * tileset: the set's id, its limits and the template of its tiles (the OGC's test suite reads these three from
  * the lists the landing page links to).
  */
-export function tilesetEntry(doc: Tileset, tmsId: string): TilesetEntry {
+export function tilesetEntry(doc: Pick<Tileset, 'title' | 'dataType' | 'crs' | 'tileMatrixSetURI' | 'tileMatrixSetLimits' | 'links'>, tmsId: string): TilesetEntry {
   return {
     title: doc.title,
     dataType: doc.dataType,
@@ -322,7 +324,16 @@ export function resourceTileMatrixSet(info: TilesetInfo): TileMatrixSetJson | un
 
 const OGC_TMS_SIZES = [256, 512] as const;
 
-export function tileMatrixSetList(baseUrl: string, key: string) {
+/** One tile matrix set of /ogc/tileMatrixSets; `uri` for a set on the OGC's register. */
+export interface TileMatrixSetSummary {
+  id: string;
+  title: string;
+  uri?: string;
+  crs: string;
+  links: Link[];
+}
+
+export function tileMatrixSetList(baseUrl: string, key: string): { links: Link[]; tileMatrixSets: TileMatrixSetSummary[] } {
   return {
     links: [link(baseUrl, key, `${OGC_ROOT}/tileMatrixSets`, 'self', 'Tile matrix sets')],
     tileMatrixSets: OGC_TMS_SIZES.map((size) => {

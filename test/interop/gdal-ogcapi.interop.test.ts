@@ -18,6 +18,10 @@
 //
 // Whether a GDAL runs is decided when this file loads (gdalTest): a GDAL that cannot run fails its tests
 // under CI (CI=true or TILEMIRROR_REQUIRE_CLIENTS) and is a visible skip elsewhere.
+//
+// Then a server configured with grids besides Web Mercator (`grids`): GDAL reads the map in WorldCRS84Quad and in
+// EuropeanETRS89_LAEAQuad (a CRS whose axes are northing first), and a tile-aligned window it reads has the pixels
+// of the server's own tile. An operator's grid (Swiss LV95) it cannot select: see the test.
 import path from 'node:path';
 import {
   chrootGdal,
@@ -27,12 +31,14 @@ import {
   gdalinfoFailing,
   gdalTest,
   gdalTranslateTile,
+  gdalTranslateWindow,
   type InteropServer,
   MAP_STORE,
   startInteropServer,
   systemGdal,
 } from './helpers';
-import { fetchJson, withKey } from '../helpers/fetch';
+import { fetchJson, fetchOk, withKey } from '../helpers/fetch';
+import { LV95 } from '../helpers/grids';
 import { expectSamePixels } from '../helpers/pixels';
 import { MERCATOR_HALF, pickTile, readMetadata, readStoredTile } from '../helpers/stored-tiles';
 import { tempDirs } from '../helpers/temp-dirs';
@@ -167,6 +173,75 @@ describe('GDAL OGCAPI driver reads the served OGC API - Tiles', () => {
         await gdalTranslateTile(collection(), tile, chosen.tileSize, file, { openOptions: extent, gdal });
         await expectSamePixels(file, readStoredTile(MAP_STORE, tile, chosen.pyramid), `default tileset (tile ${tile.z}/${tile.x}/${tile.y})`);
       }
+    });
+  });
+});
+
+describe('GDAL OGCAPI driver reads the map in the configured grids besides Web Mercator', () => {
+  let server: InteropServer;
+  const collection = () => `OGCAPI:${server.url}/ogc/collections/maps.sample?key=demo`;
+  /** The server's own tile of a grid, as it answers it (the bytes GDAL is to have decoded). */
+  const serverTile = async (grid: string, m: number, row: number, col: number): Promise<Buffer> =>
+    (await fetchOk(`${server.url}/ogc/collections/maps.sample/map/tiles/${grid}/${m}/${row}/${col}?key=demo`)).body;
+
+  beforeAll(async () => {
+    server = await startInteropServer({ grids: ['WorldCRS84Quad', 'EuropeanETRS89_LAEAQuad', LV95] });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe.each(GDALS)('$gdal.label', ({ gdal }) => {
+    const it = gdalTest(gdal);
+    const temp = tempDirs('tilemirror-gdal-ogcapi-grids-', gdal.tempBase);
+    let tmp: string | undefined;
+    const dir = () => (tmp ??= temp.tempDir());
+    let n = 0;
+    const out = (label: string) => path.join(dir(), `${++n}-${label.replace(/[^\w.-]+/g, '_')}.png`);
+    afterAll(temp.removeTempDirs);
+
+    // GDAL names the set's CRS, OGC's CRS84: WGS 84 (EPSG:4326's datum and degrees) with longitude first.
+    const CRS84_WKT = /^GEOGCRS\["WGS 84 \(CRS84\)"[\s\S]*ELLIPSOID\["WGS 84",6378137,298\.257223563[\s\S]*ID\["OGC","CRS84"\]\]$/;
+
+    it('offered WorldCRS84Quad, GDAL opens the collection in it unasked (its OGCAPI driver prefers that set), in CRS84', async () => {
+      const info = await gdalinfo(collection(), [], dir(), gdal);
+      expect(info.coordinateSystem?.wkt).toMatch(CRS84_WKT);
+      // The collection's bounds in degrees, at the cell size of one of the set's matrices (0.703125° halved k
+      // times; to 1e-6 of a halving: GDAL crops the matrix to the bounds, which leaves a pixel a hair off).
+      expect(info.geoTransform[0]).toBe(-180);
+      expect(info.geoTransform[3]).toBeCloseTo(85.0511287798066, 6);
+      const halvings = Math.log2(0.703125 / info.geoTransform[1]);
+      expect(Math.abs(halvings - Math.round(halvings))).toBeLessThan(1e-6);
+    });
+
+    it('WorldCRS84Quad: a tile-aligned window of matrix 2 has the pixels of the server\'s tile 2/1/4 (0°E to 45°E, 0° to 45°N)', async () => {
+      const oo = ['TILEMATRIXSET=WorldCRS84Quad', 'TILEMATRIX=2'];
+      const info = await gdalinfo(collection(), oo, dir(), gdal);
+      expect(info.coordinateSystem?.wkt).toMatch(CRS84_WKT);
+      expect(info.geoTransform[1]).toBe(0.17578125);
+      const file = out('crs84-2-1-4');
+      await gdalTranslateWindow(collection(), [0, 0, 45, 45], { width: 256, height: 256 }, file, { openOptions: oo, gdal });
+      await expectSamePixels(file, await serverTile('WorldCRS84Quad', 2, 1, 4), `${gdal.label} WorldCRS84Quad 2/1/4`);
+    });
+
+    it('EuropeanETRS89_LAEAQuad (origin northing first): a tile-aligned window of matrix 2 has the pixels of the server\'s tile 2/1/1', async () => {
+      // The extent in the set's metres: GDAL before 3.8 reads the collection's CRS84 bbox as such (see above).
+      const oo = ['TILEMATRIXSET=EuropeanETRS89_LAEAQuad', 'TILEMATRIX=2', 'MINX=2000000', 'MINY=1000000', 'MAXX=6500000', 'MAXY=5500000'];
+      const info = await gdalinfo(collection(), oo, dir(), gdal);
+      expect(info.coordinateSystem?.wkt).toMatch(/ID\["EPSG",3035\]\]$/);
+      // Easting 2000000, northing 5500000: GDAL swapped the origin back from the CRS's axis order.
+      expect(info.geoTransform.slice(0, 4)).toEqual([2000000, 4394.53125, 0, 5500000]);
+      const span = 4394.53125 * 256;
+      const file = out('laea-2-1-1');
+      await gdalTranslateWindow(collection(), [2000000 + span, 5500000 - 2 * span, 2000000 + 2 * span, 5500000 - span], { width: 256, height: 256 }, file, { openOptions: oo, gdal });
+      await expectSamePixels(file, await serverTile('EuropeanETRS89_LAEAQuad', 2, 1, 1), `${gdal.label} EuropeanETRS89_LAEAQuad 2/1/1`);
+    });
+
+    it("an operator's grid (LV95) it cannot select: TILEMATRIXSET is matched against tileMatrixSetURI, which a set on no register has not", async () => {
+      // The server offers it (the tileset and its tiles answer); GDAL up to 3.10 at least finds no tileset to open.
+      expect((await fetchOk(`${server.url}/ogc/collections/maps.sample/map/tiles/LV95?key=demo`)).contentType).toMatch(/json/);
+      const r = await gdalinfoFailing(collection(), ['TILEMATRIXSET=LV95'], dir(), gdal);
+      expect(r.stderr).toMatch(/Cannot find tilematrixset/);
     });
   });
 });

@@ -139,14 +139,15 @@ export interface InteropServer {
 }
 
 /**
- * Starts the real server in this process (test/helpers/server.ts), serving mirror/ with key `demo`.
+ * Starts the real server in this process (test/helpers/server.ts), serving mirror/ with key `demo`, with `config`
+ * over the default configuration (sections of the YAML file, e.g. `grids`).
  * TILEMIRROR_TEST_URL points the suite at a server that already runs instead (with TILEMIRROR_TEST_MIRROR
- * naming the data directory it serves, so stored tiles can be compared).
+ * naming the data directory it serves, so stored tiles can be compared; and configured as `config` says).
  */
-export async function startInteropServer(): Promise<InteropServer> {
+export async function startInteropServer(config?: Record<string, unknown>): Promise<InteropServer> {
   const external = process.env.TILEMIRROR_TEST_URL;
   if (external) return { url: external.replace(/\/+$/, ''), close: async () => undefined };
-  const s = await startServer({ dataDir: MIRROR_DIR });
+  const s = await startServer({ dataDir: MIRROR_DIR, ...(config && { config }) });
   return { url: s.url.replace(/\/+$/, ''), close: () => s.close() };
 }
 

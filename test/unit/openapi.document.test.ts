@@ -97,22 +97,24 @@ test('query parameters: repeated ones are arrays, flags booleans, WMTS KVP liste
 });
 
 test('an OGC API tile operation: tileMatrix a string naming a matrix, tileRow and tileCol integers from 0 (/req/core/tc-*-definition)', () => {
-  for (const path of [
-    '/ogc/collections/{collectionId}/map/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
-    '/ogc/collections/{collectionId}/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
-    '/ogc/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}',
-  ]) {
+  const MAP_TILE = '/ogc/collections/{collectionId}/map/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}';
+  for (const path of [MAP_TILE, '/ogc/collections/{collectionId}/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}', '/ogc/tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}']) {
     const byName = Object.fromEntries((doc.paths[path].get.parameters ?? []).map((p) => [p.name, p]));
-    expect([path, byName.tileMatrix]).toEqual([
-      path,
-      {
-        name: 'tileMatrix',
-        in: 'path',
-        required: true,
-        description: 'identifier of a tile matrix (a scale) of the tile matrix set: its zoom level',
-        schema: { type: 'string', enum: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '23', '24'], examples: ['11'] },
-      },
-    ]);
+    // Vector tiles are in the Web Mercator sets only: their matrices are the zooms. A map tile may be in a grid the
+    // server is configured with, whose matrices its definition names.
+    const tileMatrix =
+      path === MAP_TILE
+        ? {
+            description:
+              'identifier of a tile matrix (a scale) of the tile matrix set: for `WebMercatorQuad` and `WebMercatorQuad512` its zoom level, 0 to 24; for a grid one of the ids its definition (/ogc/tileMatrixSets/{tmsId}) lists',
+            schema: { type: 'string', examples: ['11'] },
+          }
+        : {
+            description: 'identifier of a tile matrix (a scale) of the tile matrix set: its zoom level',
+            schema: { type: 'string', enum: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '23', '24'], examples: ['11'] },
+          };
+    expect([path, byName.tileMatrix]).toEqual([path, { name: 'tileMatrix', in: 'path', required: true, ...tileMatrix }]);
+    expect(byName.tmsId).toMatchObject({ in: 'path', required: true, schema: { type: 'string' } });
     expect(byName.tileRow).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });
     expect(byName.tileCol).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });
   }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_ZOOM, tmsIdFor } from '../../geo/tile-matrix-set';
+import type { Grid } from '../../geo/grids';
+import { DEFAULT_MAX_ZOOM, tileSizeOfTmsId, tmsIdFor } from '../../geo/tile-matrix-set';
 import { conformance } from '../../ogc/conformance';
 import { combineVectorTiles, datasetParts, datasetRangeAt, datasetTileset, datasetTilesetList, datasetTmsIds, partsAt } from '../../ogc/dataset-tilesets';
 import { intersectIntervals, parseDatetime, parseSubset, type TimeInterval } from '../../ogc/datetime';
+import { gridSource, gridTileMatrix, gridTileMatrixSet, gridTileset, tileMatrixSetListWithGrids, tilesetListWithGrids, type GridSource } from '../../ogc/grid-tilesets';
 import { keyframeFor, weatherCollection, weatherCollectionMeets, weatherNameOf, weatherTileset, weatherTilesetList } from '../../ogc/weather-collections';
 import type { WeatherVariable } from '../../ogc/weather-variables';
 import {
@@ -13,14 +15,14 @@ import {
   ogcTileMatrixSet,
   parseCollectionId,
   pyramidForTmsId,
-  tileMatrixSetList,
   tileset,
-  tilesetList,
 } from '../../ogc/ogcapi-tiles';
 import type { TileStore } from '../../store/tile-reader';
-import { assertInPyramid, checkTileAddress, id, nonNegativeInteger } from '../params';
+import type { TilesetInfo } from '../../store/types';
+import { assertInPyramid, checkTileAddress, id, nonNegativeInteger, type TileAddress } from '../params';
 import { badRequest, isNoContent, jsonReply, notFound, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
+import { gridTileReply } from './grid-tile-reply';
 import { serveMapTile } from './maps';
 import { advertisedTile, storedTileReply, tileReply } from './tile-reply';
 import { serveStoredTile } from './tiles';
@@ -32,13 +34,15 @@ import { weatherVariablesOf } from './weather';
 // tileset's `item` link names (vector tiles as application/vnd.mapbox-vector-tile). The weather variables are map
 // collections `weather.{name}` whose tiles change with time (ogc/weather-collections.ts): their tile requests and
 // the collections list take `datetime` and `subset=datetime(...)` (the DateTime class, declared while there are any).
+// Raster collections are also offered in the configured grids besides Web Mercator (`grids`, ogc/grid-tilesets.ts),
+// their tiles drawn from the Web Mercator ones (gridTileReply).
 
 /** Whether the dataset has vector tiles: /ogc/tiles lists a tileset, the landing page links it, the class is declared. */
 const hasDatasetTilesets = (ctx: RequestContext): boolean => datasetTmsIds(ctx.catalog.list()).length > 0;
 
 export const ogcLanding = (ctx: RequestContext): Reply => jsonReply(landingPage(ctx.baseUrl, ctx.key, 'tilemirror', hasDatasetTilesets(ctx)));
 export const ogcConformance = (ctx: RequestContext): Reply => jsonReply(conformance(hasDatasetTilesets(ctx), weatherVariablesOf(ctx).length > 0));
-export const ogcTileMatrixSets = (ctx: RequestContext): Reply => jsonReply(tileMatrixSetList(ctx.baseUrl, ctx.key));
+export const ogcTileMatrixSets = (ctx: RequestContext): Reply => jsonReply(tileMatrixSetListWithGrids(ctx.services.gridTiles.grids, ctx.baseUrl, ctx.key));
 
 /** `datetime` and `subset`: the query parameters that select by time (ogc/datetime.ts). */
 const temporalParams = {
@@ -73,21 +77,42 @@ export function ogcCollections(ctx: RequestContext, p: z.output<typeof collectio
   return jsonReply(collections(ctx.catalog.list(), ctx.baseUrl, ctx.key, weather.map((v) => weatherCollection(v, ctx.baseUrl, ctx.key))));
 }
 
-const tmsId = id('tile matrix set id: `WebMercatorQuad` (256 px tiles) or `WebMercatorQuad512`').meta({ examples: ['WebMercatorQuad'] });
+const tmsId = id(
+  'tile matrix set id: `WebMercatorQuad` (256 px tiles) or `WebMercatorQuad512`; for a raster collection (and under /ogc/tileMatrixSets) also a grid the server is configured with (`WorldCRS84Quad`, `EuropeanETRS89_LAEAQuad`, `UTM{nn}WGS84Quad` or its own), as /ogc/tileMatrixSets and the collection\'s tilesets list them',
+).meta({ examples: ['WebMercatorQuad'] });
 const collectionId = id('collection id: `{kind}.{id}`, kind maps, tiles or images').meta({ examples: ['maps.sample'] });
 
-/** The identifiers of the tile matrices of both sets (/ogc/tileMatrixSets): the zooms 0 to 24, as strings. */
+/** The identifiers of the tile matrices of both Web Mercator sets (/ogc/tileMatrixSets): the zooms 0 to 24, as strings. */
 const TILE_MATRIX_IDS = Array.from({ length: DEFAULT_MAX_ZOOM + 1 }, (_, z) => String(z)) as [string, ...string[]];
+const TILE_MATRIX_MESSAGE = `Invalid tileMatrix: expected the identifier of a tile matrix of the set, 0 to ${DEFAULT_MAX_ZOOM}`;
 
 /**
  * `{tileMatrix}`: a string, the identifier of one of the tile matrix set's matrices (/req/core/tc-tilematrix-definition),
  * handed to the handler as its zoom. Anything else (`05`, `25`, `x`) is invalid, naming the parameter.
  */
 const tileMatrix = z
-  .enum(TILE_MATRIX_IDS, { error: `Invalid tileMatrix: expected the identifier of a tile matrix of the set, 0 to ${DEFAULT_MAX_ZOOM}` })
+  .enum(TILE_MATRIX_IDS, { error: TILE_MATRIX_MESSAGE })
   .meta({ examples: ['11'] })
   .transform(Number)
   .meta({ description: 'identifier of a tile matrix (a scale) of the tile matrix set: its zoom level' });
+
+/**
+ * `{tileMatrix}` of a raster collection's tile, which may be in a grid besides Web Mercator: any string here. For
+ * a Web Mercator set it is checked as `tileMatrix` is, with the same message, by refineMapAddress; for a grid the
+ * handler checks it against the grid's matrices (the configured grids are not known to the schema).
+ */
+const mapTileMatrix = z.string().meta({
+  description:
+    'identifier of a tile matrix (a scale) of the tile matrix set: for `WebMercatorQuad` and `WebMercatorQuad512` its zoom level, 0 to 24; for a grid one of the ids its definition (/ogc/tileMatrixSets/{tmsId}) lists',
+  examples: ['11'],
+});
+
+/** Whether a tile matrix set id is one of the two Web Mercator sets, whose matrices are the zooms 0 to 24. */
+function isWebMercatorTmsId(id: string): boolean {
+  const size = tileSizeOfTmsId(id);
+  return size !== undefined && tmsIdFor(size) === id;
+}
+
 /** `{tileRow}`, `{tileCol}`: integers from 0 (/req/core/tc-tilerow-definition, /req/core/tc-tilecol-definition). */
 const tileRow = nonNegativeInteger('tileRow', 'row index of the tile in the selected tile matrix, from the top');
 const tileCol = nonNegativeInteger('tileCol', 'column index of the tile in the selected tile matrix, from the left');
@@ -98,16 +123,50 @@ function refineAddress(v: { tileMatrix: number; tileRow: number; tileCol: number
   if (message) ctx.addIssue({ code: 'custom', message, path: ['tileMatrix'] });
 }
 
+/**
+ * A raster collection's tile address in a Web Mercator set, checked as refineAddress checks the other tiles' with
+ * the same messages: a tileMatrix other than 0 to 24 is the first issue (where the enum's would be, ahead of
+ * tileRow's and tileCol's), the address against its matrix only once every parameter is valid. Another set's
+ * address is the handler's to check.
+ */
+function refineMapAddress(payload: z.core.ParsePayload<{ tmsId: string; tileMatrix: string; tileRow: number; tileCol: number }>): void {
+  const v = payload.value;
+  if (!isWebMercatorTmsId(v.tmsId)) return;
+  if (!TILE_MATRIX_IDS.includes(v.tileMatrix)) {
+    payload.issues.unshift({ code: 'custom', message: TILE_MATRIX_MESSAGE, path: ['tileMatrix'], input: v.tileMatrix });
+    return;
+  }
+  if (payload.issues.length > 0) return;
+  const message = checkTileAddress({ z: Number(v.tileMatrix), x: v.tileCol, y: v.tileRow });
+  if (message) payload.issues.push({ code: 'custom', message, path: ['tileMatrix'], input: v.tileMatrix });
+}
+
 export const tmsParams = z.object({ tmsId });
 export const collectionParams = z.object({ collectionId });
 export const tilesetParams = z.object({ collectionId, tmsId });
 export const ogcTileParams = z.object({ collectionId, tmsId, tileMatrix, tileRow, tileCol, ...temporalParams }).superRefine(refineAddress);
+export const ogcMapTileParams = z.object({ collectionId, tmsId, tileMatrix: mapTileMatrix, tileRow, tileCol, ...temporalParams }).check(refineMapAddress);
 export const datasetTileParams = z.object({ tmsId, tileMatrix, tileRow, tileCol }).superRefine(refineAddress);
 
 export function ogcTileMatrixSetById(ctx: RequestContext, p: z.output<typeof tmsParams>): Reply {
   const doc = ogcTileMatrixSet(p.tmsId, ctx.baseUrl, ctx.key);
-  if (!doc) throw notFound(`Unknown tile matrix set: ${p.tmsId}`);
-  return jsonReply(doc);
+  if (doc) return jsonReply(doc);
+  const grid = ctx.services.gridTiles.grid(p.tmsId);
+  if (!grid) throw notFound(`Unknown tile matrix set: ${p.tmsId}`);
+  return jsonReply(gridTileMatrixSet(grid, ctx.baseUrl, ctx.key));
+}
+
+/** The grids besides Web Mercator a raster collection is offered in: those whose area meets its main pyramid's bounds. */
+function offeredGrids(ctx: RequestContext, info: TilesetInfo): Grid[] {
+  const source = gridSource(info);
+  return source ? ctx.services.gridTiles.gridsFor(source.bounds) : [];
+}
+
+/** The grid `tmsId` names, when the collection is offered in it, and the pyramid its tiles are drawn from. */
+function offeredGrid(ctx: RequestContext, info: TilesetInfo, tmsId: string): { grid: Grid; source: GridSource } | undefined {
+  const source = gridSource(info);
+  const grid = source && ctx.services.gridTiles.gridsFor(source.bounds).find((g) => g.id === tmsId);
+  return source && grid ? { grid, source } : undefined;
 }
 
 /** The store of a collection id; `dataType` must match the path (`/map/tiles` raster, `/tiles` vector). */
@@ -138,11 +197,15 @@ export function ogcCollection(ctx: RequestContext, p: z.output<typeof collection
   return jsonReply(collection(collectionStore(ctx, p.collectionId).info, ctx.baseUrl, ctx.key));
 }
 
+// A weather collection keeps Web Mercator only here, though WMTS offers its layer in the grids: its tiles are a
+// keyframe tile set's chosen per request by time, and its tilesets are ogc/weather-collections.ts's; offering the
+// grids would take both there (a grid tile of the keyframe at the time asked for), which is not done.
 function ogcTilesets(dataType: 'map' | 'vector') {
   return (ctx: RequestContext, p: z.output<typeof collectionParams>): Reply => {
     const weather = weatherVariable(ctx, p.collectionId, dataType);
     if (weather) return jsonReply(weatherTilesetList(weather, ctx.baseUrl, ctx.key));
-    return jsonReply(tilesetList(collectionStore(ctx, p.collectionId, dataType).info, ctx.baseUrl, ctx.key));
+    const { info } = collectionStore(ctx, p.collectionId, dataType);
+    return jsonReply(tilesetListWithGrids(info, offeredGrids(ctx, info), ctx.baseUrl, ctx.key));
   };
 }
 
@@ -156,12 +219,22 @@ function ogcTileset(dataType: 'map' | 'vector') {
     }
     const { info } = collectionStore(ctx, p.collectionId, dataType);
     const pyramid = pyramidForTmsId(info, p.tmsId);
-    if (!pyramid) throw notFound(`Unknown tileset: ${p.tmsId}`);
-    return jsonReply(tileset(info, pyramid, ctx.baseUrl, ctx.key));
+    if (pyramid) return jsonReply(tileset(info, pyramid, ctx.baseUrl, ctx.key));
+    const offered = offeredGrid(ctx, info, p.tmsId);
+    if (!offered) throw notFound(`Unknown tileset: ${p.tmsId}`);
+    return jsonReply(gridTileset(info, offered.source, offered.grid, ctx.baseUrl, ctx.key));
   };
 }
 
 const advertised = (reply: Reply | Promise<Reply>): Reply | Promise<Reply> => (reply instanceof Promise ? reply.then(advertisedTile) : advertisedTile(reply));
+
+/** What a collection's tile request names besides the tile's address. */
+interface TileRequest {
+  collectionId: string;
+  tmsId: string;
+  datetime?: string;
+  subset?: string[];
+}
 
 /** The header naming the instant a tile shows (/rec/datetime/actual-datetime). */
 const ACTUAL_DATETIME = 'OGCAPI-datetime';
@@ -172,11 +245,10 @@ const ACTUAL_DATETIME = 'OGCAPI-datetime';
  * /req/collections/rc-subset-definition C for a subset outside the extent). A tile at the latest keyframe because
  * the request named no time changes when a newer catalog is mirrored: cached as a document (revalidated).
  */
-function weatherTile(ctx: RequestContext, v: WeatherVariable, p: z.output<typeof ogcTileParams>): Reply | Promise<Reply> {
+function weatherTile(ctx: RequestContext, v: WeatherVariable, p: TileRequest, a: TileAddress): Reply | Promise<Reply> {
   if (tmsIdFor(v.pyramid.tileSize) !== p.tmsId) throw notFound(`Unknown tileset: ${p.tmsId}`);
   const asked = askedTime(p);
   const keyframe = asked === 'empty' ? undefined : keyframeFor(v, asked);
-  const a = { z: p.tileMatrix, x: p.tileCol, y: p.tileRow };
   assertInPyramid(v.pyramid, a);
   if (!keyframe) return tileReply(ctx, undefined, v.pyramid.format);
   const dated = (r: Reply): Reply => ({
@@ -189,21 +261,36 @@ function weatherTile(ctx: RequestContext, v: WeatherVariable, p: z.output<typeof
   return reply instanceof Promise ? reply.then(dated) : dated(reply);
 }
 
-/** `.../tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}`: the same tile as the resource's own XYZ route, typed as the tileset's link says. */
-function ogcTile(dataType: 'map' | 'vector') {
-  return (ctx: RequestContext, p: z.output<typeof ogcTileParams>): Reply | Promise<Reply> => {
-    const weather = weatherVariable(ctx, p.collectionId, dataType);
-    if (weather) return weatherTile(ctx, weather, p);
-    // Time is no axis of these collections' tiles; a malformed datetime or subset is still one (invalid).
-    askedTime(p);
-    const { info } = collectionStore(ctx, p.collectionId, dataType);
-    const pyramid = pyramidForTmsId(info, p.tmsId);
-    if (!pyramid) throw notFound(`Unknown tileset: ${p.tmsId}`);
-    const a = { z: p.tileMatrix, x: p.tileCol, y: p.tileRow };
-    if (info.kind !== 'maps') return advertised(serveStoredTile(ctx, info.kind, info.id, a));
-    if (pyramid.format === 'pbf') throw notFound(`Collection ${p.collectionId} has no map tiles`);
-    return advertised(serveMapTile(ctx, info.id, { ...a, tileSize: pyramid.tileSize === 256 ? 256 : 512, scale: 1, format: pyramid.format }, 'pyramid'));
-  };
+/** `.../tiles/{tmsId}/{tileMatrix}/{tileRow}/{tileCol}` in a Web Mercator set: the same tile as the resource's own XYZ route, typed as the tileset's link says. */
+function webMercatorTile(ctx: RequestContext, dataType: 'map' | 'vector', p: TileRequest, a: TileAddress): Reply | Promise<Reply> {
+  const weather = weatherVariable(ctx, p.collectionId, dataType);
+  if (weather) return weatherTile(ctx, weather, p, a);
+  // Time is no axis of these collections' tiles; a malformed datetime or subset is still one (invalid).
+  askedTime(p);
+  const { info } = collectionStore(ctx, p.collectionId, dataType);
+  const pyramid = pyramidForTmsId(info, p.tmsId);
+  if (!pyramid) throw notFound(`Unknown tileset: ${p.tmsId}`);
+  if (info.kind !== 'maps') return advertised(serveStoredTile(ctx, info.kind, info.id, a));
+  if (pyramid.format === 'pbf') throw notFound(`Collection ${p.collectionId} has no map tiles`);
+  return advertised(serveMapTile(ctx, info.id, { ...a, tileSize: pyramid.tileSize === 256 ? 256 : 512, scale: 1, format: pyramid.format }, 'pyramid'));
+}
+
+/**
+ * `.../map/tiles/{gridId}/{tileMatrix}/{tileRow}/{tileCol}`: a raster collection's tile in a configured grid, drawn
+ * from its main pyramid in that pyramid's format. Not found for a set the collection is not offered in (a weather
+ * collection is offered in none); invalid, naming the parameter, for a matrix the grid has not or a tile outside it.
+ */
+function gridTile(ctx: RequestContext, p: z.output<typeof ogcMapTileParams>): Promise<Reply> {
+  if (weatherVariable(ctx, p.collectionId, 'map')) throw notFound(`Unknown tileset: ${p.tmsId}`);
+  askedTime(p);
+  const store = collectionStore(ctx, p.collectionId, 'map');
+  const offered = offeredGrid(ctx, store.info, p.tmsId);
+  if (!offered) throw notFound(`Unknown tileset: ${p.tmsId}`);
+  const found = gridTileMatrix(offered.grid, p.tileMatrix, p.tileRow, p.tileCol);
+  if ('invalid' in found) throw badRequest(found.invalid);
+  // Named as WMS and WMTS name the layer, so X-Tilemirror-Source reads the same whichever protocol asked.
+  const source = { store, pyramidName: offered.source.name, name: `${store.info.kind}/${store.info.id}` };
+  return gridTileReply(ctx, source, offered.grid, found.matrix, p.tileRow, p.tileCol, offered.source.format);
 }
 
 // One handler per route (named, so the route-table test can check which one a path reaches).
@@ -211,8 +298,16 @@ export const ogcMapTilesets = ogcTilesets('map');
 export const ogcVectorTilesets = ogcTilesets('vector');
 export const ogcMapTileset = ogcTileset('map');
 export const ogcVectorTileset = ogcTileset('vector');
-export const ogcMapTile = ogcTile('map');
-export const ogcVectorTile = ogcTile('vector');
+
+/** A map tile: in a Web Mercator set as the resource's own route answers it, in a configured grid drawn (gridTile). */
+export function ogcMapTile(ctx: RequestContext, p: z.output<typeof ogcMapTileParams>): Reply | Promise<Reply> {
+  if (!isWebMercatorTmsId(p.tmsId)) return gridTile(ctx, p);
+  return webMercatorTile(ctx, 'map', p, { z: Number(p.tileMatrix), x: p.tileCol, y: p.tileRow });
+}
+
+export function ogcVectorTile(ctx: RequestContext, p: z.output<typeof ogcTileParams>): Reply | Promise<Reply> {
+  return webMercatorTile(ctx, 'vector', p, { z: p.tileMatrix, x: p.tileCol, y: p.tileRow });
+}
 
 // The dataset's vector tiles (ogc/dataset-tilesets.ts says what the dataset is).
 

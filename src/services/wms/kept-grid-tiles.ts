@@ -22,6 +22,9 @@ export const GRID_TILES_DIR = '.grids';
 
 export type GridTileFormat = 'png' | 'jpg' | 'webp';
 
+/** GeoPackages kept open at once (the least recently used is closed, and opened again when asked for). */
+const MAX_OPEN_FILES = 32;
+
 /** What a grid tile is drawn from: a resource's store, the pyramid a WMTS layer names, the layer's name for logs. */
 export interface GridTileSource {
   store: TileStore;
@@ -119,6 +122,8 @@ export class KeptGridTiles {
   }
 
   private keep(kept: OpenCache, source: GridTileSource, table: string, format: GridTileFormat, zoom: number, col: number, row: number, data: Buffer): void {
+    // Closed while the tile was drawn (too many files open, or a new version): kept the next time it is drawn.
+    if (!kept.cache.isOpen) return;
     try {
       const content = { table, identifier: `${source.name} (${format})`, description: `${source.name} in ${kept.grid.name}, drawn from its Web Mercator tiles`, bounds: () => kept.bounds };
       kept.cache.put(content, zoom, col, row, data, format === 'webp');
@@ -148,6 +153,9 @@ export class KeptGridTiles {
     const version = this.version(source, grid);
     const current = this.open.get(key);
     if (current) {
+      // Most recently used last: the first one is closed when too many are open.
+      this.open.delete(key);
+      this.open.set(key, current);
       const replaced = current.then((c) => (c.version === version ? undefined : c));
       return replaced.then((old) => {
         if (!old) return current;
@@ -160,6 +168,12 @@ export class KeptGridTiles {
     }
     const opening = this.openVersion(source, grid, version);
     this.open.set(key, opening);
+    if (this.open.size > MAX_OPEN_FILES) {
+      // Three descriptors each (the file, its -wal and -shm): many resources times many grids would hold thousands.
+      const [oldestKey, oldest] = this.open.entries().next().value as [string, Promise<OpenCache>];
+      this.open.delete(oldestKey);
+      oldest.then((c) => c.cache.close()).catch(() => undefined);
+    }
     opening.catch(() => this.open.get(key) === opening && this.open.delete(key));
     return opening;
   }

@@ -59,6 +59,8 @@ export class GpkgTileCache {
 
   /** The tile, or undefined when it is not kept. */
   get(table: string, zoom: number, column: number, row: number): Buffer | undefined {
+    // Closed by its owner (too many open, a new version) while a request awaited it: as if not kept.
+    if (!this.db.open) return undefined;
     if (!this.tables.has(table)) {
       // Another process (a pre-render run) may have added it since.
       this.refreshTables();
@@ -98,6 +100,10 @@ export class GpkgTileCache {
     this.refreshTables();
     if (!this.tables.has(table)) return [];
     return this.db.prepare(`SELECT zoom_level AS zoom, count(*) AS tiles FROM "${table}" GROUP BY zoom_level ORDER BY zoom_level`).all() as { zoom: number; tiles: number }[];
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
   }
 
   close(): void {

@@ -5,11 +5,14 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import sharp from 'sharp';
 import type { Reply } from '../../../src/http/reply';
 import * as ogc from '../../../src/http/routes/ogc';
 import { StoreWriter } from '../../../src/store/mbtiles/writer';
 import { SAMPLE_OGC_COLLECTIONS } from '../../fixtures/sample-listings';
+import { LV95 } from '../../helpers/grids';
 import { BASE_URL, inProcess, json, patternsOf, storeFile } from '../../helpers/in-process';
+import { decodeRGBA, gradientTile, isUniform } from '../../helpers/pixels';
 import { readStoredTile } from '../../helpers/stored-tiles';
 import { tempDirs } from '../../helpers/temp-dirs';
 
@@ -327,6 +330,267 @@ describe("the dataset's vector tiles: the sample's vector tile sets, combined", 
   });
 });
 
+describe('the configured grids besides Web Mercator: tile matrix sets, tilesets of the raster collections, tiles', () => {
+  // UTM60WGS84Quad (174°E to 180°) meets the world map but neither the terrain (the Alps) nor the image (to 171.6°E).
+  const grids = inProcess({ config: { grids: ['EuropeanETRS89_LAEAQuad', 'WorldCRS84Quad', LV95, 'UTM60WGS84Quad'] } });
+  afterAll(() => grids.close());
+  const GRID_IDS = ['EuropeanETRS89_LAEAQuad', 'WorldCRS84Quad', 'LV95', 'UTM60WGS84Quad'];
+  const CRS84_URI = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
+  const TMS_URI = 'http://www.opengis.net/def/tilematrixset/OGC/1.0/';
+  interface Matrix {
+    id: string;
+    scaleDenominator: number;
+    cellSize: number;
+    cornerOfOrigin: string;
+    pointOfOrigin: number[];
+    tileWidth: number;
+    tileHeight: number;
+    matrixWidth: number;
+    matrixHeight: number;
+  }
+  interface SetDoc extends Links {
+    id: string;
+    uri?: string;
+    crs: string;
+    orderedAxes: string[];
+    wellKnownScaleSet?: string;
+    tileMatrices: Matrix[];
+    type: string;
+    identifier: string;
+    supportedCRS: string;
+    boundingBox: { lowerCorner: number[]; upperCorner: number[] };
+    tileMatrix: (Matrix & { identifier: string; topLeftCorner: number[] })[];
+  }
+  const setDoc = async (id: string) => json<SetDoc>(await grids.get(`/ogc/tileMatrixSets/${id}`));
+  interface Entry extends Links {
+    tileMatrixSetId: string;
+    tileMatrixSetURI?: string;
+    crs: string;
+    dataType: string;
+    tileMatrixSetLimits: { tileMatrix: string; minTileRow: number; maxTileRow: number; minTileCol: number; maxTileCol: number }[];
+  }
+  const tilesetIds = async (cid: string, path = 'map/tiles') => json<{ tilesets: Entry[] }>(await grids.get(`/ogc/collections/${cid}/${path}`)).tilesets.map((t) => t.tileMatrixSetId);
+
+  test('/ogc/tileMatrixSets: the Web Mercator sets, then every configured grid (its registry URI when registered, its CRS, a self link)', async () => {
+    const list = json<{ tileMatrixSets: ({ id: string; title: string; uri?: string; crs: string } & Links)[] }>(await grids.get('/ogc/tileMatrixSets'));
+    expect(list.tileMatrixSets.map((t) => t.id)).toEqual(['WebMercatorQuad', 'WebMercatorQuad512', ...GRID_IDS]);
+    const [laea, crs84, lv95, utm] = list.tileMatrixSets.slice(2);
+    expect(laea).toEqual({
+      id: 'EuropeanETRS89_LAEAQuad',
+      title: 'Lambert Azimuthal Equal Area ETRS89 for Europe',
+      uri: `${TMS_URI}EuropeanETRS89_LAEAQuad`,
+      crs: 'http://www.opengis.net/def/crs/EPSG/0/3035',
+      links: [{ href: `${BASE_URL}/ogc/tileMatrixSets/EuropeanETRS89_LAEAQuad?key=demo`, rel: 'self', type: 'application/json', title: 'Lambert Azimuthal Equal Area ETRS89 for Europe' }],
+    });
+    expect(crs84).toMatchObject({ uri: `${TMS_URI}WorldCRS84Quad`, crs: CRS84_URI });
+    expect(utm).toMatchObject({ uri: `${TMS_URI}UTM60WGS84Quad`, crs: 'http://www.opengis.net/def/crs/EPSG/0/32660' });
+    // An operator's grid is on no register: no uri.
+    expect(lv95).toEqual({ id: 'LV95', title: 'CH1903+ / LV95 (swisstopo)', crs: 'http://www.opengis.net/def/crs/EPSG/0/2056', links: [expect.objectContaining({ rel: 'self', href: `${BASE_URL}/ogc/tileMatrixSets/LV95?key=demo` })] });
+    for (const t of list.tileMatrixSets) expect((await grids.get(pathOf(rel(t, 'self')!.href))).status).toBe(200);
+  });
+
+  // The values below are the OGC 2D-TMS registry's (registry/json/WorldCRS84Quad.json, EuropeanETRS89_LAEAQuad.json
+  // of opengeospatial/2D-Tile-Matrix-Set), written as the registry writes them.
+  test('/ogc/tileMatrixSets/WorldCRS84Quad: the registry\'s definition, longitude first; and the 17-083r2 keys GDAL 3.6 reads', async () => {
+    const doc = await setDoc('WorldCRS84Quad');
+    expect(doc).toMatchObject({
+      id: 'WorldCRS84Quad',
+      title: 'CRS84 for the World',
+      uri: `${TMS_URI}WorldCRS84Quad`,
+      crs: CRS84_URI,
+      orderedAxes: ['Lon', 'Lat'],
+      wellKnownScaleSet: 'http://www.opengis.net/def/wkss/OGC/1.0/GoogleCRS84Quad',
+    });
+    expect(doc.tileMatrices.map((m) => m.id)).toEqual(Array.from({ length: 24 }, (_, z) => String(z)));
+    const m0 = doc.tileMatrices[0];
+    expect(m0).toMatchObject({ id: '0', cellSize: 0.703125, cornerOfOrigin: 'topLeft', pointOfOrigin: [-180, 90], tileWidth: 256, tileHeight: 256, matrixWidth: 2, matrixHeight: 1 });
+    expect(m0.scaleDenominator).toBeCloseTo(279541132.014358, 5);
+    const m14 = doc.tileMatrices[14];
+    expect(m14).toMatchObject({ id: '14', pointOfOrigin: [-180, 90], matrixWidth: 32768, matrixHeight: 16384 });
+    expect(m14.scaleDenominator).toBeCloseTo(17061.8366707982, 9);
+    expect(m14.cellSize).toBeCloseTo(0.0000429153442382812, 18);
+    expect(doc.tileMatrices[23].scaleDenominator).toBeCloseTo(33.3238997476528, 12);
+    expect(doc).toMatchObject({ type: 'TileMatrixSetType', identifier: 'WorldCRS84Quad', supportedCRS: CRS84_URI, boundingBox: { lowerCorner: [-180, -90], upperCorner: [180, 90] } });
+    expect(doc.tileMatrix[1]).toMatchObject({ type: 'TileMatrixType', identifier: '1', topLeftCorner: [-180, 90], matrixWidth: 4, matrixHeight: 2 });
+    expect(doc.tileMatrix[1].scaleDenominator).toBeCloseTo(139770566.007179, 5);
+    expect(rel(doc, 'self')?.href).toBe(`${BASE_URL}/ogc/tileMatrixSets/WorldCRS84Quad?key=demo`);
+  });
+
+  test('/ogc/tileMatrixSets/EuropeanETRS89_LAEAQuad: the registry\'s definition, every point northing first as EPSG:3035 orders its axes', async () => {
+    const doc = await setDoc('EuropeanETRS89_LAEAQuad');
+    expect(doc).toMatchObject({ id: 'EuropeanETRS89_LAEAQuad', uri: `${TMS_URI}EuropeanETRS89_LAEAQuad`, crs: 'http://www.opengis.net/def/crs/EPSG/0/3035', orderedAxes: ['Y', 'X'] });
+    expect(doc.wellKnownScaleSet).toBeUndefined();
+    expect(doc.tileMatrices).toHaveLength(16);
+    const m0 = doc.tileMatrices[0];
+    expect(m0).toMatchObject({ id: '0', cellSize: 17578.125, cornerOfOrigin: 'topLeft', pointOfOrigin: [5500000.0, 2000000.0], tileWidth: 256, tileHeight: 256, matrixWidth: 1, matrixHeight: 1 });
+    expect(m0.scaleDenominator).toBeCloseTo(62779017.8571428, 6);
+    const m8 = doc.tileMatrices[8];
+    expect(m8).toMatchObject({ id: '8', pointOfOrigin: [5500000.0, 2000000.0], matrixWidth: 256, matrixHeight: 256 });
+    expect(m8.scaleDenominator).toBeCloseTo(245230.538504464, 8);
+    expect(m8.cellSize).toBeCloseTo(68.6645507812, 9);
+    const m15 = doc.tileMatrices[15];
+    expect(m15.scaleDenominator).toBeCloseTo(1915.86358206612, 10);
+    expect(m15.cellSize).toBeCloseTo(0.536441803, 9);
+    // 17-083r2: the corners too in the CRS's order; the box is the one tile of matrix 0 from the origin.
+    expect(doc).toMatchObject({ supportedCRS: 'http://www.opengis.net/def/crs/EPSG/0/3035', boundingBox: { lowerCorner: [1000000, 2000000], upperCorner: [5500000, 6500000] } });
+    expect(doc.tileMatrix[0].topLeftCorner).toEqual([5500000, 2000000]);
+  });
+
+  test("/ogc/tileMatrixSets/LV95: the operator's grid, easting first; a registered grid not configured, or another id: 404", async () => {
+    const doc = await setDoc('LV95');
+    expect(doc).toMatchObject({ id: 'LV95', identifier: 'LV95', crs: 'http://www.opengis.net/def/crs/EPSG/0/2056', supportedCRS: 'http://www.opengis.net/def/crs/EPSG/0/2056', orderedAxes: ['E', 'N'] });
+    expect(doc.uri).toBeUndefined();
+    expect(doc.tileMatrices).toHaveLength(29);
+    expect(doc.tileMatrices[0]).toMatchObject({ id: '0', cellSize: 4000, pointOfOrigin: [2420000, 1350000], matrixWidth: 1, matrixHeight: 1 });
+    expect(doc.tileMatrices[0].scaleDenominator).toBeCloseTo(4000 / 0.00028, 6);
+    expect(doc.tileMatrices[28]).toMatchObject({ id: '28', cellSize: 0.1, matrixWidth: 18750, matrixHeight: 12500 });
+    expect(doc.boundingBox).toEqual(expect.objectContaining({ lowerCorner: [2420000, 1350000 - 256 * 4000], upperCorner: [2420000 + 256 * 4000, 1350000] }));
+    for (const id of ['UTM31WGS84Quad', 'Nope']) expect(problem(await grids.get(`/ogc/tileMatrixSets/${id}`))).toEqual(expectedProblem(404, 'Not Found', `Unknown tile matrix set: ${id}`));
+  });
+
+  test("a raster collection's tilesets: the Web Mercator ones, then each grid its bounds meet; vector and weather collections keep Web Mercator only", async () => {
+    const list = json<{ tilesets: Entry[] }>(await grids.get('/ogc/collections/maps.sample/map/tiles'));
+    expect(list.tilesets.map((t) => t.tileMatrixSetId)).toEqual(['WebMercatorQuad512', 'WebMercatorQuad', ...GRID_IDS]);
+    const entry = (id: string) => list.tilesets.find((t) => t.tileMatrixSetId === id)!;
+    expect(entry('WorldCRS84Quad')).toMatchObject({ dataType: 'map', crs: CRS84_URI, tileMatrixSetURI: `${TMS_URI}WorldCRS84Quad` });
+    expect(rel(entry('WorldCRS84Quad'), `${REL}tiling-scheme`)?.href).toBe(`${BASE_URL}/ogc/tileMatrixSets/WorldCRS84Quad?key=demo`);
+    expect(rel(entry('WorldCRS84Quad'), 'self')?.href).toBe(`${BASE_URL}/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad?key=demo`);
+    expect(entry('LV95')).toMatchObject({ crs: 'http://www.opengis.net/def/crs/EPSG/0/2056' });
+    expect(entry('LV95').tileMatrixSetURI).toBeUndefined();
+    // Limits: every tile of every matrix (grid-tilesets.ts says why), as GDAL 3.6 needs some.
+    expect(entry('WorldCRS84Quad').tileMatrixSetLimits).toHaveLength(24);
+    expect(entry('WorldCRS84Quad').tileMatrixSetLimits[0]).toEqual({ tileMatrix: '0', minTileRow: 0, maxTileRow: 0, minTileCol: 0, maxTileCol: 1 });
+    expect(entry('WorldCRS84Quad').tileMatrixSetLimits[23]).toEqual({ tileMatrix: '23', minTileRow: 0, maxTileRow: 8388607, minTileCol: 0, maxTileCol: 16777215 });
+    expect(entry('UTM60WGS84Quad').tileMatrixSetLimits[0]).toEqual({ tileMatrix: '1', minTileRow: 0, maxTileRow: 1, minTileCol: 0, maxTileCol: 0 });
+    expect(entry('LV95').tileMatrixSetLimits[28]).toEqual({ tileMatrix: '28', minTileRow: 0, maxTileRow: 12499, minTileCol: 0, maxTileCol: 18749 });
+    // The Alps' terrain and the image (to 171.6°E) stop short of UTM zone 60.
+    expect(await tilesetIds('tiles.sample-terrain')).toEqual(['WebMercatorQuad', 'EuropeanETRS89_LAEAQuad', 'WorldCRS84Quad', 'LV95']);
+    expect(await tilesetIds('images.sample-image')).toEqual(['WebMercatorQuad', 'EuropeanETRS89_LAEAQuad', 'WorldCRS84Quad', 'LV95']);
+    expect(await tilesetIds('tiles.sample-vector', 'tiles')).toEqual(['WebMercatorQuad512']);
+    expect(await tilesetIds('weather.temperature-2m.sample')).toEqual(['WebMercatorQuad']);
+  });
+
+  test('a tileset in a grid: its CRS, the registry URI, its tiling scheme, the template of its tiles, the bounding box in CRS84, every tile its limits', async () => {
+    const doc = json<{ title: string; dataType: string; crs: string; tileMatrixSetURI?: string; boundingBox: unknown; tileMatrixSetLimits: unknown[] } & Links>(
+      await grids.get('/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad'),
+    );
+    expect(doc).toMatchObject({ dataType: 'map', crs: CRS84_URI, tileMatrixSetURI: `${TMS_URI}WorldCRS84Quad`, boundingBox: { lowerLeft: [-180, -85.0511287798066], upperRight: [180, 85.0511287798066], crs: CRS84_URI } });
+    expect(doc.tileMatrixSetLimits).toHaveLength(24);
+    expect(doc.links).toEqual([
+      { href: `${BASE_URL}/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad?key=demo`, rel: 'self', type: 'application/json', title: 'This tileset' },
+      { href: `${BASE_URL}/ogc/tileMatrixSets/WorldCRS84Quad?key=demo`, rel: `${REL}tiling-scheme`, type: 'application/json', title: 'Tile matrix set WorldCRS84Quad' },
+      { href: `${BASE_URL}/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/{tileMatrix}/{tileRow}/{tileCol}?key=demo`, rel: 'item', type: 'image/png', title: 'Tiles', templated: true },
+    ]);
+    const terrain = json<{ crs: string; tileMatrixSetURI?: string; boundingBox: unknown }>(await grids.get('/ogc/collections/tiles.sample-terrain/map/tiles/LV95'));
+    expect(terrain).toMatchObject({ crs: 'http://www.opengis.net/def/crs/EPSG/0/2056', boundingBox: { lowerLeft: [5.9, 45.8], upperRight: [10.5, 47.8], crs: CRS84_URI } });
+    expect(terrain.tileMatrixSetURI).toBeUndefined();
+    for (const [path, detail] of [
+      ['/ogc/collections/images.sample-image/map/tiles/UTM60WGS84Quad', 'Unknown tileset: UTM60WGS84Quad'],
+      ['/ogc/collections/maps.sample/map/tiles/UTM31WGS84Quad', 'Unknown tileset: UTM31WGS84Quad'],
+      ['/ogc/collections/tiles.sample-vector/tiles/WorldCRS84Quad', 'Unknown tileset: WorldCRS84Quad'],
+      ['/ogc/collections/weather.temperature-2m.sample/map/tiles/WorldCRS84Quad', 'Unknown tileset: WorldCRS84Quad'],
+    ]) {
+      expect([path, problem(await grids.get(path))]).toEqual([path, expectedProblem(404, 'Not Found', detail)]);
+    }
+  });
+
+  test("a tile in a grid: a PNG of the grid's tile size drawn from the collection, the same as WMTS's, its source named", async () => {
+    for (const [grid, m, row, col] of [
+      ['WorldCRS84Quad', 1, 0, 1],
+      ['EuropeanETRS89_LAEAQuad', 2, 1, 1],
+      ['LV95', 0, 0, 0],
+    ] as const) {
+      const what = `${grid} ${m}/${row}/${col}`;
+      const r = await grids.get(`/ogc/collections/maps.sample/map/tiles/${grid}/${m}/${row}/${col}`);
+      expect([what, r.status, r.type, r.cache]).toEqual([what, 200, 'image/png', 'tile']);
+      expect(r.headers?.['X-Tilemirror-Source']).toMatch(/^maps\/sample \S+ \d+/);
+      const img = await decodeRGBA(r.body!);
+      expect([what, img.width, img.height, isUniform(img)]).toEqual([what, 256, 256, false]);
+      // The WMTS tile of the same grid, matrix, row and column: the same bytes, drawn from the same levels.
+      const wmtsTile = await grids.get('/wmts', {
+        query: { SERVICE: 'WMTS', REQUEST: 'GetTile', VERSION: '1.0.0', LAYER: 'maps/sample', STYLE: 'default', TILEMATRIXSET: grid, TILEMATRIX: String(m), TILEROW: String(row), TILECOL: String(col), FORMAT: 'image/png' },
+      });
+      expect([what, wmtsTile.status, wmtsTile.headers?.['X-Tilemirror-Source']]).toEqual([what, 200, r.headers?.['X-Tilemirror-Source']]);
+      expect([what, wmtsTile.body?.equals(r.body!)]).toEqual([what, true]);
+    }
+    // A raster tile set's: the terrain (the Alps) in LV95's coarsest matrix.
+    const terrain = await grids.get('/ogc/collections/tiles.sample-terrain/map/tiles/LV95/0/0/0');
+    expect(terrain).toMatchObject({ status: 200, type: 'image/png' });
+    expect(isUniform(await decodeRGBA(terrain.body!))).toBe(false);
+    expect(terrain.headers?.['X-Tilemirror-Source']).toMatch(/^tiles\/sample-terrain /);
+  });
+
+  test.each([
+    // the matrix: one of the grid's, as its definition names them
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/24/0/0', 'Invalid tileMatrix: expected the identifier of a tile matrix of WorldCRS84Quad, 0 to 23'],
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/x/0/0', 'Invalid tileMatrix: expected the identifier of a tile matrix of WorldCRS84Quad, 0 to 23'],
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/05/0/0', 'Invalid tileMatrix: expected the identifier of a tile matrix of WorldCRS84Quad, 0 to 23'],
+    ['/ogc/collections/maps.sample/map/tiles/UTM60WGS84Quad/0/0/0', 'Invalid tileMatrix: expected the identifier of a tile matrix of UTM60WGS84Quad, 1 to 24'],
+    ['/ogc/collections/maps.sample/map/tiles/LV95/29/0/0', 'Invalid tileMatrix: expected the identifier of a tile matrix of LV95, 0 to 28'],
+    // row and column: inside the matrix (WorldCRS84Quad 0: two tiles across, one down)
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/0/1/0', 'Invalid tileRow: expected 0 to 0 in tile matrix 0 of WorldCRS84Quad'],
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/0/0/2', 'Invalid tileCol: expected 0 to 1 in tile matrix 0 of WorldCRS84Quad'],
+    ['/ogc/collections/maps.sample/map/tiles/LV95/28/12500/0', 'Invalid tileRow: expected 0 to 12499 in tile matrix 28 of LV95'],
+    ['/ogc/collections/maps.sample/map/tiles/UTM60WGS84Quad/1/0/4294967295', 'Invalid tileCol: expected 0 to 0 in tile matrix 1 of UTM60WGS84Quad'],
+    // as for every tile: integers from 0, a well-formed datetime
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/0/a/0', 'Invalid tileRow: expected a non-negative integer'],
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/0/0/-1', 'Invalid tileCol: expected a non-negative integer'],
+    ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/0/0/0?datetime=soon', expect.stringMatching(/^Invalid datetime\b/)],
+    // Web Mercator sets as without grids: the same checks and messages, tileMatrix's first
+    ['/ogc/collections/maps.sample/map/tiles/WebMercatorQuad512/25/a/0', 'Invalid tileMatrix: expected the identifier of a tile matrix of the set, 0 to 24'],
+    ['/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/x/0/x', 'Invalid tileMatrix: expected the identifier of a tile matrix of the set, 0 to 24'],
+    ['/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/1/a/5', 'Invalid tileRow: expected a non-negative integer'],
+    ['/ogc/collections/maps.sample/map/tiles/WebMercatorQuad/1/0/2', expect.stringMatching(/^Out of bounds: tile 1\/2\/0\b/)],
+  ])('%s → 400 problem details: %s', async (path, detail) => {
+    expect(problem(await grids.get(path))).toEqual(expectedProblem(400, 'Bad Request', detail));
+  });
+
+  test.each([
+    ['/ogc/collections/maps.sample/map/tiles/UTM31WGS84Quad/1/0/0', 'Unknown tileset: UTM31WGS84Quad'],
+    ['/ogc/collections/maps.sample/map/tiles/Nope/x/0/0', 'Unknown tileset: Nope'],
+    ['/ogc/collections/images.sample-image/map/tiles/UTM60WGS84Quad/1/0/0', 'Unknown tileset: UTM60WGS84Quad'],
+    ['/ogc/collections/maps.nope/map/tiles/WorldCRS84Quad/0/0/0', 'Unknown collection: maps.nope'],
+    ['/ogc/collections/tiles.sample-vector/map/tiles/WorldCRS84Quad/0/0/0', 'Collection tiles.sample-vector has no map tilesets'],
+    ['/ogc/collections/tiles.sample-vector/tiles/WorldCRS84Quad/0/0/0', 'Unknown tileset: WorldCRS84Quad'],
+    ['/ogc/collections/weather.temperature-2m.sample/map/tiles/WorldCRS84Quad/0/0/0', 'Unknown tileset: WorldCRS84Quad'],
+  ])('%s → 404 problem details: %s', async (path, detail) => {
+    expect(problem(await grids.get(path))).toEqual(expectedProblem(404, 'Not Found', detail));
+  });
+
+  test("a collection of JPEG tiles: its grid tiles are JPEG, as its tileset's item link says", async () => {
+    // An image of one JPEG tile at zoom 0 (a gradient: no two pixels of a row alike).
+    const tmp = tempDir('tilemirror-ogc-grid-jpeg-');
+    try {
+      mkdirSync(join(tmp, 'images'));
+      const w = new StoreWriter(join(tmp, 'images', 'photo.mbtiles'), {
+        kind: 'images',
+        name: 'photo',
+        pyramids: [{ name: 'main', tileSize: 256, scale: 1, format: 'jpg', minzoom: 0, maxzoom: 0, bounds: [-180, -85.0511287798066, 180, 85.0511287798066] }],
+      });
+      w.putTile('main', 0, 0, 0, await sharp(await gradientTile(0, 0, 0)).jpeg().toBuffer());
+      w.close();
+      const other = inProcess({ dataDir: tmp, config: { grids: ['WorldCRS84Quad'] } });
+      try {
+        const doc = json<Links>(await other.get('/ogc/collections/images.photo/map/tiles/WorldCRS84Quad'));
+        expect(rel(doc, 'item')).toMatchObject({ type: 'image/jpeg', href: `${BASE_URL}/ogc/collections/images.photo/map/tiles/WorldCRS84Quad/{tileMatrix}/{tileRow}/{tileCol}?key=demo` });
+        const tile = await other.get('/ogc/collections/images.photo/map/tiles/WorldCRS84Quad/0/0/1');
+        expect(tile).toMatchObject({ status: 200, type: 'image/jpeg', cache: 'tile', headers: { 'X-Tilemirror-Source': expect.stringMatching(/^images\/photo /) } });
+        const meta = await sharp(tile.body).metadata();
+        expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 256, 256]);
+        expect(other.failures).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      removeTempDirs();
+    }
+  });
+
+  test('nothing failed unexpectedly', () => {
+    expect(grids.failures).toEqual([]);
+  });
+});
+
 test.each([
   ['/ogc/collections/maps.nope', 'Unknown collection: maps.nope'],
   ['/ogc/collections/bogus', 'Unknown collection: bogus'],
@@ -337,6 +601,10 @@ test.each([
   ['/ogc/collections/maps.sample/tiles/WebMercatorQuad512', 'Collection maps.sample has no vector tilesets'],
   ['/ogc/collections/maps.sample/map/tiles/Nope', 'Unknown tileset: Nope'],
   ['/ogc/collections/maps.sample/map/tiles/Nope/0/0/0', 'Unknown tileset: Nope'],
+  ['/ogc/collections/maps.sample/map/tiles/Nope/x/0/0', 'Unknown tileset: Nope'],
+  ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad/0/0/0', 'Unknown tileset: WorldCRS84Quad'],
+  ['/ogc/collections/maps.sample/map/tiles/WorldCRS84Quad', 'Unknown tileset: WorldCRS84Quad'],
+  ['/ogc/tileMatrixSets/WorldCRS84Quad', 'Unknown tile matrix set: WorldCRS84Quad'],
   ['/ogc/collections/tiles.sample-vector/tiles/WebMercatorQuad/0/0/0', 'Unknown tileset: WebMercatorQuad'],
   ['/ogc/tiles/WebMercatorQuad', 'Unknown tileset: WebMercatorQuad'],
   ['/ogc/tiles/Nope/0/0/0', 'Unknown tileset: Nope'],
