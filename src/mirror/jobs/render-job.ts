@@ -11,7 +11,7 @@ import { metatileTiles, prerender, prerenderPlan, type RunSharing } from '../../
 import type { RenderedTiles } from '../../services/rendered-tiles';
 import type { MapRenderer } from '../../services/renderer/types';
 import type { Grid } from '../../geo/grids';
-import { gridZoomsLike, prerenderGrid } from '../../services/wms/grid-prerender';
+import { gridLatitude, gridZoomsLike, prerenderGrid } from '../../services/wms/grid-prerender';
 import type { KeptGridTiles } from '../../services/wms/kept-grid-tiles';
 import { monthOf } from '../upstream/request-budget';
 import type { RenderJob } from './jobs-config';
@@ -116,14 +116,11 @@ async function renderGridTiles(job: RenderJob, host: RenderHost, map: TileStore,
   const resource = `maps/${map.info.id} in ${id}`;
   const t0 = Date.now();
   const grid = host.grid(id);
-  const b = map.info.bounds;
   let planned = 0;
   let drawn = 0;
   try {
     if (!grid) throw new Error(`no grid ${id} in the configuration's grids`);
-    // The detail is compared where the grid's tiles are: the middle of the map's area within the grid's.
-    const [south, north] = [Math.max(b[1], grid.area[1]), Math.min(b[3], grid.area[3])];
-    const zooms = gridZoomsLike(grid, job.zoom, south <= north ? (south + north) / 2 : (b[1] + b[3]) / 2);
+    const zooms = gridZoomsLike(grid, job.zoom, gridLatitude(grid, map.info.bounds));
     // A map's tiles in a grid are drawn from all its pyramids and renders: the pyramid named does not matter.
     const source = { store: map, pyramidName: map.info.pyramids[0]?.name ?? '512', name: `maps/${map.info.id}` };
     for (const format of job.formats) {

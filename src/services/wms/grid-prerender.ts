@@ -37,9 +37,18 @@ export interface GridPrerenderResult {
   stopped: boolean;
 }
 
-/** The grid's matrices from its first to the one whose cells are as fine as the pyramid's deepest tiles at its centre. */
+/**
+ * The latitude where the detail of Web Mercator tiles is compared with a grid's: the middle of the area both cover
+ * (a world map drawn in a national grid is seen at that nation's latitude), else of the bounds.
+ */
+export function gridLatitude(grid: Grid, bounds: readonly number[]): number {
+  const [south, north] = [Math.max(bounds[1], grid.area[1]), Math.min(bounds[3], grid.area[3])];
+  return south <= north ? (south + north) / 2 : (bounds[1] + bounds[3]) / 2;
+}
+
+/** The grid's matrices from its first to the one whose cells are as fine as the pyramid's deepest tiles where the grid is. */
 export function defaultGridZooms(grid: Grid, pyramid: Pyramid): [number, number] {
-  const lat = (pyramid.bounds[1] + pyramid.bounds[3]) / 2;
+  const lat = gridLatitude(grid, pyramid.bounds);
   const finest = ((2 * Math.PI * R) / (pyramid.tileSize * pyramid.scale * 2 ** pyramid.maxzoom)) * Math.cos((lat * Math.PI) / 180);
   return [Number(grid.matrices[0].id), Number(matrixAsFineAs(grid, finest).id)];
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Grid, GridMatrix } from '../../geo/grids';
+import { ByteLru } from '../../store/bytes/lru';
 import { gpkgGridOf, type GpkgGrid, type GpkgSrs } from '../../store/gpkg/grid';
 import { GpkgTileCache } from '../../store/gpkg/tile-cache';
 import type { TileStore } from '../../store/tile-reader';
@@ -69,6 +70,12 @@ export function gridTilesTable(source: GridTileSource, format: GridTileFormat): 
 
 export class KeptGridTiles {
   private readonly open = new Map<string, Promise<OpenCache>>();
+  /** The open files whose opening is done, by the same key: a request for a kept tile awaits nothing. */
+  private readonly ready = new Map<string, OpenCache>();
+  /** Kept tiles read lately: the same buffers each time, so their replies (ETag, headers) are built once. */
+  private readonly bytes = new ByteLru(32 * 1024 * 1024);
+  /** Versions by what they are a digest of (computed once per store file, render version and grid). */
+  private readonly versions = new Map<string, string>();
   /** The grids' CRS rows, by EPSG code (PROJ's WKT, asked once). */
   private readonly srs = new Map<number, Promise<GpkgSrs>>();
   private writable: boolean | undefined;
@@ -90,19 +97,38 @@ export class KeptGridTiles {
   version(source: GridTileSource, grid: Grid): string {
     const { store } = source;
     const render = store.info.kind === 'maps' ? (this.options.renderedTiles.style(store)?.version ?? '') : '';
-    return createHash('sha256')
-      .update(JSON.stringify([store.signature, render, grid, this.options.drawing]))
-      .digest('hex')
-      .slice(0, 16);
+    // A grid's definition and the drawing settings are fixed for the process: its id stands for them in the key.
+    const key = `${store.signature}|${render}|${grid.id}`;
+    let version = this.versions.get(key);
+    if (version === undefined) {
+      version = createHash('sha256')
+        .update(JSON.stringify([store.signature, render, grid, this.options.drawing]))
+        .digest('hex')
+        .slice(0, 16);
+      if (this.versions.size >= 4096) this.versions.clear();
+      this.versions.set(key, version);
+    }
+    return version;
   }
 
   /** Tile `row`/`col` of `matrix`: the kept one, else drawn (and kept when this process keeps tiles). */
   async tile(source: GridTileSource, grid: Grid, matrix: GridMatrix, row: number, col: number, format: GridTileFormat, signal?: AbortSignal): Promise<GridTileAnswer> {
-    const kept = this.keeps() ? await this.cacheOf(source, grid) : undefined;
+    const version = this.version(source, grid);
     const table = gridTilesTable(source, format);
     const zoom = Number(matrix.id);
+    const memoKey = `${version}/${table}/${zoom}/${col}/${row}`;
+    const remembered = this.bytes.get(memoKey);
+    if (remembered) return { data: remembered, levels: [], kept: true };
+    let kept: OpenCache | undefined;
+    if (this.keeps()) {
+      const ready = this.ready.get(this.keyOf(source, grid));
+      kept = ready?.version === version && ready.cache.isOpen ? ready : await this.cacheOf(source, grid);
+    }
     const hit = kept?.cache.get(table, zoom, col, row);
-    if (hit) return { data: hit, levels: [], kept: true };
+    if (hit) {
+      this.bytes.set(memoKey, hit);
+      return { data: hit, levels: [], kept: true };
+    }
     const base = this.options.renderedTiles.rasterBase(source.store, source.pyramidName);
     const drawn = await this.options.tiles.tile({ name: source.name, base }, grid, matrix, row, col, format === 'jpg' ? 'jpeg' : format, signal);
     if (kept) this.keep(kept, source, table, format, zoom, col, row, drawn.data);
@@ -148,8 +174,12 @@ export class KeptGridTiles {
   }
 
   /** The open file of the current version (made when missing, older versions deleted). */
+  private keyOf(source: GridTileSource, grid: Grid): string {
+    return `${source.store.info.kind}/${source.store.info.id}/${grid.id}`;
+  }
+
   private cacheOf(source: GridTileSource, grid: Grid): Promise<OpenCache> {
-    const key = `${source.store.info.kind}/${source.store.info.id}/${grid.id}`;
+    const key = this.keyOf(source, grid);
     const version = this.version(source, grid);
     const current = this.open.get(key);
     if (current) {
@@ -161,6 +191,7 @@ export class KeptGridTiles {
         if (!old) return current;
         if (this.open.get(key) === current) {
           this.open.delete(key);
+          this.ready.delete(key);
           old.cache.close();
         }
         return this.cacheOf(source, grid);
@@ -172,9 +203,13 @@ export class KeptGridTiles {
       // Three descriptors each (the file, its -wal and -shm): many resources times many grids would hold thousands.
       const [oldestKey, oldest] = this.open.entries().next().value as [string, Promise<OpenCache>];
       this.open.delete(oldestKey);
+      this.ready.delete(oldestKey);
       oldest.then((c) => c.cache.close()).catch(() => undefined);
     }
-    opening.catch(() => this.open.get(key) === opening && this.open.delete(key));
+    opening.then(
+      (c) => void (this.open.get(key) === opening && this.ready.set(key, c)),
+      () => this.open.get(key) === opening && this.open.delete(key),
+    );
     return opening;
   }
 
@@ -207,5 +242,6 @@ export class KeptGridTiles {
   close(): void {
     for (const p of this.open.values()) p.then((c) => c.cache.close()).catch(() => undefined);
     this.open.clear();
+    this.ready.clear();
   }
 }
