@@ -94,21 +94,9 @@ export function tileMatrixSetJson(tms: TileMatrixSet): TileMatrixSetJson {
 const inAxisOrder = (grid: Grid, x: number, y: number): [number, number] => (grid.northFirst ? [y, x] : [x, y]);
 
 function gridMatrixJson(grid: Grid, m: GridMatrix): TileMatrixJson {
-  const origin = inAxisOrder(grid, grid.origin[0], grid.origin[1]);
-  return {
-    type: 'TileMatrixType',
-    id: m.id,
-    identifier: m.id,
-    scaleDenominator: m.scaleDenominator,
-    cellSize: m.cellSize,
-    cornerOfOrigin: 'topLeft',
-    pointOfOrigin: origin,
-    topLeftCorner: [...origin],
-    tileWidth: grid.tileSize,
-    tileHeight: grid.tileSize,
-    matrixWidth: m.matrixWidth,
-    matrixHeight: m.matrixHeight,
-  };
+  const { id, scaleDenominator, cellSize, matrixWidth, matrixHeight } = m;
+  const pointOfOrigin = inAxisOrder(grid, grid.origin[0], grid.origin[1]);
+  return matrixJson({ id, zoom: Number(id), scaleDenominator, cellSize, pointOfOrigin, tileWidth: grid.tileSize, tileHeight: grid.tileSize, matrixWidth, matrixHeight });
 }
 
 /**

@@ -5,9 +5,9 @@
 // WAL and locks keep every tile whole, and a tile already there is never written again.
 
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { GpkgGrid } from './grid';
-import { addTilesTable, createGeopackageSchema, declareWebp, isTilesTableName, type GpkgContent } from './write';
+import { addTilesTable, createGeopackageSchema, declareWebp, isTilesTableName, syncAndRename, type GpkgContent } from './write';
 
 /** How long a write waits for another process's transaction on the same file. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -26,13 +26,7 @@ export class GpkgTileCache {
     try {
       db.transaction(() => createGeopackageSchema(db, grid.srs))();
       db.close();
-      const fd = openSync(tmp, 'r+');
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, file);
+      syncAndRename(tmp, file);
     } catch (err) {
       if (db.open) db.close();
       rmSync(tmp, { force: true });

@@ -139,6 +139,17 @@ export function createGeopackageSchema(db: Database.Database, srs: GpkgSrs): voi
   for (const s of rows) insert.run(s.name, s.srsId, s.organization, s.organizationCoordsysId, s.definition, s.description);
 }
 
+/** Makes a finished file durable, then puts it in place: a reader sees the whole file or the previous one. */
+export function syncAndRename(tmp: string, out: string): void {
+  const fd = openSync(tmp, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, out);
+}
+
 /** True when `table` may name a tiles table: a plain SQL identifier, not starting with gpkg_ or sqlite_. */
 export function isTilesTableName(table: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(table) && !RESERVED_TABLE.test(table);
@@ -233,13 +244,7 @@ export async function writeGeopackage(out: string, grid: GpkgGrid, content: Gpkg
     db.pragma('journal_mode = DELETE');
     db.close();
     db = undefined;
-    const fd = openSync(tmp, 'r+');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, out);
+    syncAndRename(tmp, out);
     return { tiles, perZoom, webp, bytes: statSync(out).size };
   } catch (err) {
     if (db?.open) db.close();
