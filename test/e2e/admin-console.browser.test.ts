@@ -5,6 +5,10 @@
 //    (61 of the 64 tiles stored: three are missing) is checked pixel by pixel: the centre of a tile the store holds
 //    has the coverage colour, the centre of one it lacks has not. Which tiles are stored is read from the MBTiles
 //    file itself, not from the API.
+//  - Another grid: over a copy of the sample with LV95 configured, three LV95 tiles requested through WMTS (so they
+//    are kept); choosing LV95 in the grid select fills the map's coverage source with exactly those tiles (read
+//    from MapLibre's source), draws them (rendered features of the tiles' layer, the coverage colour at each
+//    tile's centre) and lists LV95's matrices in the zoom select.
 //  - A job driven from the page: Run now against a local upstream (the simulator in front of a second tilemirror
 //    serving the sample, the job rate-limited so the run lasts several seconds) shows its progress bar moving (two
 //    different values read from the DOM), Cancel stops it (the job shows interrupted, its history too), and a later
@@ -16,7 +20,7 @@
 // failure instead with CI=true or TILEMIRROR_REQUIRE_CLIENTS set. Screenshots go to a temporary directory, kept
 // (and named on the console) with TILEMIRROR_KEEP_SCREENSHOTS=1 or when a test failed.
 import Database from 'better-sqlite3';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
@@ -24,7 +28,8 @@ import { runMirror } from '../../src/mirror/engine/run';
 import { storePaths } from '../../src/store/mbtiles/staging';
 import { snapshot } from '../fixtures/mirror-stores';
 import { startSimulator, type UpstreamSimulator } from '../fixtures/upstream-simulator';
-import { KEY, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
+import { LV95 } from '../helpers/grids';
+import { KEY, rawGet, SAMPLE_DIR, startServer, type TestServer } from '../helpers/server';
 import { gatedTest } from '../helpers/clients';
 import { CHROMIUM_CHECK, launchChromium, PageRecorder, waitForMapIdle } from './browser';
 import { tempDirs } from '../helpers/temp-dirs';
@@ -167,6 +172,88 @@ describe('the console in Chromium: stores and their coverage', () => {
         expect(all.filter((t) => t.stored && !blue(t.rgb))).toEqual([]);
         expect(missing.filter((t) => blue(t.rgb))).toEqual([]);
 
+        expect(recorder.problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }, 120_000);
+});
+
+describe('the console in Chromium: the tiles kept in another grid', () => {
+  let server: TestServer;
+  /** LV95 tiles (row, column) of matrix 16 (64 km tiles over Switzerland), requested through WMTS and so kept. */
+  const KEPT = [
+    [1, 2],
+    [2, 2],
+    [2, 3],
+  ];
+  beforeAll(async () => {
+    const data = tempDir('tm-console-grid-');
+    closers.push(removeTempDirs);
+    mkdirSync(path.join(data, 'maps'));
+    copyFileSync(path.join(SAMPLE_DIR, 'maps', 'sample.mbtiles'), path.join(data, 'maps', 'sample.mbtiles'));
+    server = await startServer({ dataDir: data, config: { admin: { keys: [ADMIN] }, grids: [LV95], render: { enabled: false } } });
+    closers.push(() => server.close());
+    for (const [row, col] of KEPT) expect((await rawGet(`${server.url}/wmts/1.0.0/maps/sample/default/LV95/16/${row}/${col}.png?key=${KEY}`)).status).toBe(200);
+  }, 60_000);
+
+  clientTest('choosing LV95 in the grid select draws the kept LV95 tiles on the map', async () => {
+    await recorded(async () => {
+      const { context, page, recorder } = await openConsole(server);
+      try {
+        await page.waitForSelector('#map[data-coverage^="maps/sample@"]', { timeout: IDLE_TIMEOUT_MS });
+        expect(await page.$$eval('#coverage-grid option', (os) => os.map((o) => [(o as unknown as { value: string }).value, o.textContent]))).toEqual([
+          ['', 'Web Mercator'],
+          ['LV95', 'LV95'],
+        ]);
+        await page.selectOption('#coverage-grid', 'LV95');
+        // The deepest matrix with tiles kept.
+        await page.waitForSelector('#map[data-coverage="maps/sample@LV95:16"]', { timeout: IDLE_TIMEOUT_MS });
+        await waitForMapIdle(page, IDLE_TIMEOUT_MS);
+        expect(await page.textContent('#coverage-count')).toBe('LV95, matrix 16: 3 of 40 tiles kept');
+        expect(await page.$$eval('#coverage-zoom option', (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual(LV95.resolutions.map((_, i) => String(i)));
+        expect(await page.$eval('#coverage-zoom', (s) => (s as unknown as { value: string }).value)).toBe('16');
+
+        type Tile = { row: number; col: number; centre: [number, number] };
+        // What MapLibre holds in the coverage source: the mirrored area and exactly the kept tiles.
+        const held = await page.evaluate(async () => {
+          type Data = { features: { properties: { type: string; matrix?: string; row?: number; col?: number }; geometry: { coordinates: number[][][] } }[] };
+          const map = (globalThis as unknown as { map: { getSource(id: string): { getData(): Promise<Data> } } }).map;
+          const data = await map.getSource('coverage').getData();
+          return data.features.map((f) => {
+            const ring = f.geometry.coordinates[0].slice(1);
+            const centre = [ring.reduce((a, p) => a + p[0], 0) / ring.length, ring.reduce((a, p) => a + p[1], 0) / ring.length];
+            return { ...f.properties, centre };
+          });
+        });
+        expect(held.filter((f) => f.type === 'mirrored')).toHaveLength(1);
+        const tiles = held.filter((f) => f.type === 'tile') as unknown as (Tile & { matrix: string })[];
+        expect(held).toHaveLength(1 + tiles.length);
+        expect(tiles.map((t) => `${t.matrix}/${t.row}/${t.col}`).sort()).toEqual(KEPT.map(([r, c]) => `16/${r}/${c}`).sort());
+        // In Switzerland, every one.
+        for (const t of tiles) expect(t.centre[0] > 5.9 && t.centre[0] < 10.6 && t.centre[1] > 45.8 && t.centre[1] < 47.9).toBe(true);
+
+        // Drawn: the tiles' layer renders all three, and the coverage colour is at each tile's centre.
+        const rendered = await page.evaluate(() => {
+          const map = (globalThis as unknown as { map: { queryRenderedFeatures(o: { layers: string[] }): { properties: { row: number; col: number } }[] } }).map;
+          return [...new Set(map.queryRenderedFeatures({ layers: ['coverage-tiles'] }).map((f) => `${f.properties.row}/${f.properties.col}`))].sort();
+        });
+        expect(rendered).toEqual(KEPT.map(([r, c]) => `${r}/${c}`).sort());
+        const png = await page.locator('#map').screenshot({ path: path.join(shotsDir, 'console-coverage-lv95.png') });
+        const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        for (const t of tiles) {
+          const at = await page.evaluate((lngLat) => (globalThis as unknown as { map: { project(l: [number, number]): { x: number; y: number } } }).map.project(lngLat), t.centre);
+          expect(at.x > 2 && at.y > 2 && at.x < info.width - 3 && at.y < info.height - 3).toBe(true);
+          const i = (Math.round(at.y) * info.width + Math.round(at.x)) * 3;
+          // The coverage colour, a strong blue (#2166ac, 75 % opaque).
+          expect({ tile: `${t.row}/${t.col}`, blue: data[i + 2] - data[i] > 60 }).toEqual({ tile: `${t.row}/${t.col}`, blue: true });
+        }
+
+        // Back to Web Mercator: the store's own tiles and zooms again.
+        await page.selectOption('#coverage-grid', '');
+        await page.waitForSelector('#map[data-coverage="maps/sample@5"]', { timeout: IDLE_TIMEOUT_MS });
+        expect(await page.textContent('#coverage-count')).toMatch(/^Web Mercator, zoom 5: /);
         expect(recorder.problems).toEqual([]);
       } finally {
         await context.close();

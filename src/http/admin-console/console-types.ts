@@ -26,20 +26,34 @@ export interface StoreRow {
   version: string | null;
   origin?: StoreOrigin;
   job: string | null;
+  /** The grids besides Web Mercator the store is offered in (absent from an older server). */
+  grids?: string[];
 }
 
 export interface StoresDoc {
   stores?: StoreRow[];
 }
 
-/** `GET /admin/api/stores/{id}/coverage`: a GeoJSON FeatureCollection with the counts at its zoom. */
+/** One feature of a coverage: the mirrored area, or a tile (Web Mercator z/x/y, or a grid's matrix/row/col). */
+export interface CoverageFeature {
+  type: 'Feature';
+  properties: { type: 'mirrored' } | { type: 'tile'; z: number; x: number; y: number } | { type: 'tile'; matrix: string; row: number; col: number };
+  geometry: { type: 'Polygon'; coordinates: number[][][] };
+}
+
+/**
+ * `GET /admin/api/stores/{id}/coverage[?grid=ID]`: a GeoJSON FeatureCollection with the counts at its zoom; with a
+ * grid, `z` is its matrix, `tiles` those kept there, and `grid` and `matrices` (the grid's matrix ids) are given.
+ */
 export interface CoverageDoc {
   type: 'FeatureCollection';
   z: number;
   tiles: number;
   expected: number;
   truncated: boolean;
-  features: unknown[];
+  grid?: string;
+  matrices?: string[];
+  features: CoverageFeature[];
 }
 
 export interface RunningJob {

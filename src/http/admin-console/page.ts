@@ -61,9 +61,10 @@ export function consolePage(prefix: string): string {
 <h2>Coverage</h2>
 <div class="controls">
 <label>Store <select id="coverage-store"></select></label>
+<label>Grid <select id="coverage-grid"></select></label>
 <label>Zoom <select id="coverage-zoom"></select></label>
 <span id="coverage-count"></span>
-<span class="legend"><i class="swatch mirrored"></i> mirrored area <i class="swatch tile"></i> tile present</span>
+<span class="legend"><i class="swatch mirrored"></i> mirrored area <i class="swatch tile"></i> <span id="legend-tile">tile present</span></span>
 </div>
 <div id="map"></div>
 </section>

@@ -137,8 +137,15 @@ export class KeptGridTiles {
 
   /** Tiles kept per zoom of `source` in `grid` as `format` (the current version's file only). */
   async counts(source: GridTileSource, grid: Grid, format: GridTileFormat): Promise<{ zoom: number; tiles: number }[]> {
-    if (!this.keeps()) return [];
-    return (await this.cacheOf(source, grid)).cache.counts(gridTilesTable(source, format));
+    const kept = await this.existing(source, grid);
+    return kept ? kept.cache.counts(gridTilesTable(source, format)) : [];
+  }
+
+  /** The tiles of `source` kept in `grid` at `matrix` as `format`, at most `limit` (the current version's file only). */
+  async tilesAt(source: GridTileSource, grid: Grid, matrix: GridMatrix, format: GridTileFormat, limit: number): Promise<{ row: number; col: number }[]> {
+    const kept = await this.existing(source, grid);
+    if (!kept) return [];
+    return kept.cache.tilesAt(gridTilesTable(source, format), Number(matrix.id), limit).map((t) => ({ row: t.row, col: t.column }));
   }
 
   /** Whether tile is kept already (a pre-render run skips it). */
@@ -173,11 +180,20 @@ export class KeptGridTiles {
     return this.writable;
   }
 
-  /** The open file of the current version (made when missing, older versions deleted). */
+  /**
+   * The current version's file when it exists: a reader of what is kept (the admin console) makes no file, as
+   * cacheOf would, for a resource whose tiles in the grid were never drawn. Nothing when tiles are not kept here.
+   */
+  private async existing(source: GridTileSource, grid: Grid): Promise<OpenCache | undefined> {
+    if (!this.keeps() || !existsSync(join(this.folder(source, grid), `${this.version(source, grid)}.gpkg`))) return undefined;
+    return this.cacheOf(source, grid);
+  }
+
   private keyOf(source: GridTileSource, grid: Grid): string {
     return `${source.store.info.kind}/${source.store.info.id}/${grid.id}`;
   }
 
+  /** The open file of the current version (made when missing, older versions deleted). */
   private cacheOf(source: GridTileSource, grid: Grid): Promise<OpenCache> {
     const key = this.keyOf(source, grid);
     const version = this.version(source, grid);

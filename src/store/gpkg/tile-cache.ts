@@ -96,6 +96,16 @@ export class GpkgTileCache {
     return this.db.prepare(`SELECT zoom_level AS zoom, count(*) AS tiles FROM "${table}" GROUP BY zoom_level ORDER BY zoom_level`).all() as { zoom: number; tiles: number }[];
   }
 
+  /** The kept tiles of one zoom level in `table`, by column then row (row 0 at the top); at most `limit`. */
+  tilesAt(table: string, zoom: number, limit: number): { column: number; row: number }[] {
+    this.refreshTables();
+    if (!this.tables.has(table)) return [];
+    const rows = this.db
+      .prepare(`SELECT tile_column AS c, tile_row AS r FROM "${table}" WHERE zoom_level = ? ORDER BY tile_column, tile_row LIMIT ?`)
+      .all(zoom, limit) as { c: number; r: number }[];
+    return rows.map(({ c, r }) => ({ column: c, row: r }));
+  }
+
   get isOpen(): boolean {
     return this.db.open;
   }

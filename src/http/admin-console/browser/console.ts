@@ -88,13 +88,16 @@ function say(text: string, kind = ''): void {
 
 let stores: StoreRow[] = [];
 let selected: string | null = null;
+/** The grid the coverage is drawn in: '' for Web Mercator (the store's own tiles), else a grid the store is offered in. */
+let selectedGrid = '';
 
 function origin(o: StoreRow['origin']): string {
   if (!o) return '–';
   return o.type === 'upstream' ? o.url : o.type;
 }
 
-function renderStores(): void {
+/** The stores' table and selects; true when the grid shown was dropped (see renderGrids). */
+function renderStores(): boolean {
   const body = $('#stores tbody');
   body.replaceChildren(
     ...stores.map((s) => {
@@ -123,6 +126,22 @@ function renderStores(): void {
   const select = $<HTMLSelectElement>('#coverage-store');
   const drawable = stores.filter((s) => s.minzoom !== undefined && s.maxzoom !== undefined);
   select.replaceChildren(...drawable.map((s) => el('option', { value: s.id, selected: s.id === selected }, s.id)));
+  return renderGrids();
+}
+
+/**
+ * The grid select: Web Mercator and the grids the selected store is offered in. A grid the store is no longer
+ * offered in falls back to Web Mercator; true when it did (the coverage shown is then of the wrong grid).
+ */
+function renderGrids(): boolean {
+  const grids = stores.find((s) => s.id === selected)?.grids ?? [];
+  const dropped = selectedGrid !== '' && !grids.includes(selectedGrid);
+  if (dropped) selectedGrid = '';
+  $<HTMLSelectElement>('#coverage-grid').replaceChildren(
+    el('option', { value: '', selected: selectedGrid === '' }, 'Web Mercator'),
+    ...grids.map((g) => el('option', { value: g, selected: g === selectedGrid }, g)),
+  );
+  return dropped;
 }
 
 async function loadStores(): Promise<void> {
@@ -136,7 +155,8 @@ async function loadStores(): Promise<void> {
     renderStores();
     if (selected) await selectStore(selected);
   } else {
-    renderStores();
+    // A grid the store is no longer offered in (republished with other bounds): its Web Mercator coverage instead.
+    if (renderStores()) await showCoverage(selected, '', undefined);
   }
 }
 
@@ -196,39 +216,59 @@ function initMap(): void {
 function applyCoverage(c: { id: string; doc: CoverageDoc }): void {
   const source = map && map.getSource<GeoJSONSource>('coverage');
   if (!source) return;
-  source.setData(c.doc as unknown as FeatureCollection);
-  $('#map').dataset.coverage = c.id + '@' + c.doc.z;
+  source.setData(c.doc);
+  // What the map shows, for the browser tests: `store@z`, or `store@grid:matrix` in a grid besides Web Mercator.
+  $('#map').dataset.coverage = c.id + '@' + (c.doc.grid ? c.doc.grid + ':' : '') + c.doc.z;
 }
 
-/** Shows a store's coverage at zoom z (the API's default zoom when undefined). */
-async function showCoverage(id: string, z: number | undefined): Promise<void> {
-  const path = 'stores/' + encodeURIComponent(id) + '/coverage' + (z === undefined ? '' : '?z=' + z);
-  const doc = await api<CoverageDoc>(path);
-  if (id !== selected) return;
-  const store = stores.find((s) => s.id === id);
-  const zoom = $<HTMLSelectElement>('#coverage-zoom');
-  const options: HTMLOptionElement[] = [];
-  if (store && store.minzoom !== undefined && store.maxzoom !== undefined) {
-    for (let i = store.minzoom; i <= store.maxzoom; i++) options.push(el('option', { value: String(i), selected: i === doc.z }, String(i)));
+/** The lon/lat box of a coverage's tiles, or undefined when it has none. */
+function tilesBox(doc: CoverageDoc): [[number, number], [number, number]] | undefined {
+  let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const f of doc.features) {
+    if (f.properties.type !== 'tile') continue;
+    for (const [lon, lat] of f.geometry.coordinates[0]) {
+      [w, s, e, n] = [Math.min(w, lon), Math.min(s, lat), Math.max(e, lon), Math.max(n, lat)];
+    }
   }
-  zoom.replaceChildren(...options);
-  $('#coverage-count').textContent =
-    'zoom ' + doc.z + ': ' + count(doc.tiles) + ' of ' + count(doc.expected) + ' tiles present' + (doc.truncated ? ' (the first 20,000 drawn)' : '');
+  return w <= e && s <= n ? [[w, s], [e, n]] : undefined;
+}
+
+/**
+ * Shows a store's coverage in `grid` ('' for Web Mercator) at zoom (or matrix) z, the API's default when undefined;
+ * `fit`: the map is fitted to the tiles drawn (a grid just chosen: its tiles may be a small part of the store).
+ */
+async function showCoverage(id: string, grid: string, z: number | undefined, fit = false): Promise<void> {
+  const query = [grid ? 'grid=' + encodeURIComponent(grid) : '', z === undefined ? '' : 'z=' + z].filter(Boolean).join('&');
+  const doc = await api<CoverageDoc>('stores/' + encodeURIComponent(id) + '/coverage' + (query ? '?' + query : ''));
+  // Another store or grid was chosen while this one was read.
+  if (id !== selected || grid !== selectedGrid) return;
+  const store = stores.find((s) => s.id === id);
+  const levels: string[] = [];
+  if (doc.matrices) levels.push(...doc.matrices);
+  else if (store && store.minzoom !== undefined && store.maxzoom !== undefined) for (let i = store.minzoom; i <= store.maxzoom; i++) levels.push(String(i));
+  $<HTMLSelectElement>('#coverage-zoom').replaceChildren(...levels.map((l) => el('option', { value: l, selected: Number(l) === doc.z }, l)));
+  $('#coverage-count').textContent = doc.grid
+    ? doc.grid + ', matrix ' + doc.z + ': ' + count(doc.tiles) + ' of ' + count(doc.expected) + ' tiles kept' + (doc.truncated ? ' (the first 20,000 drawn)' : '')
+    : 'Web Mercator, zoom ' + doc.z + ': ' + count(doc.tiles) + ' of ' + count(doc.expected) + ' tiles present' + (doc.truncated ? ' (the first 20,000 drawn)' : '');
+  $('#legend-tile').textContent = doc.grid ? 'tile kept' : 'tile present';
   coverageWanted = { id, doc };
   applyCoverage(coverageWanted);
+  const box = fit ? tilesBox(doc) : undefined;
+  if (map && box) map.fitBounds(box, { padding: 40, animate: false, maxZoom: 10 });
 }
 
 async function selectStore(id: string): Promise<void> {
   selected = id;
   for (const row of document.querySelectorAll<HTMLElement>('#stores tbody tr')) row.classList.toggle('selected', row.dataset.store === id);
   $<HTMLSelectElement>('#coverage-store').value = id;
+  renderGrids();
   const store = stores.find((s) => s.id === id);
   if (map && store && Array.isArray(store.bounds)) {
     const [w, s, e, n] = store.bounds;
     map.fitBounds([[Math.max(w, -180), Math.max(s, -85)], [Math.min(e, 180), Math.min(n, 85)]], { padding: 20, animate: false });
   }
   try {
-    await showCoverage(id, undefined);
+    await showCoverage(id, selectedGrid, undefined, selectedGrid !== '');
   } catch (err) {
     failed(err);
   }
@@ -399,8 +439,12 @@ $('#sign-out').addEventListener('click', () => {
   location.reload();
 });
 $<HTMLSelectElement>('#coverage-store').addEventListener('change', (e) => void selectStore((e.target as HTMLSelectElement).value));
+$<HTMLSelectElement>('#coverage-grid').addEventListener('change', (e) => {
+  selectedGrid = (e.target as HTMLSelectElement).value;
+  if (selected !== null) showCoverage(selected, selectedGrid, undefined, selectedGrid !== '').catch(failed);
+});
 $<HTMLSelectElement>('#coverage-zoom').addEventListener('change', (e) => {
-  if (selected !== null) showCoverage(selected, Number((e.target as HTMLSelectElement).value)).catch(failed);
+  if (selected !== null) showCoverage(selected, selectedGrid, Number((e.target as HTMLSelectElement).value)).catch(failed);
 });
 
 takeKeyFromAddress();
