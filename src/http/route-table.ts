@@ -201,11 +201,20 @@ function isRepeated(schema: z.ZodType): boolean {
 }
 
 /** The message of the first issue, naming the parameter. */
-function issueMessage(error: z.ZodError): string {
+/**
+ * zod's own messages that begin like ours but name no parameter ("Invalid string: must match pattern …", "Invalid
+ * option: expected one of …").
+ */
+const ZOD_GENERIC = /^Invalid (input|option|string|type|number|element|key|union|date|value)\b/;
+
+/** The message of a request's first bad parameter, naming it (`Invalid {name}: …`). */
+export function issueMessage(error: z.ZodError): string {
   const issue = error.issues[0];
   const name = issue.path.map(String).join('.');
   // Messages of our own schemas (params.ts) already name the parameter; zod's defaults do not.
-  return /^(Invalid|Out of bounds)\b/.test(issue.message) ? issue.message : `Invalid ${name}: ${issue.message}`;
+  const generic = ZOD_GENERIC.exec(issue.message);
+  const named = /^(Invalid|Out of bounds)\b/.test(issue.message) && !(generic && generic[1] !== String(issue.path[0]));
+  return named ? issue.message : `Invalid ${name}: ${issue.message}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compileIndexed, compilePattern, matchRoute, NO_PARAMS, route, type Handler } from '../../src/http/route-table';
+import { compileIndexed, compilePattern, issueMessage, matchRoute, NO_PARAMS, route, type Handler } from '../../src/http/route-table';
 import { routes } from '../../src/http/routes';
 import { dataFeatures } from '../../src/http/routes/data';
 import { imageJson, mapStyle, mapTileJson, mapTileset, mapViewer, tilesTileJson } from '../../src/http/routes/tileset-documents';
@@ -100,5 +100,25 @@ describe('route patterns', () => {
       const found = matchRoute(routes, path);
       expect([path, found?.route.handler]).toEqual([path, handler]);
     }
+  });
+});
+
+describe('the message of a bad parameter names it', () => {
+  const messageOf = (schema: z.ZodType, input: unknown): string => {
+    const r = schema.safeParse(input);
+    if (r.success) throw new Error('expected a failure');
+    return issueMessage(r.error);
+  };
+
+  test("zod's own messages get the parameter's name in front, whatever words they begin with", () => {
+    expect(messageOf(z.object({ z: z.string().regex(/^\d+$/) }), { z: 'x' })).toMatch(/^Invalid z: Invalid string: must match pattern/);
+    expect(messageOf(z.object({ format: z.enum(['png', 'jpg']) }), { format: 'gif' })).toMatch(/^Invalid format: Invalid option: expected one of/);
+    expect(messageOf(z.object({ limit: z.number().max(5) }), { limit: 9 })).toMatch(/^Invalid limit: Too big/);
+  });
+
+  test('a message of our own schemas, which names the parameter already, is left as it is', () => {
+    expect(messageOf(z.object({ format: z.enum(['png', 'json'], { error: 'Invalid format: png or json' }) }), { format: 'x' })).toBe('Invalid format: png or json');
+    expect(messageOf(z.object({ type: z.string().refine(() => false, 'Invalid type: poi or address') }), { type: 'x' })).toBe('Invalid type: poi or address');
+    expect(messageOf(z.object({ x: z.string().refine(() => false, 'Out of bounds: tile 3/9/9') }), { x: '9' })).toBe('Out of bounds: tile 3/9/9');
   });
 });
