@@ -33,13 +33,27 @@ const INDEX_EPSILON = 1e-10;
 
 const clampByte = (v: number): number => (v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0);
 
-/** The target image: each pixel sampled from `source` at (grid.sx, grid.sy); pixels outside the source or NaN get
- *  `background` (RGBA, 0-255). */
+/**
+ * Where a grid's coordinates fall in a source that is a window of a larger image at another scale: (sx * scale - x0,
+ * sy * scale - y0), each rounded to single precision as a grid's own coordinates are.
+ */
+export interface GridShift {
+  scale: number;
+  x0: number;
+  y0: number;
+}
+
+/**
+ * The target image: each pixel sampled from `source` at (grid.sx, grid.sy), or at those shifted by `shift` (without a
+ * shifted copy of the grid: two arrays of the image's size less per layer); pixels outside the source or NaN get
+ * `background` (RGBA, 0-255).
+ */
 export function resample(
   source: RgbaImage,
   grid: WarpGrid,
   method: Resampling,
   background: [number, number, number, number],
+  shift: GridShift = { scale: 1, x0: 0, y0: 0 },
 ): Buffer {
   const { width: w, height: h } = source;
   const src = source.data;
@@ -138,9 +152,10 @@ export function resample(
     return true;
   };
 
+  const { scale, x0, y0 } = shift;
   for (let p = 0, q = 0; p < n; p++, q += 4) {
-    const x = sx[p];
-    const y = sy[p];
+    const x = Math.fround(sx[p] * scale - x0);
+    const y = Math.fround(sy[p] * scale - y0);
     let alpha = 0;
     let o = 0;
     // NaN fails every comparison, so it is background too.

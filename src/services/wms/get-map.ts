@@ -78,7 +78,8 @@ export class WmsMaps {
 
   private async compose(input: GetMapInput): Promise<GetMapResult> {
     const { width, height } = input;
-    const canvas: Raw = { data: Buffer.alloc(width * height * 4), width, height };
+    // The first layer drawn is the canvas itself (over an empty canvas it would be copied as it is); none: blank.
+    let drawn: Buffer | undefined;
     const levels: string[] = [];
     const toMercator = this.toMercator(input.crs);
     const metres = await this.resolution(input, toMercator);
@@ -108,14 +109,12 @@ export class WmsMaps {
         levels.push(`${layer.name} ${level.pyramid.name} ${level.z}`);
         if (!window || window.w * window.h > MAX_SOURCE_PIXELS) continue;
         const region = await sourceRegion(this.decoded, layer.base, level, window.x0, window.y0, window.w, window.h);
-        const shifted: WarpGrid = { width, height, sx: new Float32Array(grid.sx.length), sy: new Float32Array(grid.sy.length) };
-        for (let p = 0; p < grid.sx.length; p++) {
-          shifted.sx[p] = grid.sx[p] * k - window.x0;
-          shifted.sy[p] = grid.sy[p] * k - window.y0;
-        }
-        over(canvas, resample(region, shifted, this.opts.resampling, [0, 0, 0, 0]));
+        const top = resample(region, grid, this.opts.resampling, [0, 0, 0, 0], { scale: k, x0: window.x0, y0: window.y0 });
+        if (drawn) over({ data: drawn, width, height }, top);
+        else drawn = top;
       }
     }
+    const canvas: Raw = { data: drawn ?? Buffer.alloc(width * height * 4), width, height };
     return { data: await encode(canvas, input), levels };
   }
 
