@@ -19,7 +19,7 @@ import { parseBBox, parseZoomRange } from './mirror/plan';
 import { prerender, type PrerenderResult } from './services/prerender';
 import { defaultGridZooms, prerenderGrid, type GridPrerenderResult } from './services/wms/grid-prerender';
 import type { GridTileFormat } from './services/wms/kept-grid-tiles';
-import { wmtsLayersFor } from './ogc/wmts';
+import { gridSource } from './ogc/grid-tilesets';
 import type { RenderFormat } from './store/renders/render-store';
 import { isStoreId, type Bounds } from './store/types';
 
@@ -195,10 +195,10 @@ export async function renderGridCommand(config: Config, o: RenderGridCommandOpti
     const { gridTiles, keptGridTiles } = server.services;
     const grid = gridTiles.grid(o.grid);
     if (!grid) throw new RenderCommandError(`no grid ${o.grid} in the configuration (grids: ${gridTiles.grids.map((g) => g.id).join(', ') || 'none'})`);
-    const layer = wmtsLayersFor(store.info).find((l) => ['png', 'jpg', 'webp'].includes(l.format));
-    if (!layer) throw new RenderCommandError(`${o.resource} has no raster tiles to draw ${o.grid} tiles from`);
-    const range = asked ?? defaultGridZooms(grid, layer.pyramid);
-    const source = { store, pyramidName: layer.pyramidName, name: layer.identifier };
+    const pyramid = gridSource(store.info);
+    if (!pyramid) throw new RenderCommandError(`${o.resource} has no raster tiles to draw ${o.grid} tiles from`);
+    const range = asked ?? defaultGridZooms(grid, pyramid);
+    const source = { store, pyramidName: pyramid.name, name: o.resource };
     let total: GridPrerenderResult = { tiles: 0, drawn: 0, stopped: false };
     for (const format of formats) {
       let last = 0;

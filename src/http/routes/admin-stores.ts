@@ -9,11 +9,11 @@ import type { Bounds } from '../../geo/bounds';
 import type { GridMatrix } from '../../geo/grids';
 import { tileBoundsLonLat, tileRange } from '../../geo/mercator';
 import { boxRing, defaultGridMatrix, gridCoverage, gridTileOutlines, mirroredFeature } from '../../ogc/coverage';
-import { wmtsLayersFor, type WmtsLayer } from '../../ogc/wmts';
+import { gridSource } from '../../ogc/grid-tilesets';
 import { boundsInGrid } from '../../services/wms/grid-bounds';
 import { matrixTileRange } from '../../services/wms/grid-prerender';
 import type { TileStore } from '../../store/tile-reader';
-import type { ResourceKind, TilesetInfo } from '../../store/types';
+import type { ResourceKind } from '../../store/types';
 import { ServiceError } from '../../errors';
 import { badRequest, type Reply } from '../reply';
 import type { RequestContext } from '../route-table';
@@ -42,11 +42,6 @@ export const coverageParams = z.object({
     .meta({ description: "A grid besides Web Mercator the store is offered in (the store's `grids`): the tiles kept in it are listed" }),
 });
 
-/** The layer a store's tiles in other grids are drawn from: its first raster WMTS layer, as `tilemirror render --grid` picks it. */
-function gridLayerOf(info: TilesetInfo): WmtsLayer | undefined {
-  return wmtsLayersFor(info).find((l) => l.format === 'png' || l.format === 'jpg' || l.format === 'webp');
-}
-
 /** The configured job whose resources include the store, or null. */
 function jobOf(ctx: RequestContext, kind: ResourceKind, id: string): string | null {
   // The job that mirrors the store (a render job writes render stores, not this one).
@@ -66,7 +61,7 @@ export function adminStores(ctx: RequestContext): Reply {
     const store = ctx.catalog.get(info.kind, info.id);
     const facts = store ? store.facts() : { tiles: null, bytes: 0, origin: { type: 'imported' as const } };
     const version = published.get(id);
-    const gridLayer = gridLayerOf(info);
+    const gridPyramid = gridSource(info);
     return {
       id,
       kind: info.kind,
@@ -82,8 +77,8 @@ export function adminStores(ctx: RequestContext): Reply {
       version: info.version ?? null,
       origin: facts.origin,
       job: jobOf(ctx, info.kind, info.id),
-      // As WMTS offers its raster layers (routes/wmts.ts withGrids).
-      grids: gridLayer ? ctx.services.gridTiles.gridsFor(gridLayer.bounds).map((g) => g.id) : [],
+      // As WMTS and OGC API offer its raster tiles.
+      grids: gridPyramid ? ctx.services.gridTiles.gridsFor(gridPyramid.bounds).map((g) => g.id) : [],
       // Relative to the server, as the console fetches it (and a proxy's prefix stays the console's business).
       coverage: `/admin/api/stores/${encodeURIComponent(id)}/coverage`,
     };
@@ -125,16 +120,17 @@ export function adminStoreCoverage(ctx: RequestContext, params: z.output<typeof 
 }
 
 /**
- * The coverage in a grid besides Web Mercator: the tiles kept in it at matrix `z` (png, drawn from the store's first
- * raster layer, as `tilemirror render --grid` draws them), their outlines carried to lon/lat by PROJ.
+ * The coverage in a grid besides Web Mercator: the tiles kept in it at matrix `z` (png, drawn from the store's main
+ * raster pyramid, ogc/grid-tilesets.ts gridSource, as every route and `tilemirror render --grid` draw them), their
+ * outlines carried to lon/lat by PROJ.
  */
 async function gridCoverageReply(ctx: RequestContext, store: TileStore, gridId: string, z: string | undefined): Promise<Reply> {
   const { info } = store;
-  const layer = gridLayerOf(info);
-  const grid = layer && ctx.services.gridTiles.gridsFor(layer.bounds).find((g) => g.id === gridId);
-  if (!layer || !grid) throw new ServiceError('not-found', `${info.kind}/${info.id} is not offered in a grid ${gridId}`);
+  const pyramid = gridSource(info);
+  const grid = pyramid && ctx.services.gridTiles.gridsFor(pyramid.bounds).find((g) => g.id === gridId);
+  if (!pyramid || !grid) throw new ServiceError('not-found', `${info.kind}/${info.id} is not offered in a grid ${gridId}`);
   const kept = ctx.services.keptGridTiles;
-  const source = { store, pyramidName: layer.pyramidName, name: layer.identifier };
+  const source = { store, pyramidName: pyramid.name, name: `${info.kind}/${info.id}` };
   const counts = await kept.counts(source, grid, 'png');
   let matrix: GridMatrix;
   if (z === undefined) {

@@ -11,6 +11,7 @@ import { metatileTiles, prerender, prerenderPlan, type RunSharing } from '../../
 import type { RenderedTiles } from '../../services/rendered-tiles';
 import type { MapRenderer } from '../../services/renderer/types';
 import type { Grid } from '../../geo/grids';
+import { gridSource } from '../../ogc/grid-tilesets';
 import { gridLatitude, gridZoomsLike, prerenderGrid } from '../../services/wms/grid-prerender';
 import type { KeptGridTiles } from '../../services/wms/kept-grid-tiles';
 import { monthOf } from '../upstream/request-budget';
@@ -121,8 +122,9 @@ async function renderGridTiles(job: RenderJob, host: RenderHost, map: TileStore,
   try {
     if (!grid) throw new Error(`no grid ${id} in the configuration's grids`);
     const zooms = gridZoomsLike(grid, job.zoom, gridLatitude(grid, map.info.bounds));
-    // A map's tiles in a grid are drawn from all its pyramids and renders: the pyramid named does not matter.
-    const source = { store: map, pyramidName: map.info.pyramids[0]?.name ?? '512', name: `maps/${map.info.id}` };
+    const pyramid = gridSource(map.info);
+    if (!pyramid) throw new Error('no raster tiles to draw its tiles in a grid from');
+    const source = { store: map, pyramidName: pyramid.name, name: `maps/${map.info.id}` };
     for (const format of job.formats) {
       const r = await prerenderGrid({ source, grid, zooms, bboxes: job.bboxes, format, kept: host.keptGridTiles, signal: hooks.signal });
       planned += r.tiles;

@@ -122,10 +122,8 @@ export async function prerenderGrid(o: GridPrerenderOptions): Promise<GridPreren
   const lane = async (): Promise<void> => {
     while (next < plan.length && !o.signal?.aborted) {
       const [m, row, col] = plan[next++];
-      if (!(await o.kept.has(o.source, o.grid, m, row, col, o.format))) {
-        const r = await o.kept.tile(o.source, o.grid, m, row, col, o.format, o.signal);
-        if (!r.kept) drawn++;
-      }
+      // A tile kept already is read, not drawn: the answer says which.
+      if (!(await o.kept.tile(o.source, o.grid, m, row, col, o.format, o.signal)).kept) drawn++;
       done++;
       o.progress?.(done, plan.length, drawn);
     }

@@ -148,12 +148,6 @@ export class KeptGridTiles {
     return kept.cache.tilesAt(gridTilesTable(source, format), Number(matrix.id), limit).map((t) => ({ row: t.row, col: t.column }));
   }
 
-  /** Whether tile is kept already (a pre-render run skips it). */
-  async has(source: GridTileSource, grid: Grid, matrix: GridMatrix, row: number, col: number, format: GridTileFormat): Promise<boolean> {
-    if (!this.keeps()) return false;
-    return (await this.cacheOf(source, grid)).cache.get(gridTilesTable(source, format), Number(matrix.id), col, row) !== undefined;
-  }
-
   private keep(kept: OpenCache, source: GridTileSource, table: string, format: GridTileFormat, zoom: number, col: number, row: number, data: Buffer): void {
     // Closed while the tile was drawn (too many files open, or a new version): kept the next time it is drawn.
     if (!kept.cache.isOpen) return;
