@@ -70,14 +70,14 @@ async function withLocalServer<T>(config: Config, say: (line: string) => void, w
   }
 }
 
-/** A progress line at most a second, and the last one. */
-function progressLines(say: (line: string) => void): (resource: string, done: number, total: number) => void {
+/** A progress line at most a second, and the last one, counting `unit`. */
+function progressLines(say: (line: string) => void, unit = 'metatiles'): (resource: string, done: number, total: number) => void {
   let last = 0;
   return (resource, done, total) => {
     const now = Date.now();
     if (done !== total && now - last <= 1000) return;
     last = now;
-    say(`${resource}: ${done}/${total} metatiles`);
+    say(`${resource}: ${done}/${total} ${unit}`);
   };
 }
 
@@ -201,22 +201,8 @@ export async function renderGridCommand(config: Config, o: RenderGridCommandOpti
     const source = { store, pyramidName: pyramid.name, name: o.resource };
     let total: GridPrerenderResult = { tiles: 0, drawn: 0, stopped: false };
     for (const format of formats) {
-      let last = 0;
-      const r = await prerenderGrid({
-        source,
-        grid,
-        zooms: range,
-        bboxes,
-        format,
-        kept: keptGridTiles,
-        signal,
-        progress: (done, count) => {
-          const now = Date.now();
-          if (done !== count && now - last <= 1000) return;
-          last = now;
-          say(`${o.resource} ${grid.id} ${format}: ${done}/${count} tiles`);
-        },
-      });
+      const progress = progressLines(say, 'tiles');
+      const r = await prerenderGrid({ source, grid, zooms: range, bboxes, format, kept: keptGridTiles, signal, progress: (done, count) => progress(`${o.resource} ${grid.id} ${format}`, done, count) });
       say(`${o.resource} ${grid.id} ${format}: ${r.stopped ? 'stopped after' : 'done,'} ${r.drawn} tiles drawn, ${r.tiles} in the plan (zooms ${range[0]}-${range[1]}), kept in ${keptGridTiles.folder(source, grid)}`);
       total = { tiles: total.tiles + r.tiles, drawn: total.drawn + r.drawn, stopped: r.stopped };
       if (r.stopped) break;

@@ -11,7 +11,7 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Catalog } from '../../store/catalog/catalog';
+import { isTransientFailure, type Catalog } from '../../store/catalog/catalog';
 import type { TileStore } from '../../store/tile-reader';
 import type { TilesetInfo } from '../../store/types';
 import type { LabelFinder, LabelHit, LabelSearchOptions, LabelType } from './labels';
@@ -80,15 +80,6 @@ export function mayHoldLabels(info: TilesetInfo): boolean {
   return info.vectorLayers.some((l) => LABEL_LAYERS.includes(l.id));
 }
 
-/**
- * A build that failed for want of descriptors, memory or threads (the server under a connection flood), not for
- * the store: tried again later. A worker's error arrives as its message only, so the code is looked for there too.
- */
-const SHORT_OF_RESOURCES = /\b(EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
-function shortOfResources(err: Error): boolean {
-  return SHORT_OF_RESOURCES.test(`${(err as { code?: unknown }).code ?? ''} ${err.message}`);
-}
-
 const stripHtml = (s: string) => s.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
 
 export class MirroredLabels implements LabelFinder {
@@ -134,9 +125,9 @@ export class MirroredLabels implements LabelFinder {
           await this.sync();
           this.putOff = false;
         } catch (err) {
-          if (shortOfResources(err as Error) && !this.closed) {
+          if (isTransientFailure(err) && !this.closed) {
             // Out of descriptors (the index folder cannot be listed): looked at again, as a build put off is.
-            if (!this.putOff) this.opts.log?.warn({ err: (err as Error).message }, 'label index: reconciliation put off, the server is short of resources; it is tried again');
+            if (!this.putOff) this.opts.log?.warn({ err: (err as Error).message }, 'label index: reconciliation put off, the failure is for now (out of descriptors, or a locked file); it is tried again');
             this.putOff = true;
             this.retryLater();
           } else this.opts.log?.warn({ err: (err as Error).message }, 'label index: reconciliation failed');
@@ -239,9 +230,9 @@ export class MirroredLabels implements LabelFinder {
         // A store replaced or removed while it was read (the catalog closed it): the reconciliation its change
         // asked for indexes what the catalog serves now.
         if (this.catalog.get('tiles', id)?.info.version !== version) continue;
-        if (shortOfResources(err as Error)) {
+        if (isTransientFailure(err)) {
           waiting = true;
-          if (!this.deferred.has(key)) this.opts.log?.warn({ tileset: id, err: (err as Error).message }, 'label index: build put off, the server is short of resources; it is tried again');
+          if (!this.deferred.has(key)) this.opts.log?.warn({ tileset: id, err: (err as Error).message }, 'label index: build put off, the failure is for now (out of descriptors, or a locked file); it is tried again');
           this.deferred.add(key);
           continue;
         }

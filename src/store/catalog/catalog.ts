@@ -59,10 +59,16 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /**
- * Failures worth retrying on the next scan with the same file: the process or system is out of descriptors, or
+ * Failures worth retrying with the same file: the process or system is out of descriptors, memory or threads, or
  * the file is locked. Anything else (not SQLite, no tiles table, a bad zoom range) stays broken until the file changes.
+ * The code is looked for in the message too: an error a worker thread reports arrives as its message only.
  */
-const TRANSIENT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_NOMEM']);
+const TRANSIENT = /\b(EMFILE|ENFILE|EAGAIN|ENOMEM|SQLITE_CANTOPEN|SQLITE_BUSY|SQLITE_LOCKED|SQLITE_IOERR|SQLITE_NOMEM)\b/;
+
+/** Whether opening or indexing a store failed for now rather than for good (TRANSIENT): worth another try later. */
+export function isTransientFailure(err: unknown): boolean {
+  return TRANSIENT.test(`${errorCode(err) ?? ''} ${(err as { message?: unknown } | null)?.message ?? ''}`);
+}
 
 interface Failure {
   signature: string;
@@ -231,8 +237,7 @@ export class Catalog {
       // A store being written or a broken file: keep serving the previous version, if any.
       const message = (err as Error).message;
       if (failure?.signature !== signature || failure.message !== message) this.options.onError?.(file, err as Error);
-      const code = errorCode(err);
-      this.failed.set(key, { signature, message, transient: code !== undefined && TRANSIENT.has(code) });
+      this.failed.set(key, { signature, message, transient: isTransientFailure(err) });
       return false;
     }
   }
