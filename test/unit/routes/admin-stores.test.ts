@@ -14,6 +14,7 @@ import { LV95 } from '../../helpers/grids';
 import { failure, inProcess, json, patternsOf, SAMPLE_DIR } from '../../helpers/in-process';
 import { assertOk, clientEnv, run } from '../../helpers/run';
 import { tempDirs } from '../../helpers/temp-dirs';
+import type { GridCoverageDocument } from '../../../src/ogc/coverage';
 
 const ADMIN = 'admin-key-stores-9d2c';
 const app = inProcess({ dataDir: SAMPLE_DIR, config: { admin: { keys: [ADMIN] } } });
@@ -99,16 +100,8 @@ interface Feature {
   properties: { type: string; matrix?: string; row?: number; col?: number };
   geometry: { type: string; coordinates: number[][][] };
 }
-interface GridCoverage {
-  type: string;
-  grid: string;
-  matrices: string[];
-  z: number;
-  tiles: number;
-  expected: number;
-  truncated: boolean;
-  features: Feature[];
-}
+/** The answer as the route's builder types it, its features as these tests read them. */
+type GridCoverage = Omit<GridCoverageDocument, 'features'> & { features: Feature[] };
 
 /** Where points of a CRS are in lon/lat, as PROJ (the system's pyproj, not the server's PROJ) puts them. */
 async function pyprojLonLat(epsg: number, points: [number, number][]): Promise<[number, number][]> {
