@@ -32,6 +32,9 @@ export interface WarpGrid {
    *  pixel centres at .5), NaN where the transform failed. */
   sx: Float32Array;
   sy: Float32Array;
+  /** The smallest and largest finite sx and sy: [minX, minY, maxX, maxY], undefined when none is finite. Those of
+   *  the exact points, which bound the rest (each is interpolated between the corners of its cell). */
+  bounds?: [number, number, number, number];
   /** How many points were transformed exactly (each at most once). */
   exactPoints?: number;
   /** How many calls of the exact transform were made (one per level of the quadtree). */
@@ -45,6 +48,9 @@ export interface WarpGridOptions {
    *  subdivided down to exact transforms per pixel. A larger step costs one more call per doubling and saves
    *  points where the transform curves along one direction only (cells are cut across that direction alone). */
   step?: number;
+  /** Where the grid's arrays (and its working state) get their memory: a pool's buffers, reused between images
+   *  (contents undefined); by default new ones. */
+  allocate?: (bytes: number) => ArrayBuffer;
 }
 
 const DEFAULT_STEP = 64;
@@ -82,14 +88,20 @@ class ExactPoints {
   private pending: number[] = [];
   count = 0;
   calls = 0;
+  /** Of the finite points transformed so far, as stored (single precision). */
+  minX = Infinity;
+  minY = Infinity;
+  maxX = -Infinity;
+  maxY = -Infinity;
 
   constructor(
     private readonly target: TargetRaster,
     private readonly toSource: PointsTransform,
     readonly sx: Float32Array,
     readonly sy: Float32Array,
+    state: Uint8Array,
   ) {
-    this.state = new Uint8Array(target.width * target.height);
+    this.state = state.fill(0);
   }
 
   ask(i: number, j: number): void {
@@ -127,6 +139,14 @@ class ExactPoints {
       this.sx[p] = ok ? x : NaN;
       this.sy[p] = ok ? y : NaN;
       this.state[p] = KNOWN;
+      if (ok) {
+        const fx = this.sx[p];
+        const fy = this.sy[p];
+        if (fx < this.minX) this.minX = fx;
+        if (fx > this.maxX) this.maxX = fx;
+        if (fy < this.minY) this.minY = fy;
+        if (fy > this.maxY) this.maxY = fy;
+      }
     }
     this.count += batch.length;
     this.calls++;
@@ -250,9 +270,11 @@ export async function warpGrid(target: TargetRaster, toSource: PointsTransform, 
   const step = Math.max(2, Math.floor(opts.step ?? DEFAULT_STEP));
 
   // Every pixel is written: each lies in a cell that is filled or cut down to exact pixels.
-  const sx = new Float32Array(width * height);
-  const sy = new Float32Array(width * height);
-  const exact = new ExactPoints(target, toSource, sx, sy);
+  const n = width * height;
+  const allocate = opts.allocate ?? ((bytes: number) => new ArrayBuffer(bytes));
+  const sx = new Float32Array(allocate(n * 4), 0, n);
+  const sy = new Float32Array(allocate(n * 4), 0, n);
+  const exact = new ExactPoints(target, toSource, sx, sy, new Uint8Array(allocate(n), 0, n));
 
   const cols = latticeLines(width, step);
   const rows = latticeLines(height, step);
@@ -290,5 +312,6 @@ export async function warpGrid(target: TargetRaster, toSource: PointsTransform, 
     cells = next;
   }
 
-  return { width, height, sx, sy, exactPoints: exact.count, transformCalls: exact.calls };
+  const bounds: WarpGrid['bounds'] = exact.minX <= exact.maxX ? [exact.minX, exact.minY, exact.maxX, exact.maxY] : undefined;
+  return { width, height, sx, sy, bounds, exactPoints: exact.count, transformCalls: exact.calls };
 }

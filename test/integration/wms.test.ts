@@ -102,6 +102,42 @@ describe('GetMap', () => {
     expect(comparePixels(await decodeRGBA(swapped.body), pa).differing).toBeGreaterThan(0);
   });
 
+  test('images drawn at once share no working memory: each of eight sent together is the image drawn alone', async () => {
+    const views = [
+      { CRS: 'EPSG:4326', BBOX: '35,-10,60,30', WIDTH: '400', HEIGHT: '250' },
+      { CRS: 'EPSG:4326', BBOX: '40,0,50,20', WIDTH: '320', HEIGHT: '160' },
+      { CRS: 'EPSG:3035', BBOX: '1400000,2500000,5400000,6500000', WIDTH: '300', HEIGHT: '300' },
+      { CRS: 'EPSG:3857', BBOX: tileBounds(1, 1, 0).join(','), WIDTH: '256', HEIGHT: '256' },
+      { CRS: 'CRS:84', BBOX: '-180,-85,180,85', WIDTH: '512', HEIGHT: '256' },
+      { CRS: 'EPSG:4326', BBOX: '-60,-120,60,120', WIDTH: '333', HEIGHT: '171', TRANSPARENT: 'TRUE' },
+      { CRS: 'EPSG:3035', BBOX: '2000000,3000000,4000000,5000000', WIDTH: '128', HEIGHT: '128', FORMAT: 'image/jpeg' },
+      { CRS: 'EPSG:32632', BBOX: '200000,4500000,800000,5500000', WIDTH: '240', HEIGHT: '400' },
+    ];
+    const alone: Buffer[] = [];
+    for (const v of views) alone.push((await getMap(v)).body);
+    const together = await Promise.all(views.map((v) => getMap(v)));
+    together.forEach((r, i) => {
+      expect(r.status).toBe(200);
+      expect(Buffer.compare(r.body, alone[i])).toBe(0);
+    });
+    // And drawn again after them (the buffers they used are lent anew): the same bytes once more.
+    expect(Buffer.compare((await getMap(views[0])).body, alone[0])).toBe(0);
+  });
+
+  test('PNG: a transparent image without a transparent pixel is written without alpha, the same pixels; one with them keeps it', async () => {
+    const colourType = (png: Buffer): number => png[25]; // IHDR: 2 RGB, 6 RGBA
+    const inside = { CRS: 'EPSG:4326', BBOX: '35,-10,60,30', WIDTH: '300', HEIGHT: '200' };
+    const t = await getMap({ ...inside, TRANSPARENT: 'TRUE' });
+    const o = await getMap({ ...inside, TRANSPARENT: 'FALSE' });
+    expect(colourType(t.body)).toBe(2);
+    const pt = await decodeRGBA(t.body);
+    expect(pt.data.every((v, i) => i % 4 !== 3 || v === 255)).toBe(true);
+    expect(comparePixels(pt, await decodeRGBA(o.body)).differing).toBe(0);
+    // Past Web Mercator's 85.05° there is no source: transparent pixels, so RGBA.
+    const polar = await getMap({ CRS: 'CRS:84', BBOX: '-180,80,180,90', WIDTH: '360', HEIGHT: '10', TRANSPARENT: 'TRUE' });
+    expect(colourType(polar.body)).toBe(6);
+  });
+
   test('jpeg and webp; TRANSPARENT keeps the outside of the world transparent, BGCOLOR fills it otherwise', async () => {
     // EPSG:4326 up to the poles: the rows beyond Web Mercator's 85.05° have no source.
     const polar = { CRS: 'CRS:84', BBOX: '-180,80,180,90', WIDTH: '360', HEIGHT: '10' };

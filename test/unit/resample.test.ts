@@ -159,6 +159,26 @@ describe('resample', () => {
     expect([...out]).toEqual([...data]);
   });
 
+  test.each(METHODS)('%s: opaque white stays white anywhere inside (each channel 255 in every kernel and path)', (method) => {
+    const white = image(9, 9, () => [255, 255, 255, 255]);
+    const out = resample(white, grid(5, 3, (i, j) => [0.3 + 2.07 * i, 0.6 + 3.9 * j]), method, BG);
+    for (let p = 0; p < 15; p++) expect(pixel(out, 5, p % 5, Math.floor(p / 5))).toEqual([255, 255, 255, 255]);
+  });
+
+  test('into: the image is written in the buffer given (the same bytes); a short or unaligned one is refused', () => {
+    const src = image(6, 5, (i, j) => [noise(i, j, 0), noise(i, j, 1), noise(i, j, 2), 255]);
+    const g = grid(4, 3, (i, j) => [0.7 + 1.3 * i, 0.4 + 1.5 * j]);
+    for (const method of METHODS) {
+      const fresh = resample(src, g, method, BG);
+      const into = Buffer.from(new ArrayBuffer(64)).fill(7);
+      const out = resample(src, g, method, BG, undefined, into);
+      expect(out.buffer).toBe(into.buffer);
+      expect([...out]).toEqual([...fresh]);
+    }
+    expect(() => resample(src, g, 'bilinear', BG, undefined, Buffer.alloc(40))).toThrow(RangeError);
+    expect(() => resample(src, g, 'bilinear', BG, undefined, Buffer.from(new ArrayBuffer(64)).subarray(2))).toThrow(RangeError);
+  });
+
   test('a source shorter than its size, or empty, says so', () => {
     expect(() => resample({ data: Buffer.alloc(10), width: 2, height: 2 }, grid(1, 1, () => [1, 1]), 'nearest', BG)).toThrow(RangeError);
     expect(() => resample({ data: Buffer.alloc(0), width: 0, height: 2 }, grid(1, 1, () => [0, 1]), 'nearest', BG)).toThrow(RangeError);

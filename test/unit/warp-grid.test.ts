@@ -151,6 +151,51 @@ describe('warpGrid', () => {
     expect(c.maxError).toBeLessThanOrEqual(0.125);
   });
 
+  test('bounds: the smallest and largest finite coordinates of every pixel, NaN left out; none finite, no bounds', async () => {
+    const t: TargetRaster = { bbox: [-1.2, -1.2, 1.2, 1.2], width: 200, height: 150 };
+    // Inside the unit disc a curved map (interpolated pixels between exact ones), NaN outside.
+    const f: PointFn = (x, y) => (x * x + y * y > 1 ? [NaN, NaN] : [300 + 100 * Math.sin(2 * x), 50 + 80 * y * y]);
+    const grid = await warpGrid(t, counted(f).transform, { maxError: 0.125, step: 32 });
+    const scan = [Infinity, Infinity, -Infinity, -Infinity];
+    for (let p = 0; p < grid.sx.length; p++) {
+      if (Number.isNaN(grid.sx[p])) continue;
+      scan[0] = Math.min(scan[0], grid.sx[p]);
+      scan[1] = Math.min(scan[1], grid.sy[p]);
+      scan[2] = Math.max(scan[2], grid.sx[p]);
+      scan[3] = Math.max(scan[3], grid.sy[p]);
+    }
+    expect(grid.bounds).toEqual(scan);
+    // The map's own extremes over the disc: sin 2x is ±1 at x = ±π/4; y² runs 0-1 (pixels only approach them, at
+    // centres 0.012 and 0.016 apart).
+    expect(grid.bounds![0]).toBeCloseTo(200, 0);
+    expect(grid.bounds![2]).toBeCloseTo(400, 0);
+    expect(grid.bounds![1]).toBeCloseTo(50, 1);
+    expect(grid.bounds![3]).toBeGreaterThan(127);
+    expect(grid.bounds![3]).toBeLessThanOrEqual(130);
+    const none = await warpGrid({ bbox: [0, 0, 1, 1], width: 9, height: 9 }, counted(() => [NaN, NaN]).transform, { maxError: 0.125 });
+    expect(none.bounds).toBeUndefined();
+  });
+
+  test('its arrays come from `allocate` when given (contents as left by an earlier user), and are the same', async () => {
+    const t: TargetRaster = { bbox: [10, 20, 30, 50], width: 70, height: 40 };
+    const f: PointFn = (x, y) => [x * x * 0.5, Math.sin(y / 10) * 40];
+    const fresh = await warpGrid(t, counted(f).transform, { maxError: 0.125, step: 16 });
+    const given: ArrayBuffer[] = [];
+    const allocate = (bytes: number): ArrayBuffer => {
+      const b = new ArrayBuffer(bytes + 64);
+      new Uint8Array(b).fill(0xa5); // dirty, as a reused buffer is
+      given.push(b);
+      return b;
+    };
+    const reused = await warpGrid(t, counted(f).transform, { maxError: 0.125, step: 16, allocate });
+    expect(given.length).toBe(3); // sx, sy and the working state
+    expect(reused.sx.buffer).toBe(given[0]);
+    expect(reused.sx).toHaveLength(70 * 40);
+    expect(Buffer.compare(Buffer.from(reused.sx.buffer, 0, 70 * 40 * 4), Buffer.from(fresh.sx.buffer, 0, 70 * 40 * 4))).toBe(0);
+    expect(Buffer.compare(Buffer.from(reused.sy.buffer, 0, 70 * 40 * 4), Buffer.from(fresh.sy.buffer, 0, 70 * 40 * 4))).toBe(0);
+    expect(reused.exactPoints).toBe(fresh.exactPoints);
+  });
+
   test('a transform giving Infinity is treated as failing there', async () => {
     const t: TargetRaster = { bbox: [0, 0, 10, 10], width: 10, height: 10 };
     const f: PointFn = (x, y) => (x < 3 ? [Infinity, y] : [x, y]);

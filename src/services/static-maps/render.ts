@@ -92,13 +92,23 @@ async function decodeTile(decoded: ByteLru, base: BaseTiles, level: Level, x: nu
 
 /**
  * The source pixels [x0, x0+width) x [y0, y0+height) of a level of `base` (x wraps around the world; rows beyond
- * the poles and missing tiles stay transparent), its tiles decoded through `decoded`. Static maps and WMS GetMap
- * draw from it.
+ * the poles and missing tiles stay transparent), its tiles decoded through `decoded`, in a buffer from `allocate`
+ * when given (a pool's). Static maps and WMS GetMap draw from it.
  */
-export async function sourceRegion(decoded: ByteLru, base: BaseTiles, level: Level, x0: number, y0: number, width: number, height: number): Promise<Raw> {
+export async function sourceRegion(
+  decoded: ByteLru,
+  base: BaseTiles,
+  level: Level,
+  x0: number,
+  y0: number,
+  width: number,
+  height: number,
+  allocate?: (bytes: number) => ArrayBuffer,
+): Promise<Raw> {
   const t = level.tilePx;
   const n = 2 ** level.z;
-  const out = Buffer.alloc(width * height * 4);
+  const bytes = width * height * 4;
+  const out = allocate ? Buffer.from(allocate(bytes), 0, bytes).fill(0) : Buffer.alloc(bytes);
   const tx0 = Math.floor(x0 / t);
   const tx1 = Math.floor((x0 + width - 1) / t);
   const ty0 = Math.max(0, Math.floor(y0 / t));
