@@ -103,7 +103,7 @@ describe('GetMap', () => {
   });
 
   test('images drawn at once share no working memory: each of eight sent together is the image drawn alone', async () => {
-    const views = [
+    const views: Record<string, string>[] = [
       { CRS: 'EPSG:4326', BBOX: '35,-10,60,30', WIDTH: '400', HEIGHT: '250' },
       { CRS: 'EPSG:4326', BBOX: '40,0,50,20', WIDTH: '320', HEIGHT: '160' },
       { CRS: 'EPSG:3035', BBOX: '1400000,2500000,5400000,6500000', WIDTH: '300', HEIGHT: '300' },
