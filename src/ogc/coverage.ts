@@ -4,6 +4,7 @@
 // grid's CRS, the caller carries the points to lon/lat through PROJ, and an edge that is curved in lon/lat (a large
 // tile of EPSG:3035) is drawn curved. Pure: the transform happens between gridTileOutlines and gridCoverage.
 
+import { splitAtAntimeridian } from '../geo/antimeridian';
 import type { Bounds } from '../geo/bounds';
 import { gridTileBounds, type Grid, type GridMatrix } from '../geo/grids';
 
@@ -26,7 +27,8 @@ export function mirroredFeature(bounds: Bounds): CoverageFeature {
 export interface CoverageFeature {
   type: 'Feature';
   properties: Record<string, string | number>;
-  geometry: { type: 'Polygon'; coordinates: number[][][] };
+  /** A grid's tile that crosses the antimeridian is a MultiPolygon of its two sides. */
+  geometry: { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] };
 }
 
 /** A tile of a grid besides Web Mercator: its row and column in a matrix (row 0 at the top). */
@@ -128,7 +130,8 @@ const round7 = (v: number): number => Math.round(v * 1e7) / 1e7;
 /**
  * The coverage of kept grid tiles: the mirrored area, then each tile a Polygon of its outline in lon/lat (`lonLat`:
  * gridTileOutlines' points after PROJ, longitude in xs). A point PROJ could not transform (NaN) is left out of its
- * ring; a tile with fewer than three points left is not drawn (it is still counted).
+ * ring; a tile with fewer than three points left is not drawn (it is still counted). A tile across the antimeridian
+ * (a UTM zone 60 or 1 grid) is cut there, a MultiPolygon of its two sides.
  */
 export function gridCoverage(input: GridCoverageInput, outlines: GridOutlines, lonLat: { xs: Float64Array; ys: Float64Array }): GridCoverageDocument {
   const { grid, matrix, tiles } = input;
@@ -142,7 +145,9 @@ export function gridCoverage(input: GridCoverageInput, outlines: GridOutlines, l
     }
     if (ring.length < 3) return;
     ring.push([...ring[0]]);
-    features.push({ type: 'Feature', properties: { type: 'tile', matrix: matrix.id, row: t.row, col: t.col }, geometry: { type: 'Polygon', coordinates: [ring] } });
+    const parts = splitAtAntimeridian(ring).map((r) => r.map(([lon, lat]) => [round7(lon), round7(lat)]));
+    const geometry: CoverageFeature['geometry'] = parts.length === 1 ? { type: 'Polygon', coordinates: parts } : { type: 'MultiPolygon', coordinates: parts.map((r) => [r]) };
+    features.push({ type: 'Feature', properties: { type: 'tile', matrix: matrix.id, row: t.row, col: t.col }, geometry });
   });
   return {
     type: 'FeatureCollection',

@@ -94,3 +94,36 @@ test('the document: a polygon per tile from its points in lon/lat, NaN left out,
     features: [mirroredFeature([5, 45, 11, 48])],
   });
 });
+
+test('a tile across the antimeridian (UTM zone 60\'s east edge) is a MultiPolygon of its two sides', () => {
+  const tiles = [{ row: 0, col: 0 }];
+  const o = gridTileOutlines(grid, m0, tiles, 1);
+  // "PROJ's answer" for the four corners (south-west, south-east, north-east, north-west): 179.5° E to 179.5° W.
+  const xs = Float64Array.from([179.5, -179.5, -179.5, 179.5]);
+  const ys = Float64Array.from([-10, -10, -9, -9]);
+  expect(o.perTile).toBe(4);
+  const doc = gridCoverage({ grid, matrix: m0, bounds: [179, -11, 181, -8], tiles, kept: 1, expected: 1 }, o, { xs, ys });
+  expect(doc.features[1].geometry).toEqual({
+    type: 'MultiPolygon',
+    coordinates: [
+      [
+        [
+          [179.5, -10],
+          [180, -10],
+          [180, -9],
+          [179.5, -9],
+          [179.5, -10],
+        ],
+      ],
+      [
+        [
+          [-180, -10],
+          [-179.5, -10],
+          [-179.5, -9],
+          [-180, -9],
+          [-180, -10],
+        ],
+      ],
+    ],
+  });
+});

@@ -38,7 +38,8 @@ export interface StoresDoc {
 export interface CoverageFeature {
   type: 'Feature';
   properties: { type: 'mirrored' } | { type: 'tile'; z: number; x: number; y: number } | { type: 'tile'; matrix: string; row: number; col: number };
-  geometry: { type: 'Polygon'; coordinates: number[][][] };
+  /** A grid's tile that crosses the antimeridian is a MultiPolygon of its two sides. */
+  geometry: { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] };
 }
 
 /**

@@ -226,8 +226,9 @@ function tilesBox(doc: CoverageDoc): [[number, number], [number, number]] | unde
   let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
   for (const f of doc.features) {
     if (f.properties.type !== 'tile') continue;
-    for (const [lon, lat] of f.geometry.coordinates[0]) {
-      [w, s, e, n] = [Math.min(w, lon), Math.min(s, lat), Math.max(e, lon), Math.max(n, lat)];
+    const polygons = f.geometry.type === 'Polygon' ? [f.geometry.coordinates] : f.geometry.coordinates;
+    for (const polygon of polygons) {
+      for (const [lon, lat] of polygon[0]) [w, s, e, n] = [Math.min(w, lon), Math.min(s, lat), Math.max(e, lon), Math.max(n, lat)];
     }
   }
   return w <= e && s <= n ? [[w, s], [e, n]] : undefined;
