@@ -6,6 +6,9 @@
 /** Sizes are rounded up to a power of two from this (a region's size varies with the request; classes let the
  *  buffers of one request serve the next). */
 const MIN_CLASS = 64 * 1024;
+/** Larger buffers (an image over ~2048 x 2048) are made to measure and not kept: rounding them up could nearly
+ *  double the memory of the largest images, and those are few and slow enough that their collection is no matter. */
+const MAX_CLASS = 16 * 1024 * 1024;
 
 const sizeClass = (bytes: number): number => {
   let c = MIN_CLASS;
@@ -54,6 +57,10 @@ export class ScratchBuffers {
 
   private take(bytes: number): ArrayBuffer {
     if (!(bytes >= 0) || !Number.isSafeInteger(bytes)) throw new RangeError(`scratch size must be a byte count, got ${bytes}`);
+    if (bytes > MAX_CLASS) {
+      this.made++;
+      return new ArrayBuffer(bytes);
+    }
     const c = sizeClass(bytes);
     const list = this.free.get(c);
     const hit = list?.pop();
@@ -68,7 +75,7 @@ export class ScratchBuffers {
 
   private give(buffer: ArrayBuffer): void {
     const c = buffer.byteLength;
-    if (this.idle + c > this.maxIdle) return;
+    if (c > MAX_CLASS || this.idle + c > this.maxIdle) return;
     let list = this.free.get(c);
     if (!list) this.free.set(c, (list = []));
     list.push(buffer);

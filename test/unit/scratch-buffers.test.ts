@@ -49,6 +49,17 @@ describe('ScratchBuffers', () => {
     expect(pool.idleBytes).toBe(5 * MB);
   });
 
+  test('beyond 16 MB a buffer is made to measure and not kept', () => {
+    const pool = new ScratchBuffers(256 * MB);
+    const a = pool.lease();
+    const big = a.take(16 * MB + 1);
+    expect(big.byteLength).toBe(16 * MB + 1);
+    expect(a.take(16 * MB).byteLength).toBe(16 * MB);
+    a.release();
+    expect(pool.idleBytes).toBe(16 * MB);
+    expect(pool.lease().take(16 * MB + 1)).not.toBe(big);
+  });
+
   test('small sizes share the smallest class; a size that is no byte count is refused', () => {
     const pool = new ScratchBuffers(MB);
     const a = pool.lease();
