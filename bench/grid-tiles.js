@@ -35,6 +35,7 @@ const options = {
   warmup: { default: 2, help: 'seconds of wrk warm-up before each measured run' },
   connections: { default: '8,32', help: 'wrk concurrencies (comma-separated)' },
   workers: { default: 2, help: 'worker processes of the server (serve --workers)' },
+  rounds: { default: 3, help: 'rounds over every set and concurrency; each figure is the median of its rounds (one 5 s point on 2 shared cores moves by ±20 %)' },
   'idle-wait': { default: 15, help: 'seconds to wait at most, before each measured point, for other processes to use < 0.3 core' },
 };
 
@@ -120,44 +121,59 @@ async function run(opts) {
       }
       console.error(`  check ${s.name}: ${s.paths.length} tiles, 200 image/png${s.grid ? ', every one kept' : ''}`);
     }
-    for (const c of connections) {
-      for (const s of sets) {
-        const others = await waitIdle(Number(opts['idle-wait']));
-        let cpu0 = 0;
-        let t0 = 0;
-        const w = await runWrk(
-          { origin, paths: s.paths, connections: c, duration: Number(opts.duration), warmup: Number(opts.warmup) },
-          {
-            onPhase: () => {
-              cpu0 = measure(server.pid).cpuSeconds;
-              t0 = performance.now();
+    for (let round = 1; round <= Number(opts.rounds); round++) {
+      for (const c of connections) {
+        for (const s of sets) {
+          const others = await waitIdle(Number(opts['idle-wait']));
+          let cpu0 = 0;
+          let t0 = 0;
+          const w = await runWrk(
+            { origin, paths: s.paths, connections: c, duration: Number(opts.duration), warmup: Number(opts.warmup) },
+            {
+              onPhase: () => {
+                cpu0 = measure(server.pid).cpuSeconds;
+                t0 = performance.now();
+              },
             },
-          },
-        );
-        const cores = (measure(server.pid).cpuSeconds - cpu0) / ((performance.now() - t0) / 1000);
-        const row = { set: s.name, connections: c, tiles: s.paths.length, requestsPerSec: w.requestsPerSecMean, p50Ms: w.latencyMs.p50, p99Ms: w.latencyMs.p99, bytesPerResponse: w.bytesPerResponse, serverCores: cores, non2xx: w.non2xx, errors: w.errors + w.timeouts, othersCoresBefore: others, loadavg: loadavg() };
-        result.load.push(row);
-        console.error(`  ${s.name} c${c}: ${fmt(row.requestsPerSec, 0)} req/s, p50 ${fmt(row.p50Ms, 2)} ms, p99 ${fmt(row.p99Ms, 2)} ms, server ${fmt(cores, 2)} cores, load ${row.loadavg}`);
-        if (row.non2xx || row.errors) throw new Error(`${s.name} c${c}: ${row.non2xx} non-2xx, ${row.errors} errors`);
+          );
+          const cores = (measure(server.pid).cpuSeconds - cpu0) / ((performance.now() - t0) / 1000);
+          const row = { round, set: s.name, connections: c, tiles: s.paths.length, requestsPerSec: w.requestsPerSecMean, p50Ms: w.latencyMs.p50, p99Ms: w.latencyMs.p99, bytesPerResponse: w.bytesPerResponse, serverCores: cores, non2xx: w.non2xx, errors: w.errors + w.timeouts, othersCoresBefore: others, loadavg: loadavg() };
+          result.load.push(row);
+          console.error(`  ${s.name} c${c}: ${fmt(row.requestsPerSec, 0)} req/s, p50 ${fmt(row.p50Ms, 2)} ms, p99 ${fmt(row.p99Ms, 2)} ms, server ${fmt(cores, 2)} cores, load ${row.loadavg}`);
+          if (row.non2xx || row.errors) throw new Error(`${s.name} c${c}: ${row.non2xx} non-2xx, ${row.errors} errors`);
+        }
       }
     }
   } finally {
     await stop(server);
   }
   result.loadavgEnd = loadavg();
-  const rate = (set, c) => result.load.find((r) => r.set === set && r.connections === c).requestsPerSec;
+  // Each figure: the median over the rounds of that set and concurrency.
+  const median = (values) => {
+    const v = [...values].sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  const rowsOf = (set, c) => result.load.filter((r) => r.set === set && r.connections === c);
+  const rate = (set, c) => median(rowsOf(set, c).map((r) => r.requestsPerSec));
   // Like for like: each grid against the Web Mercator tiles of the same land and tile size where there is one
   // (LV95_512's 512 px tiles of Switzerland, whose PNGs weigh alike), else against the whole pyramid.
   const baseline = { LV95_512: 'Web Mercator 512 px over Switzerland', EuropeanETRS89_LAEAQuad: 'Web Mercator 512 px' };
-  result.ratios = connections.flatMap((c) => GRIDS.map((g) => ({ connections: c, grid: g, against: baseline[g], ratio: rate(`${g} kept`, c) / rate(baseline[g], c) })));
+  const roundRatios = (g, c) => rowsOf(`${g} kept`, c).map((r) => r.requestsPerSec / rowsOf(baseline[g], c).find((b) => b.round === r.round).requestsPerSec);
+  result.ratios = connections.flatMap((c) => GRIDS.map((g) => ({ connections: c, grid: g, against: baseline[g], ratio: rate(`${g} kept`, c) / rate(baseline[g], c), rounds: roundRatios(g, c) })));
   const worst = Math.min(...result.ratios.map((r) => r.ratio));
   result.checks = [{ target: `kept grid tiles >= ${TARGET} of the rate of the Web Mercator tiles they are compared with, every grid and concurrency`, value: worst, pass: worst >= TARGET ? 'pass' : 'FAIL' }];
 
-  const head = ['tiles', 'c', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'KB/tile', 'server cores', 'others\' cores before'];
-  const rows = result.load.map((r) => [r.set, r.connections, r.tiles, fmt(r.requestsPerSec, 0), fmt(r.p50Ms, 2), fmt(r.p99Ms, 2), fmt(r.bytesPerResponse / 1024, 1), fmt(r.serverCores, 2), fmt(r.othersCoresBefore, 2)]);
+  const head = ['tiles', 'c', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'KB/tile', 'server cores', 'CPU µs/tile', 'others\' cores before'];
+  const rows = connections.flatMap((c) =>
+    sets.map((s) => {
+      const rs = rowsOf(s.name, c);
+      const m = (f) => median(rs.map(f));
+      return [s.name, c, s.paths.length, fmt(m((r) => r.requestsPerSec), 0), fmt(m((r) => r.p50Ms), 2), fmt(m((r) => r.p99Ms), 2), fmt(m((r) => r.bytesPerResponse) / 1024, 1), fmt(m((r) => r.serverCores), 2), fmt(m((r) => (r.serverCores / r.requestsPerSec) * 1e6), 1), fmt(Math.max(...rs.map((r) => r.othersCoresBefore)), 2)];
+    }),
+  );
   console.log(`\ngrid-tiles benchmark: the sample map's WMTS tiles, ${workers} workers; machine ${result.machine}; load average ${result.loadavgStart} -> ${result.loadavgEnd}\n`);
   console.log(table(head, rows));
-  console.log(`\nkept / Web Mercator: ${result.ratios.map((r) => `${r.grid} c${r.connections} ${fmt(r.ratio, 2)} (of ${r.against})`).join('; ')}`);
+  console.log(`\nkept / Web Mercator (medians of ${opts.rounds} rounds; each round's in brackets): ${result.ratios.map((r) => `${r.grid} c${r.connections} ${fmt(r.ratio, 2)} [${r.rounds.map((v) => fmt(v, 2)).join(', ')}] (of ${r.against})`).join('; ')}`);
   console.log('\ntargets:');
   for (const c of result.checks) console.log(`  ${c.pass.padEnd(4)}  ${c.target}: ${fmt(c.value, 2)}`);
   console.log('\nmarkdown:\n');

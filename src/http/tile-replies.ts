@@ -18,14 +18,18 @@ const EMPTY_TILE: Reply = Object.freeze(noContent({ cache: 'tile', etag: EMPTY_T
 export class TileReplies {
   private readonly replies = new WeakMap<Buffer, Reply>();
 
-  /** The answer for one tile: its bytes with the right media type, or no content when a tile inside the bounds is absent. */
-  of(data: Buffer | undefined, format: TileFormat): Reply {
+  /**
+   * The answer for one tile: its bytes with the right media type, or no content when a tile inside the bounds is
+   * absent. `headers`: the same object for every tile of a kind (kept grid tiles' X-Tilemirror-Source), part of the
+   * reply built once.
+   */
+  of(data: Buffer | undefined, format: TileFormat, headers?: Readonly<Record<string, string>>): Reply {
     if (!data || data.length === 0) return EMPTY_TILE;
     const type = mediaType(format);
     let reply = this.replies.get(data);
     // One buffer is one store's tile, of one format; the check keeps it right should a buffer ever be shared.
-    if (reply === undefined || reply.type !== type) {
-      reply = answer({ body: data, type, gzipped: format === 'pbf' && isGzip(data), cache: 'tile', etag: digestTag(data) });
+    if (reply === undefined || reply.type !== type || reply.headers !== headers) {
+      reply = answer({ body: data, type, gzipped: format === 'pbf' && isGzip(data), cache: 'tile', etag: digestTag(data), ...(headers && { headers: headers as Record<string, string> }) });
       this.replies.set(data, reply);
     }
     return reply;

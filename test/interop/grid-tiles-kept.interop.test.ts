@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startCli } from '../helpers/cli-process';
 import { gatedTest, SYSTEM_PYTHON, type ClientCheck } from '../helpers/clients';
-import { expectSamePixels } from '../helpers/pixels';
+import { comparePixels, decodeRGBA, expectSamePixels } from '../helpers/pixels';
 import { clientEnv, run } from '../helpers/run';
 import { KEY, rawGet, startServer, type TestServer } from '../helpers/server';
 import { tempDirs } from '../helpers/temp-dirs';
@@ -150,18 +150,25 @@ test('a new version of the store starts a new file: the old tiles are deleted, n
   expect((await rawGet(laeaTile(3, 2, 3))).headers['x-tilemirror-source']).toBe('kept');
 });
 
-test('with wms.keepGridTiles false nothing is written: every answer is drawn', async () => {
+test('with wms.keepGridTiles false nothing is written: every answer is drawn (the same pixels; a kept PNG is compressed harder)', async () => {
   const dir = tempDir();
   mkdirSync(path.join(dir, 'maps'));
   copyFileSync(MAP_STORE, path.join(dir, 'maps', 'sample.mbtiles'));
   const plain = await startServer({ dataDir: dir, config: { grids: GRIDS, render: { enabled: false }, wms: { keepGridTiles: false } } });
   try {
+    let drawn: Buffer | undefined;
     for (let i = 0; i < 2; i++) {
       const r = await rawGet(`${plain.url}/wmts/1.0.0/maps/sample/default/EuropeanETRS89_LAEAQuad/3/2/3.png?key=${KEY}`);
       expect(r.status).toBe(200);
       expect(r.headers['x-tilemirror-source']).toMatch(/^maps\/sample \S+ \d+/);
+      drawn = r.body;
     }
     expect(existsSync(path.join(dir, '.grids'))).toBe(false);
+    // The keeping server's tile (written once, sent many times: zlib level 9) against this one (sharp's default 6).
+    const kept = await rawGet(laeaTile(3, 2, 3));
+    expect(kept.headers['x-tilemirror-source']).toBe('kept');
+    expect(comparePixels(await decodeRGBA(kept.body), await decodeRGBA(drawn!)).differing).toBe(0);
+    expect(kept.body.length).toBeLessThan(drawn!.length);
   } finally {
     await plain.close();
   }

@@ -280,7 +280,7 @@ function webMercatorTile(ctx: RequestContext, dataType: 'map' | 'vector', p: Til
  * from its main pyramid in that pyramid's format. Not found for a set the collection is not offered in (a weather
  * collection is offered in none); invalid, naming the parameter, for a matrix the grid has not or a tile outside it.
  */
-function gridTile(ctx: RequestContext, p: z.output<typeof ogcMapTileParams>): Promise<Reply> {
+function gridTile(ctx: RequestContext, p: z.output<typeof ogcMapTileParams>): Reply | Promise<Reply> {
   if (weatherVariable(ctx, p.collectionId, 'map')) throw notFound(`Unknown tileset: ${p.tmsId}`);
   askedTime(p);
   const store = collectionStore(ctx, p.collectionId, 'map');

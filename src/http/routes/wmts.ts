@@ -101,7 +101,7 @@ function serveTile(ctx: RequestContext, t: WmtsTile, source: { kind: 'tiles' | '
 }
 
 /** A tile of another grid: drawn from the layer's Web Mercator tiles (a map's: its mirrored pyramids and renders). */
-function gridTile(ctx: RequestContext, t: WmtsTile, g: NonNullable<WmtsTile['grid']>, source: { kind: 'tiles' | 'images'; id: string } | undefined): Promise<Reply> {
+function gridTile(ctx: RequestContext, t: WmtsTile, g: NonNullable<WmtsTile['grid']>, source: { kind: 'tiles' | 'images'; id: string } | undefined): Reply | Promise<Reply> {
   const { layer } = t;
   const store = requireStore(ctx, source?.kind ?? layer.kind, source?.id ?? layer.id);
   return gridTileReply(ctx, { store, pyramidName: layer.pyramidName, name: layer.identifier }, g.grid, g.matrix, t.y, t.x, t.format as GridTileFormat);

@@ -39,6 +39,8 @@ export interface GetMapInput {
   format: 'png' | 'jpeg' | 'webp';
   transparent: boolean;
   background: [number, number, number];
+  /** zlib level of a PNG, sharp's 6 when not given (9 for tiles written once and sent many times). */
+  pngLevel?: number;
 }
 
 export interface GetMapResult {
@@ -215,7 +217,7 @@ async function encode(canvas: Raw, input: GetMapInput): Promise<Buffer> {
   const [r, g, b] = input.background;
   if (!input.transparent || input.format === 'jpeg') img = img.flatten({ background: { r, g, b } });
   else if (opaque(canvas)) img = img.removeAlpha();
-  if (input.format === 'png') return img.png().toBuffer();
+  if (input.format === 'png') return img.png(input.pngLevel === undefined ? {} : { compressionLevel: input.pngLevel }).toBuffer();
   if (input.format === 'jpeg') return img.jpeg({ quality: 90 }).toBuffer();
   return img.webp({ quality: 90 }).toBuffer();
 }

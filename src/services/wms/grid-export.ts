@@ -43,7 +43,7 @@ export async function exportGridGeopackage(reader: TileReader, out: string, opts
     const stats = await writeGeopackage(out, gpkgGrid, { table: opts.table, identifier: info.name || layer.name, description: info.description, bounds }, async (z, col, row) => {
       const matrix = grid.matrices.find((m) => Number(m.id) === z);
       if (!matrix) return undefined;
-      return (await tiles.tile(layer, grid, matrix, row, col, format)).data;
+      return (await tiles.tile(layer, grid, matrix, row, col, format, { stored: true })).data;
     });
     return { ...stats, grid: gpkgGrid, zooms };
   } finally {

@@ -62,6 +62,9 @@ interface OpenCache {
   bounds: [number, number, number, number];
 }
 
+/** A kept tile's key in the byte cache: the version, table and address. */
+const memoKey = (version: string, table: string, zoom: number, col: number, row: number): string => `${version}/${table}/${zoom}/${col}/${row}`;
+
 /** The tiles table of a source pyramid and format: a map's grid tiles come from all its pyramids and renders. */
 export function gridTilesTable(source: GridTileSource, format: GridTileFormat): string {
   const pyramid = source.store.info.kind === 'maps' ? 'map' : source.pyramidName.replace(/[^A-Za-z0-9_]/g, '_');
@@ -111,13 +114,18 @@ export class KeptGridTiles {
     return version;
   }
 
+  /** Tile `row`/`col` of `matrix` when it is kept and in memory (the same buffer each time), else undefined. */
+  hot(source: GridTileSource, grid: Grid, matrix: GridMatrix, row: number, col: number, format: GridTileFormat): Buffer | undefined {
+    return this.bytes.get(memoKey(this.version(source, grid), gridTilesTable(source, format), Number(matrix.id), col, row));
+  }
+
   /** Tile `row`/`col` of `matrix`: the kept one, else drawn (and kept when this process keeps tiles). */
   async tile(source: GridTileSource, grid: Grid, matrix: GridMatrix, row: number, col: number, format: GridTileFormat, signal?: AbortSignal): Promise<GridTileAnswer> {
     const version = this.version(source, grid);
     const table = gridTilesTable(source, format);
     const zoom = Number(matrix.id);
-    const memoKey = `${version}/${table}/${zoom}/${col}/${row}`;
-    const remembered = this.bytes.get(memoKey);
+    const key = memoKey(version, table, zoom, col, row);
+    const remembered = this.bytes.get(key);
     if (remembered) return { data: remembered, levels: [], kept: true };
     let kept: OpenCache | undefined;
     if (this.keeps()) {
@@ -126,11 +134,11 @@ export class KeptGridTiles {
     }
     const hit = kept?.cache.get(table, zoom, col, row);
     if (hit) {
-      this.bytes.set(memoKey, hit);
+      this.bytes.set(key, hit);
       return { data: hit, levels: [], kept: true };
     }
     const base = this.options.renderedTiles.rasterBase(source.store, source.pyramidName);
-    const drawn = await this.options.tiles.tile({ name: source.name, base }, grid, matrix, row, col, format === 'jpg' ? 'jpeg' : format, signal);
+    const drawn = await this.options.tiles.tile({ name: source.name, base }, grid, matrix, row, col, format === 'jpg' ? 'jpeg' : format, { signal, stored: kept !== undefined });
     if (kept) this.keep(kept, source, table, format, zoom, col, row, drawn.data);
     return { data: drawn.data, levels: drawn.levels, kept: false };
   }
