@@ -37,15 +37,11 @@ const NEAREST = 0;
 const BILINEAR = 1;
 const CUBIC = 2;
 
-// Where each channel of an RGBA pixel read as one 32-bit word lies, in this machine's byte order.
+/** Whether a pixel read as one 32-bit word has R in its low byte: the passes with literal shifts need it. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const R_SHIFT = LITTLE_ENDIAN ? 0 : 24;
-const G_SHIFT = LITTLE_ENDIAN ? 8 : 16;
-const B_SHIFT = LITTLE_ENDIAN ? 16 : 8;
-const A_SHIFT = LITTLE_ENDIAN ? 24 : 0;
 
-/** One pixel as a 32-bit word whose bytes in memory are R, G, B, A. */
-const pack = (r: number, g: number, b: number, a: number): number => (r << R_SHIFT) | (g << G_SHIFT) | (b << B_SHIFT) | (a << A_SHIFT);
+/** One pixel as the 32-bit word whose bytes in memory are R, G, B, A, in this machine's byte order. */
+const word = (rgba: readonly number[]): number => new Uint32Array(Uint8Array.from(rgba).buffer)[0];
 
 /** The first `count` pixels of `bytes` as 32-bit words: a view when it is aligned, else a copy (a source only: an
  *  output is always aligned, see `resample`). */
@@ -329,7 +325,6 @@ export function resample(
   if (into && (into.length < n * 4 || into.byteOffset % 4 !== 0)) throw new RangeError(`the output buffer must be aligned to 4 bytes and hold ${n * 4}`);
   // A new ArrayBuffer rather than allocUnsafe's pool: aligned for the 32-bit stores.
   const out = into ? into.subarray(0, n * 4) : Buffer.from(new ArrayBuffer(n * 4));
-  const [bgR, bgG, bgB, bgA] = background.map(clampByte);
   const { sx, sy } = grid;
   const { scale, x0, y0 } = shift;
   // The kernel as a number: a method string read from the config is not interned, and comparing it per pixel
@@ -342,7 +337,7 @@ export function resample(
     src32: words(src, w * h),
     out,
     out32: words(out, n),
-    bg32: pack(bgR, bgG, bgB, bgA),
+    bg32: word(background.map(clampByte)),
     kernel,
     rgb: new Float64Array(3),
     kw: new Float64Array(8),

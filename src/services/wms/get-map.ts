@@ -97,6 +97,8 @@ export class WmsMaps {
     const { width, height } = input;
     // The first layer drawn is the canvas itself (over an empty canvas it would be copied as it is); none: blank.
     let drawn: Buffer | undefined;
+    let layerPixels: Buffer | undefined;
+    const pixels = (): Buffer => Buffer.from(allocate(width * height * 4), 0, width * height * 4);
     const levels: string[] = [];
     const toMercator = this.toMercator(input.crs);
     const metres = await this.resolution(input, toMercator);
@@ -126,13 +128,14 @@ export class WmsMaps {
         levels.push(`${layer.name} ${level.pyramid.name} ${level.z}`);
         if (!window || window.w * window.h > MAX_SOURCE_PIXELS) continue;
         const region = await sourceRegion(this.decoded, layer.base, level, window.x0, window.y0, window.w, window.h, allocate);
-        const into = Buffer.from(allocate(width * height * 4), 0, width * height * 4);
+        // Each layer after the first is drawn into one buffer of its own and laid over the canvas.
+        const into = drawn ? (layerPixels ??= pixels()) : pixels();
         const top = resample(region, grid, this.opts.resampling, [0, 0, 0, 0], { scale: k, x0: window.x0, y0: window.y0 }, into);
         if (drawn) over({ data: drawn, width, height }, top);
         else drawn = top;
       }
     }
-    const canvas: Raw = { data: drawn ?? Buffer.from(allocate(width * height * 4), 0, width * height * 4).fill(0), width, height };
+    const canvas: Raw = { data: drawn ?? pixels().fill(0), width, height };
     return { data: await encode(canvas, input), levels };
   }
 

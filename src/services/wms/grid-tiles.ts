@@ -59,7 +59,7 @@ export class GridTiles {
   /**
    * One tile of `grid`, drawn from `base` (transparent where nothing is), encoded as `format`, and the level it was
    * drawn from. `stored`: the tile is written to a file and sent many times, so a PNG is compressed harder (zlib 9:
-   * 15-35 % smaller than the default level, for ~5 ms more once on a 512 px tile).
+   * 10-35 % smaller than the default level, for ~5 ms more once on a 512 px tile).
    */
   tile(layer: { name: string; base: BaseTiles }, grid: Grid, matrix: GridMatrix, row: number, col: number, format: 'png' | 'jpeg' | 'webp', opts: { signal?: AbortSignal; stored?: boolean } = {}): Promise<GetMapResult> {
     if (!(row >= 0 && row < matrix.matrixHeight && col >= 0 && col < matrix.matrixWidth)) throw new ServiceError('invalid', `No tile ${matrix.id}/${row}/${col} in ${grid.id}`);
